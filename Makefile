@@ -1,0 +1,40 @@
+# ShardMeter: the two set-up commands are `make run` and `make test`.
+# Each installs whatever Debian packages are missing, configures and builds (Release), then runs.
+BUILD   ?= build
+JOBS    ?= $(shell nproc)
+PKGS     = cmake ninja-build g++ libtbb-dev libboost-program-options-dev libhdf5-dev catch2 \
+           libyaml-cpp-dev libfmt-dev nlohmann-json3-dev python3-h5py
+APT      = apt-get -o DPkg::Lock::Timeout=600
+SUDO     = $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
+
+.PHONY: all deps configure build run test bench validate clean
+
+all: build
+
+deps:
+	@missing=""; for p in $(PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  $(SUDO) $(APT) update -q && DEBIAN_FRONTEND=noninteractive $(SUDO) $(APT) install -y -q --no-install-recommends $$missing; \
+	fi
+
+configure: deps
+	@[ -f $(BUILD)/build.ninja ] || cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release
+
+build: configure
+	cmake --build $(BUILD) -j $(JOBS)
+
+run: build
+	./$(BUILD)/shardmeter estimate scenarios/default.yaml
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+bench: build
+	./$(BUILD)/bench_estimate
+
+validate: build
+	./$(BUILD)/shardmeter validate
+
+clean:
+	rm -rf $(BUILD)

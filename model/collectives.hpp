@@ -1,0 +1,41 @@
+#pragma once
+// Alpha-beta cost of the collectives training uses, flat and hierarchical.
+//
+// Ring algorithms, n ranks, payload S bytes (the full, unsharded array), link bandwidth W, latency alpha
+// (Thakur, Rabenseifner & Gropp 2005, IJHPCA §4; nccl-tests doc/PERFORMANCE.md bus-bandwidth factors):
+//   all-gather / reduce-scatter: (n-1)*alpha + (n-1)/n * S / W
+//   all-reduce:                2*(n-1)*alpha + 2*(n-1)/n * S / W
+#include "model/hardware_spec.hpp"
+
+namespace shardmeter::model {
+
+double ring_all_gather_s(double bytes, int ranks, double bytes_per_s, double latency_s) noexcept;
+double ring_reduce_scatter_s(double bytes, int ranks, double bytes_per_s, double latency_s) noexcept;
+double ring_all_reduce_s(double bytes, int ranks, double bytes_per_s, double latency_s) noexcept;
+// One point-to-point message.
+double p2p_s(double bytes, double bytes_per_s, double latency_s) noexcept;
+
+// Where the ranks of one communication group sit: `per_node` ranks share a node's scale-up fabric and
+// `nodes` nodes are joined by the scale-out network.
+struct GroupPlacement {
+  int per_node = 1;
+  int nodes = 1;
+  int ranks() const { return per_node * nodes; }
+};
+
+// Links a group uses: scale-up inside a node, and each GPU's share of the node's scale-out bandwidth.
+struct GroupLinks {
+  double scaleup_bytes_per_s = 0;
+  double scaleup_latency_s = 0;
+  double scaleout_bytes_per_s = 0;   // per GPU
+  double scaleout_latency_s = 0;
+};
+
+// Two-level collectives (MODEL_NOTES §3.2, ml-engineering derivation): reduce-scatter inside the node over
+// scale-up, the 1/per_node shard across nodes over scale-out, all-gather inside the node. The stages run
+// one after the other. With one rank per node the intra-node stages vanish; with one node, the inter-node one.
+double hierarchical_all_reduce_s(double bytes, GroupPlacement group, const GroupLinks& links) noexcept;
+double hierarchical_all_gather_s(double bytes, GroupPlacement group, const GroupLinks& links) noexcept;
+double hierarchical_reduce_scatter_s(double bytes, GroupPlacement group, const GroupLinks& links) noexcept;
+
+}  // namespace shardmeter::model

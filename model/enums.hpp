@@ -1,0 +1,35 @@
+#pragma once
+// Closed vocabularies of the model. Their text names (for YAML, JSON and tables) live in enum_names.hpp,
+// so the evaluation path never touches strings.
+#include <cstdint>
+
+namespace shardmeter::model {
+
+enum class FfnType : std::uint8_t { gelu, swiglu };
+enum class NormType : std::uint8_t { layernorm, rmsnorm };
+enum class PositionEmbedding : std::uint8_t { learned, rope, alibi };
+enum class Precision : std::uint8_t { bf16, fp16, fp8 };
+enum class Optimizer : std::uint8_t { adamw, adamw_8bit, sgd_momentum, lion };
+enum class Sharding : std::uint8_t { none, zero1, zero2, fsdp, hsdp };
+enum class Recompute : std::uint8_t { none, selective, full };
+enum class AttentionKernel : std::uint8_t { flash, standard };
+enum class SyncMode : std::uint8_t { synchronous, diloco };
+// How a synchronous job across heterogeneous islands splits the global batch.
+enum class BatchSplit : std::uint8_t { balanced, equal };
+// What the faster islands do in DiLoCo while slower ones finish their H inner steps.
+enum class DilocoFastIslands : std::uint8_t { wait, more_steps };
+
+// The largest exposed component of the step, or why the plan cannot run.
+enum class Bottleneck : std::uint8_t {
+  compute,
+  memory_bandwidth,
+  tp_comm,
+  pp_comm,
+  pipeline_bubble,
+  dp_comm,
+  memory_capacity,
+  wan,
+  straggler,
+};
+
+}  // namespace shardmeter::model

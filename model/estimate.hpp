@@ -1,0 +1,103 @@
+#pragma once
+// What the model predicts for one scenario. A plain value: no strings, no allocation.
+#include <array>
+#include <cstdint>
+
+#include "model/cluster_spec.hpp"
+#include "model/enums.hpp"
+#include "model/reject_reason.hpp"
+
+namespace shardmeter::model {
+
+// Exposed time per optimizer step, by cause. The components add up to the step time.
+struct TimeBreakdown {
+  double compute_s = 0;          // GEMMs and attention of forward + backward
+  double recompute_s = 0;        // extra forward work from activation recomputation
+  double memory_bound_s = 0;     // norms, activations, softmax, dropout, residuals at HBM bandwidth
+  double tp_comm_s = 0;          // tensor/sequence-parallel collectives on the critical path
+  double pp_comm_s = 0;          // pipeline point-to-point transfers on the critical path
+  double bubble_s = 0;           // pipeline fill and drain
+  double dp_comm_s = 0;          // exposed data-parallel / ZeRO / FSDP / HSDP collectives inside islands
+  double optimizer_s = 0;        // optimizer update (memory-bound)
+  double wan_s = 0;              // exposed traffic crossing the WAN
+  double straggler_s = 0;        // waiting for a slower island
+
+  double total() const {
+    return compute_s + recompute_s + memory_bound_s + tp_comm_s + pp_comm_s + bubble_s + dp_comm_s +
+           optimizer_s + wan_s + straggler_s;
+  }
+};
+
+// Peak memory per GPU (the fullest pipeline stage), by tensor class, in bytes.
+struct MemoryBreakdown {
+  double weights_bytes = 0;
+  double gradients_bytes = 0;
+  double optimizer_bytes = 0;
+  double activations_bytes = 0;
+  double fsdp_buffers_bytes = 0;     // unsharded parameter/gradient units in flight
+  double logits_bytes = 0;
+  double outer_state_bytes = 0;      // DiLoCo: previous outer parameters + outer momentum
+  double runtime_overhead_bytes = 0; // CUDA context, NCCL buffers
+
+  double total() const {
+    return weights_bytes + gradients_bytes + optimizer_bytes + activations_bytes + fsdp_buffers_bytes +
+           logits_bytes + outer_state_bytes + runtime_overhead_bytes;
+  }
+};
+
+struct IslandEstimate {
+  double tokens_per_s = 0;           // one island of this entry
+  double tokens_per_s_per_gpu = 0;
+  double utilization = 0;            // share of wall time spent computing (0-1)
+  double batch_share = 0;            // fraction of the global batch one island of this entry processes
+  double step_time_s = 0;            // standalone time of its share (before waiting for others)
+  double memory_per_gpu_bytes = 0;
+  double memory_capacity_bytes = 0;  // usable HBM after the fragmentation reserve
+  Bottleneck bottleneck = Bottleneck::compute;
+  bool feasible = true;
+  TimeBreakdown time;
+  MemoryBreakdown memory;
+};
+
+struct Estimate {
+  bool feasible = false;
+  RejectReason reject_reason = RejectReason::none;
+  Bottleneck bottleneck = Bottleneck::compute;
+
+  double step_time_s = 0;                // wall time of one optimizer step (averaged over outer steps for DiLoCo)
+  double tokens_per_step = 0;
+  double tokens_per_s = 0;               // trained tokens per second, whole job
+  double effective_tokens_per_s = 0;     // loss-equivalent tokens per second (DiLoCo token efficiency)
+  double tokens_per_s_per_gpu = 0;
+  double tflops_per_gpu = 0;             // model FLOP/s per GPU (MFU numerator)
+  double mfu = 0;
+  double hfu = 0;
+  double compute_utilization = 0;        // share of wall time spent computing (0-1)
+  double exposed_comm_fraction = 0;      // exposed communication / step time
+  double model_flops_per_step = 0;
+  double hardware_flops_per_step = 0;
+
+  double memory_per_gpu_bytes = 0;       // the fullest GPU of the job
+  double memory_capacity_bytes = 0;      // its usable HBM
+  TimeBreakdown time;
+  MemoryBreakdown memory;
+
+  double wan_bytes_per_step = 0;         // crossing the WAN per optimizer step
+  double wan_bytes_per_outer_step = 0;   // DiLoCo: per outer synchronisation
+  double wan_reduction_vs_sync = 0;      // DiLoCo: synchronous-DP WAN bytes / DiLoCo WAN bytes
+  double goodput = 1;                    // fraction of wall time doing useful training (0-1)
+  double checkpoint_interval_s = 0;      // Young/Daly optimum
+
+  std::int64_t gpus = 0;
+  double cost_usd_per_hour = 0;
+  double cost_usd_per_million_tokens = 0;
+  double wall_clock_s = 0;               // for the token budget, including goodput losses
+  double gpu_usd_total = 0;
+  double egress_usd_total = 0;
+  double total_cost_usd = 0;
+
+  int island_entries = 0;
+  std::array<IslandEstimate, kMaxIslands> islands{};
+};
+
+}  // namespace shardmeter::model

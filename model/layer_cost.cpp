@@ -1,0 +1,137 @@
+#include "model/layer_cost.hpp"
+
+#include "model/kernel_time.hpp"
+
+namespace shardmeter::model {
+
+namespace {
+
+constexpr double kActivationBytes = 2.0;  // bf16/fp16 activations
+// FlashAttention backward re-computes QK^T and runs 5 matmuls against 2 in forward (Dao 2023, FA2 §3.1).
+constexpr double kFlashBackwardFactor = 2.5;
+// Memory-bound kernels per block in forward (norms, bias/dropout/residual, activation, rotary, softmax).
+constexpr double kMemoryKernelsFwd = 8.0;
+// Fraction of a TP collective hidden behind GEMMs when comm-GEMM overlap is on (Megatron-Core
+// --tp-comm-overlap, userbuffers); the rest stays on the critical path.
+constexpr double kTpOverlapHidden = 0.8;
+
+struct Shape {
+  double tokens;   // rows of every GEMM on this GPU: b * s / cp (SP gathers the sequence back before GEMMs)
+  double seq_q;    // query positions per GPU
+  double seq_kv;   // key positions attended
+  double t;        // tensor-parallel degree
+};
+
+Shape make_shape(const ModelSpec& m, const PlanSpec& plan, int micro_batch) {
+  const double seq_q = static_cast<double>(m.seq_len) / plan.cp;
+  return Shape{micro_batch * seq_q, seq_q, static_cast<double>(m.seq_len), static_cast<double>(plan.tp)};
+}
+
+double dense_gemms_fwd_s(const ModelSpec& m, const GpuSpec& gpu, Precision precision, const Shape& x) {
+  const double h = m.hidden, f = m.ffn_hidden;
+  const double q_out = static_cast<double>(m.heads) * m.head_dim;
+  const double kv_out = static_cast<double>(m.kv_heads) * m.head_dim;
+  const double up_width = (m.ffn_type == FfnType::swiglu ? 2.0 : 1.0) * f;
+  // Column-parallel QKV and MLP-up split their outputs by t; row-parallel projections split their inputs.
+  return gemm_time_s(x.tokens, (q_out + 2.0 * kv_out) / x.t, h, gpu, precision) +
+         gemm_time_s(x.tokens, h, q_out / x.t, gpu, precision) +
+         gemm_time_s(x.tokens, up_width / x.t, h, gpu, precision) +
+         gemm_time_s(x.tokens, h, f / x.t, gpu, precision);
+}
+
+// Core attention forward on one GPU. Flash: causal blocks skipped, one fused kernel. Standard (Megatron
+// 2021-22): two batched GEMMs over every s^2 entry, plus softmax/dropout traffic over the score matrix.
+PassCost attention_fwd(const ModelSpec& m, const GpuSpec& gpu, const PlanSpec& plan, int micro_batch,
+                       const Shape& x) {
+  PassCost c;
+  const double heads_local = m.heads / x.t;
+  const double full_flops = 4.0 * micro_batch * heads_local * x.seq_q * x.seq_kv * m.head_dim;
+  if (plan.attention == AttentionKernel::flash) {
+    c.attention_s = 0.5 * full_flops / (gpu.peak_flops_per_s * gpu.attention_efficiency) + gpu.kernel_overhead_s;
+    return c;
+  }
+  const double batch = micro_batch * heads_local;
+  c.attention_s = batch * (gemm_time_s(x.seq_q, x.seq_kv, m.head_dim, gpu, Precision::bf16) +
+                           gemm_time_s(x.seq_q, m.head_dim, x.seq_kv, gpu, Precision::bf16)) -
+                  (2.0 * batch - 2.0) * gpu.kernel_overhead_s;  // one launch per batched GEMM, not per head
+  // Scaled-masked softmax reads and writes the scores; dropout reads them, writes output and a 1-byte mask.
+  const double scores = batch * x.seq_q * x.seq_kv;
+  const double bytes = scores * kActivationBytes * (2.0 + (m.dropout ? 2.5 : 0.0));
+  c.memory_s = memory_bound_time_s(bytes, m.dropout ? 2.0 : 1.0, gpu);
+  return c;
+}
+
+}  // namespace
+
+double layer_memory_traffic_fwd_bytes(const ModelSpec& m, const PlanSpec& plan, int micro_batch) noexcept {
+  const double tokens = micro_batch * static_cast<double>(m.seq_len) / plan.cp;
+  const double x_h = tokens * m.hidden;  // one activation tensor of width h
+  const double d = m.dropout ? 1.0 : 0.0;
+  // Replicated across TP ranks unless sequence-parallel: two norms (read + write: 4), two bias-dropout-residual
+  // adds (read 2, write 1, mask 1/2 each: 6 + d).
+  const double replicated = 4.0 + 6.0 + d;
+  // Split by TP: the MLP activation (GELU reads/writes f; SwiGLU reads 2f, writes f) and rotary on Q and K.
+  const double act = (m.ffn_type == FfnType::swiglu ? 3.0 : 2.0) * m.ffn_hidden / static_cast<double>(m.hidden);
+  const double rope = m.position_embedding == PositionEmbedding::rope
+                          ? 2.0 * (m.heads + m.kv_heads) * static_cast<double>(m.head_dim) / m.hidden
+                          : 0.0;
+  const double replicated_share = plan.sequence_parallel ? 1.0 / plan.tp : 1.0;
+  return kActivationBytes * x_h * (replicated * replicated_share + (act + rope) / plan.tp);
+}
+
+double tp_collective_s(const ModelSpec& m, const PlanSpec& plan, int micro_batch, const IslandLayout& l) noexcept {
+  if (plan.tp <= 1) return 0.0;
+  // b*s*h activation elements per collective [Shoeybi et al. 2019 §3; Korthikanti et al. 2022 §4.2.2]
+  const double bytes = kActivationBytes * micro_batch * static_cast<double>(m.seq_len) / plan.cp * m.hidden;
+  // SP replaces each all-reduce by a reduce-scatter + all-gather of the same total volume.
+  return hierarchical_all_reduce_s(bytes, l.tp_group, l.links);
+}
+
+LayerCost layer_cost(const ModelSpec& m, const GpuSpec& gpu, const PlanSpec& plan, Precision precision,
+                     int micro_batch, const IslandLayout& layout) noexcept {
+  const Shape x = make_shape(m, plan, micro_batch);
+  LayerCost c;
+
+  const double gemm_fwd = dense_gemms_fwd_s(m, gpu, precision, x);
+  const PassCost attn = attention_fwd(m, gpu, plan, micro_batch, x);
+  const double mem_fwd = memory_bound_time_s(layer_memory_traffic_fwd_bytes(m, plan, micro_batch),
+                                             kMemoryKernelsFwd, gpu);
+  double tp_one = tp_collective_s(m, plan, micro_batch, layout);
+  if (plan.tp_comm_overlap) tp_one *= (1.0 - kTpOverlapHidden);
+
+  // Forward: 2 TP collectives per block (after attention, after MLP) [Shoeybi et al. 2019 §3].
+  c.forward = PassCost{gemm_fwd, attn.attention_s, mem_fwd + attn.memory_s, 2.0 * tp_one};
+  // Backward: input and weight gradients (2x forward GEMMs), 2 TP collectives; memory-bound work ~2x forward.
+  const double attn_bwd = plan.attention == AttentionKernel::flash ? kFlashBackwardFactor * attn.attention_s
+                                                                   : 2.0 * attn.attention_s;
+  c.backward = PassCost{2.0 * gemm_fwd, attn_bwd, 2.0 * (mem_fwd + attn.memory_s), 2.0 * tp_one};
+
+  switch (plan.recompute) {
+    case Recompute::none:
+      break;
+    case Recompute::selective:
+      // Re-run core attention only (Korthikanti et al. 2022 §5). FlashAttention already recomputes inside
+      // its backward, so selective recompute adds nothing on top of it.
+      if (plan.attention == AttentionKernel::standard) c.recompute = PassCost{0.0, attn.attention_s, attn.memory_s, 0.0};
+      break;
+    case Recompute::full:
+      // Re-run the whole block forward, including its 2 TP collectives (Shoeybi/Narayanan: 6 per block).
+      c.recompute = c.forward;
+      break;
+  }
+  return c;
+}
+
+PassCost logits_cost(const ModelSpec& m, const GpuSpec& gpu, Precision precision, int micro_batch,
+                     const IslandLayout& layout) noexcept {
+  const double tokens = micro_batch * static_cast<double>(m.seq_len) / layout.cp;
+  const double vocab_local = static_cast<double>(m.vocab) / layout.tp;
+  PassCost c;
+  // Output projection (vocab-parallel): forward + 2x backward.
+  c.gemm_s = 3.0 * gemm_time_s(tokens, vocab_local, m.hidden, gpu, precision);
+  // Cross-entropy in fp32 over the local logits: read/write logits ~4 times across forward and backward.
+  c.memory_s = memory_bound_time_s(4.0 * 4.0 * tokens * vocab_local, 6.0, gpu);
+  return c;
+}
+
+}  // namespace shardmeter::model

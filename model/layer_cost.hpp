@@ -1,0 +1,38 @@
+#pragma once
+// Cost of one transformer block for one micro-batch on one GPU: forward, backward and recomputation,
+// split into GEMM compute, core attention, memory-bound work and tensor-parallel communication.
+#include "model/layout.hpp"
+#include "model/scenario.hpp"
+
+namespace shardmeter::model {
+
+struct PassCost {
+  double gemm_s = 0;
+  double attention_s = 0;
+  double memory_s = 0;
+  double tp_comm_s = 0;   // exposed TP/SP collectives
+  double compute_s() const { return gemm_s + attention_s; }
+  double total_s() const { return gemm_s + attention_s + memory_s + tp_comm_s; }
+};
+
+struct LayerCost {
+  PassCost forward;
+  PassCost backward;
+  PassCost recompute;       // extra forward work the recompute policy re-executes before backward
+};
+
+LayerCost layer_cost(const ModelSpec& model, const GpuSpec& gpu, const PlanSpec& plan, Precision precision,
+                     int micro_batch, const IslandLayout& layout) noexcept;
+
+// The output projection and loss of the last pipeline stage, for one micro-batch (forward + backward).
+PassCost logits_cost(const ModelSpec& model, const GpuSpec& gpu, Precision precision, int micro_batch,
+                     const IslandLayout& layout) noexcept;
+
+// Activation bytes moved by memory-bound kernels in one block's forward, per GPU (exposed for tests).
+double layer_memory_traffic_fwd_bytes(const ModelSpec& model, const PlanSpec& plan, int micro_batch) noexcept;
+
+// One TP collective of a block's activation (all-reduce, or with SP an all-gather + reduce-scatter pair).
+double tp_collective_s(const ModelSpec& model, const PlanSpec& plan, int micro_batch,
+                       const IslandLayout& layout) noexcept;
+
+}  // namespace shardmeter::model

@@ -1,0 +1,53 @@
+#include "model/layout.hpp"
+
+#include <algorithm>
+
+namespace shardmeter::model {
+
+GroupPlacement place_group(int size, int stride, int domain) noexcept {
+  GroupPlacement g;
+  if (size <= 1) return g;
+  if (stride >= domain) {
+    g.per_node = 1;
+    g.nodes = size;
+    return g;
+  }
+  g.per_node = std::max(1, std::min(size, domain / std::max(1, stride)));
+  g.nodes = (size + g.per_node - 1) / g.per_node;
+  return g;
+}
+
+IslandLayout make_layout(const IslandSpec& island, const PlanSpec& plan) noexcept {
+  IslandLayout l;
+  l.tp = plan.tp;
+  l.pp = plan.pp;
+  l.cp = plan.cp;
+  const int model_parallel = plan.tp * plan.pp * plan.cp;
+  l.dp = model_parallel > 0 ? std::max(1, island.gpus / model_parallel) : 1;
+  l.domain_gpus = std::max(island.gpus_per_node, island.gpu.scaleup_domain_gpus);
+  l.domain_gpus = std::min(l.domain_gpus, std::max(1, island.gpus));
+
+  if (plan.sharding == Sharding::hsdp) {
+    const int group_gpus = plan.shard_group > 0 ? plan.shard_group : island.gpus_per_node;
+    l.dp_shard = std::clamp(group_gpus / std::max(1, plan.tp * plan.cp), 1, l.dp);
+  } else {
+    l.dp_shard = l.dp;
+  }
+  l.dp_replicate = std::max(1, l.dp / l.dp_shard);
+
+  const int tp_cp = plan.tp * plan.cp;
+  l.tp_group = place_group(plan.tp, 1, l.domain_gpus);
+  l.cp_group = place_group(plan.cp, plan.tp, l.domain_gpus);
+  l.dp_group = place_group(l.dp, tp_cp, l.domain_gpus);
+  l.shard_group = place_group(l.dp_shard, tp_cp, l.domain_gpus);
+  l.replicate_group = place_group(l.dp_replicate, tp_cp * l.dp_shard, l.domain_gpus);
+  l.pp_crosses_domain = tp_cp * l.dp >= l.domain_gpus;
+
+  l.links.scaleup_bytes_per_s = island.gpu.scaleup.achievable_bytes_per_s();
+  l.links.scaleup_latency_s = island.gpu.scaleup.latency_s;
+  l.links.scaleout_bytes_per_s = island.nic_bytes_per_s_per_gpu();
+  l.links.scaleout_latency_s = island.node_network.latency_s;
+  return l;
+}
+
+}  // namespace shardmeter::model

@@ -1,0 +1,139 @@
+#include "model/memory.hpp"
+
+#include <algorithm>
+
+namespace shardmeter::model {
+
+namespace {
+constexpr double kWeightBytes = 2.0;   // bf16/fp16 working copy of the parameters
+constexpr double kGradBytes = 2.0;     // bf16/fp16 gradients
+constexpr double kLogitBytes = 2.0 + 4.0;  // bf16 logits kept for backward + fp32 copy for the loss
+constexpr double kOuterStateBytes = 8.0;   // DiLoCo: fp32 previous outer parameters + outer momentum
+}  // namespace
+
+double optimizer_bytes_per_param(Optimizer optimizer) noexcept {
+  switch (optimizer) {
+    case Optimizer::adamw: return 12.0;       // ZeRO §3.1: K = 12 for mixed-precision Adam
+    case Optimizer::adamw_8bit: return 6.0;   // fp32 master + two 8-bit states
+    case Optimizer::sgd_momentum: return 8.0;
+    case Optimizer::lion: return 8.0;
+  }
+  return 12.0;
+}
+
+double layer_activation_bytes(const ModelSpec& m, const PlanSpec& plan, int micro_batch) noexcept {
+  const double t = plan.tp;
+  const double sbh = micro_batch * static_cast<double>(m.seq_len) / plan.cp * m.hidden;
+  const double d = m.dropout ? 1.0 : 0.0;
+  const double kv = static_cast<double>(m.kv_heads) / m.heads;
+  const double f_over_h = static_cast<double>(m.ffn_hidden) / m.hidden;
+
+  if (plan.recompute == Recompute::full) {
+    // Only the block input survives (2sbh), sequence-split under SP [Korthikanti Table 2, last row].
+    return 2.0 * sbh / (plan.sequence_parallel ? t : 1.0);
+  }
+  // Not split by TP: QKV input 2, MLP input 2, two norm inputs 4, two dropout masks 1 each [Korthikanti §4.1].
+  const double replicated = 2.0 + 2.0 + 4.0 + 2.0 * d;
+  // Split by TP: Q 2, K and V 2*g/a each, attention output (projection input) 2, MLP activations
+  // (GELU: input + output = 4f/h; SwiGLU: gate, up, product = 6f/h).
+  const double mlp = (m.ffn_type == FfnType::swiglu ? 6.0 : 4.0) * f_over_h;
+  const double split = 2.0 + 4.0 * kv + 2.0 + mlp;
+  double bytes = sbh * (replicated / (plan.sequence_parallel ? t : 1.0) + split / t);
+
+  // Score-matrix tensors (softmax output 2as^2b, dropout mask as^2b, dropout output 2as^2b) are stored only by
+  // standard attention without selective recompute; FlashAttention keeps O(as) statistics instead.
+  const bool scores_stored = plan.attention == AttentionKernel::standard && plan.recompute == Recompute::none;
+  if (scores_stored) {
+    const double a_s2_b = m.heads * static_cast<double>(m.seq_len) / plan.cp * m.seq_len * micro_batch;
+    bytes += a_s2_b * (2.0 + 3.0 * d) / t;
+  } else if (plan.attention == AttentionKernel::flash) {
+    bytes += 4.0 * m.heads * static_cast<double>(m.seq_len) / plan.cp * micro_batch / t;  // fp32 log-sum-exp
+  }
+  return bytes;
+}
+
+double usable_memory_bytes(const GpuSpec& gpu, const RuntimeSpec& runtime) noexcept {
+  return gpu.hbm_bytes * (1.0 - runtime.fragmentation_fraction);
+}
+
+MemoryBreakdown stage_memory(const Scenario& s, const IslandSpec& island, const IslandLayout& l,
+                             const ParameterCounts& params, int microbatches, StagePosition position) noexcept {
+  const ModelSpec& m = s.model;
+  const PlanSpec& plan = s.plan;
+  const int b = s.training.micro_batch;
+  const double layers_per_stage = static_cast<double>(m.layers) / plan.pp;
+  const bool holds_embedding = position == StagePosition::first || position == StagePosition::only;
+  const bool holds_head = position == StagePosition::last || position == StagePosition::only;
+
+  // Parameters on this GPU: the stage's blocks and (vocab-parallel) embedding / head, split by TP.
+  double stage_params = layers_per_stage * params.layer;
+  if (holds_embedding) stage_params += params.embedding;
+  if (holds_head) {
+    // A separate head, or with pipelining a second copy of the tied embedding on the last stage (Megatron).
+    const bool tied_copy = params.output_head == 0.0 && position == StagePosition::last;
+    stage_params += tied_copy ? params.embedding : params.output_head;
+    stage_params += params.final_norm;
+  }
+  const double p = stage_params / plan.tp;
+
+  // ZeRO stages [Rajbhandari et al. 2020 §5; MODEL_NOTES §2.1 table]
+  const double k_opt = optimizer_bytes_per_param(s.training.optimizer);
+  const double shards = l.dp_shard;
+  MemoryBreakdown mem;
+  mem.weights_bytes = kWeightBytes * p;
+  mem.gradients_bytes = kGradBytes * p;
+  mem.optimizer_bytes = k_opt * p;
+  switch (plan.sharding) {
+    case Sharding::none: break;
+    case Sharding::zero1: mem.optimizer_bytes /= shards; break;
+    case Sharding::zero2:
+      mem.optimizer_bytes /= shards;
+      mem.gradients_bytes /= shards;
+      break;
+    case Sharding::fsdp:
+    case Sharding::hsdp:
+      mem.optimizer_bytes /= shards;
+      mem.gradients_bytes /= shards;
+      mem.weights_bytes /= shards;
+      break;
+  }
+  if (plan.sync == SyncMode::diloco && !plan.diloco.offload_outer_state) {
+    mem.outer_state_bytes = kOuterStateBytes * p / (plan.sharding == Sharding::none ? 1.0 : shards);
+  }
+
+  // FSDP transients: the current and the prefetched unit's gathered weights plus one unit's unsharded
+  // gradients [Zhao et al. 2023 §3.2.1, §3.4.2; MODEL_NOTES §2.3]. A unit is one block, or the embedding.
+  if (plan.sharding == Sharding::fsdp || plan.sharding == Sharding::hsdp) {
+    double unit = params.layer;
+    if (holds_embedding || holds_head) unit = std::max(unit, params.embedding);
+    unit /= plan.tp;
+    mem.fsdp_buffers_bytes = (2.0 * kWeightBytes + kGradBytes) * unit;
+  }
+
+  // Activations. 1F1B keeps up to p micro-batches in flight on the first stage, fewer further down;
+  // interleaving adds a factor 1 + (p-1)/(p*v) [Korthikanti et al. 2022 §4.2.3].
+  const double per_layer = layer_activation_bytes(m, plan, b);
+  double in_flight = 1.0;
+  if (plan.pp > 1) {
+    const double depth = position == StagePosition::first ? plan.pp : (position == StagePosition::middle ? plan.pp / 2.0 : 1.0);
+    in_flight = std::min<double>(depth, microbatches);
+    if (plan.interleave > 1 && position == StagePosition::first)
+      in_flight *= 1.0 + (plan.pp - 1.0) / (static_cast<double>(plan.pp) * plan.interleave);
+  }
+  mem.activations_bytes = per_layer * layers_per_stage * in_flight;
+  if (plan.recompute == Recompute::full) {
+    // Plus the working set of the one block being recomputed (its full activations, no recompute).
+    PlanSpec no_recompute = plan;
+    no_recompute.recompute = Recompute::selective;
+    mem.activations_bytes += layer_activation_bytes(m, no_recompute, b);
+  }
+  if (holds_head) {
+    const double tokens = b * static_cast<double>(m.seq_len) / plan.cp;
+    mem.logits_bytes = kLogitBytes * tokens * m.vocab / plan.tp;  // vocab-parallel loss [MODEL_NOTES §2.2]
+  }
+  mem.runtime_overhead_bytes = s.runtime.runtime_overhead_bytes;
+  (void)island;
+  return mem;
+}
+
+}  // namespace shardmeter::model

@@ -1,0 +1,30 @@
+#pragma once
+// Peak memory per GPU, itemised.
+#include "model/estimate.hpp"
+#include "model/layout.hpp"
+#include "model/parameters.hpp"
+#include "model/scenario.hpp"
+
+namespace shardmeter::model {
+
+// Bytes of optimizer state per parameter (ZeRO's K): AdamW keeps fp32 master weights, m and v (12);
+// 8-bit Adam 4 + 2 (ml-engineering); SGD-momentum and Lion fp32 master + one state (8).
+double optimizer_bytes_per_param(Optimizer optimizer) noexcept;
+
+// Activation bytes one transformer block stores for one micro-batch on one GPU, generalising
+// Korthikanti et al. 2022 Table 2 to GQA, SwiGLU, no-dropout, FlashAttention and context parallelism.
+// With the GPT-3 block (MHA, 4h GELU, dropout, standard attention) it reproduces the table exactly:
+//   sbh(34 + 5as/h) without parallelism; sbh(10 + 24/t + 5as/(ht)) with TP; 34sbh/t with TP+SP+selective.
+double layer_activation_bytes(const ModelSpec& model, const PlanSpec& plan, int micro_batch) noexcept;
+
+// Where the micro-batch's stage lives in the pipeline decides what it holds: the first stage keeps the
+// most micro-batches in flight and the embedding, the last keeps the output head and the logits.
+enum class StagePosition { first, middle, last, only };
+
+MemoryBreakdown stage_memory(const Scenario& scenario, const IslandSpec& island, const IslandLayout& layout,
+                             const ParameterCounts& params, int microbatches, StagePosition position) noexcept;
+
+// Memory the tensors may use: HBM minus the fragmentation reserve (MODEL_NOTES §2.4).
+double usable_memory_bytes(const GpuSpec& gpu, const RuntimeSpec& runtime) noexcept;
+
+}  // namespace shardmeter::model

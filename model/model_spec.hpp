@@ -1,0 +1,24 @@
+#pragma once
+// The transformer being trained: dimensions and architectural switches that change FLOPs, parameters or memory.
+#include "model/enums.hpp"
+
+namespace shardmeter::model {
+
+struct ModelSpec {
+  int layers = 0;
+  int hidden = 0;
+  int heads = 0;
+  int kv_heads = 0;       // == heads for multi-head attention; fewer for grouped-query attention
+  int head_dim = 0;       // usually hidden / heads
+  int ffn_hidden = 0;     // MLP inner width f
+  int vocab = 0;
+  int seq_len = 0;        // tokens per sequence
+  FfnType ffn_type = FfnType::gelu;
+  NormType norm = NormType::layernorm;
+  PositionEmbedding position_embedding = PositionEmbedding::learned;
+  bool bias = true;              // linear layers carry biases (GPT-2/3 style); Llama has none
+  bool tied_embeddings = true;   // output head shares the input embedding matrix
+  bool dropout = true;           // dropout layers present (stores masks; Korthikanti Table 2 assumes it)
+};
+
+}  // namespace shardmeter::model

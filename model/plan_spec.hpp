@@ -1,0 +1,39 @@
+#pragma once
+// How the job is laid out on the cluster: parallelism degrees, sharding, recompute, overlap, and how it spans islands.
+#include "model/enums.hpp"
+
+namespace shardmeter::model {
+
+// DiLoCo / Streaming DiLoCo settings (Douillard et al. 2023, arXiv 2311.08105; 2025, arXiv 2501.18512).
+struct DilocoSpec {
+  int inner_steps = 100;        // H: inner optimizer steps between outer synchronisations
+  int outer_bits = 32;          // precision of the pseudo-gradient all-reduce: 32, 16, 8 or 4
+  int fragments = 1;            // P: Streaming DiLoCo fragments, synchronised in turn
+  int overlap_steps = 0;        // tau: inner steps the outer sync may hide behind
+  DilocoFastIslands fast_islands = DilocoFastIslands::wait;
+  bool offload_outer_state = false;   // keep theta^(t-1) and outer momentum in host memory
+  // Loss-equivalent tokens per trained token: 1 / (1 + a * ln(H) * (M - 1)^b); see model/diloco.hpp.
+  double efficiency_a = -1;     // < 0 selects the published default
+  double efficiency_b = -1;
+};
+
+struct PlanSpec {
+  int tp = 1;
+  int pp = 1;
+  int cp = 1;
+  int interleave = 1;                 // virtual pipeline stages per device (v)
+  bool sequence_parallel = false;
+  Sharding sharding = Sharding::none;
+  int shard_group = 0;                // hsdp: GPUs per shard group (0 = one node)
+  Recompute recompute = Recompute::selective;
+  AttentionKernel attention = AttentionKernel::flash;
+  bool overlap_grad_reduce = true;    // DP gradient reduction overlapped with backward
+  bool overlap_param_gather = true;   // ZeRO parameter all-gather overlapped with the next forward
+  bool tp_comm_overlap = false;       // TP collectives overlapped with GEMMs (userbuffers-style)
+  SyncMode sync = SyncMode::synchronous;
+  bool pp_across_islands = false;     // pipeline stages span islands (activations cross the WAN)
+  BatchSplit batch_split = BatchSplit::balanced;
+  DilocoSpec diloco;
+};
+
+}  // namespace shardmeter::model

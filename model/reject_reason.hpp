@@ -1,0 +1,31 @@
+#pragma once
+// Why a scenario cannot be evaluated (inconsistent degrees) or cannot run (does not fit). The search counts
+// these per reason; the CLI turns the inconsistencies into file:line:column messages (src/scenario_errors).
+#include <cstdint>
+
+namespace shardmeter::model {
+
+enum class RejectReason : std::uint8_t {
+  none,
+  // consistency: checked before any estimate (model/consistency.hpp)
+  parallel_degrees_do_not_divide_gpus,   // tp*pp*cp does not divide an island's GPUs
+  heads_not_divisible_by_tp,
+  kv_heads_not_divisible_by_tp,
+  ffn_not_divisible_by_tp,
+  layers_not_divisible_by_pipeline,      // layers % (pp * interleave) != 0
+  seq_not_divisible_by_cp,
+  global_batch_not_divisible,            // global_batch % (micro_batch * dp) != 0
+  interleave_needs_pipeline,             // interleave > 1 with pp == 1, or micro-batches % pp != 0
+  shard_group_invalid,                   // hsdp shard group does not divide the DP degree
+  island_not_whole_nodes,                // an island's GPUs are not a whole number of nodes
+  pipeline_exceeds_islands,              // pp_across_islands with fewer stages than islands
+  heterogeneous_plan_invalid,            // an island cannot host the plan (e.g. pp spans islands of different GPUs)
+  diloco_needs_islands,                  // diloco with a single island
+  // capacity: found by the estimate
+  out_of_memory,
+  count_,  // number of reasons (keep last)
+};
+
+inline constexpr int kRejectReasonCount = static_cast<int>(RejectReason::count_);
+
+}  // namespace shardmeter::model

@@ -1,0 +1,37 @@
+#pragma once
+// A whole scenario as one plain value: what the model evaluates and what the search copies and varies.
+#include <type_traits>
+
+#include "model/cluster_spec.hpp"
+#include "model/model_spec.hpp"
+#include "model/plan_spec.hpp"
+#include "model/training_spec.hpp"
+
+namespace shardmeter::model {
+
+// Memory the runtime takes that the model's tensors cannot use (MODEL_NOTES §2.4).
+struct RuntimeSpec {
+  double fragmentation_fraction = 0.07;   // allocator fragmentation reserve, fraction of HBM (5-10 %)
+  double runtime_overhead_bytes = 1.0e9;  // CUDA context + NCCL buffers (0.5-1 GB)
+};
+
+// Failures, checkpointing and restarts (issue: goodput).
+struct GoodputSpec {
+  bool enabled = true;
+  double failures_per_gpu_hour = 0;   // 0 = the published default (see model/goodput.hpp)
+  double checkpoint_write_s = 60;
+  double restart_s = 600;
+};
+
+struct Scenario {
+  ModelSpec model;
+  TrainingSpec training;
+  ClusterSpec cluster;
+  PlanSpec plan;
+  RuntimeSpec runtime;
+  GoodputSpec goodput;
+};
+
+static_assert(std::is_trivially_copyable_v<Scenario>, "the search copies scenarios by value");
+
+}  // namespace shardmeter::model

@@ -1,0 +1,18 @@
+#pragma once
+// The training job: batch sizes, token budget and numerics.
+#include <cstdint>
+
+#include "model/enums.hpp"
+
+namespace shardmeter::model {
+
+struct TrainingSpec {
+  std::int64_t global_batch = 0;   // sequences per optimizer step (all replicas)
+  int micro_batch = 1;             // sequences per micro-step per model replica
+  double tokens = 0;               // training budget in tokens (wall-clock and total cost)
+  Precision precision = Precision::bf16;
+  Optimizer optimizer = Optimizer::adamw;
+  int grad_reduce_bytes = 2;       // bytes per gradient element on the wire (2 = bf16/fp16, 4 = fp32)
+};
+
+}  // namespace shardmeter::model
