@@ -1,0 +1,150 @@
+#include "results/columns.hpp"
+
+#include <array>
+
+#include "model/consistency.hpp"
+#include "model/units.hpp"
+
+namespace shardmeter::results {
+
+namespace m = shardmeter::model;
+
+namespace {
+
+// clang-format off
+constexpr std::array kMetrics = {
+  MetricColumn{"feasible", "", [](const m::Estimate& e) { return e.feasible ? 1.0 : 0.0; }},
+  MetricColumn{"step_time_s", "s", [](const m::Estimate& e) { return e.step_time_s; }},
+  MetricColumn{"tokens_per_s", "tokens/s", [](const m::Estimate& e) { return e.tokens_per_s; }},
+  MetricColumn{"effective_tokens_per_s", "tokens/s", [](const m::Estimate& e) { return e.effective_tokens_per_s; }},
+  MetricColumn{"tokens_per_s_per_gpu", "tokens/s", [](const m::Estimate& e) { return e.tokens_per_s_per_gpu; }},
+  MetricColumn{"tflops_per_gpu", "TFLOP/s", [](const m::Estimate& e) { return e.tflops_per_gpu; }},
+  MetricColumn{"mfu", "", [](const m::Estimate& e) { return e.mfu; }},
+  MetricColumn{"hfu", "", [](const m::Estimate& e) { return e.hfu; }},
+  MetricColumn{"compute_utilization", "", [](const m::Estimate& e) { return e.compute_utilization; }},
+  MetricColumn{"exposed_comm_fraction", "", [](const m::Estimate& e) { return e.exposed_comm_fraction; }},
+  MetricColumn{"memory_per_gpu_gb", "GB", [](const m::Estimate& e) { return e.memory_per_gpu_bytes / m::kGB; }},
+  MetricColumn{"memory_capacity_gb", "GB", [](const m::Estimate& e) { return e.memory_capacity_bytes / m::kGB; }},
+  MetricColumn{"memory_headroom_gb", "GB", [](const m::Estimate& e) { return (e.memory_capacity_bytes - e.memory_per_gpu_bytes) / m::kGB; }},
+  MetricColumn{"gpus", "", [](const m::Estimate& e) { return static_cast<double>(e.gpus); }},
+  MetricColumn{"cost_usd_per_hour", "USD/h", [](const m::Estimate& e) { return e.cost_usd_per_hour; }},
+  MetricColumn{"cost_usd_per_million_tokens", "USD", [](const m::Estimate& e) { return e.cost_usd_per_million_tokens; }},
+  MetricColumn{"total_cost_usd", "USD", [](const m::Estimate& e) { return e.total_cost_usd; }},
+  MetricColumn{"gpu_usd_total", "USD", [](const m::Estimate& e) { return e.gpu_usd_total; }},
+  MetricColumn{"egress_usd_total", "USD", [](const m::Estimate& e) { return e.egress_usd_total; }},
+  MetricColumn{"wall_clock_days", "days", [](const m::Estimate& e) { return e.wall_clock_s / m::kSecondsPerDay; }},
+  MetricColumn{"wan_gb_per_step", "GB", [](const m::Estimate& e) { return e.wan_bytes_per_step / m::kGB; }},
+  MetricColumn{"goodput", "", [](const m::Estimate& e) { return e.goodput; }},
+  MetricColumn{"model_flops_per_step", "FLOP", [](const m::Estimate& e) { return e.model_flops_per_step; }},
+};
+// clang-format on
+
+CellValue str(std::string_view v) { return CellValue{std::string(v)}; }
+CellValue i64(std::int64_t v) { return CellValue{v}; }
+const m::IslandSpec& isl(const m::Scenario& s, int i) { return s.cluster.islands[static_cast<std::size_t>(i)]; }
+
+// clang-format off
+const std::array kJobColumns = {
+  ScenarioColumn{"model_layers", [](const m::Scenario& s, int) { return i64(s.model.layers); }},
+  ScenarioColumn{"model_hidden", [](const m::Scenario& s, int) { return i64(s.model.hidden); }},
+  ScenarioColumn{"model_seq_len", [](const m::Scenario& s, int) { return i64(s.model.seq_len); }},
+  ScenarioColumn{"global_batch", [](const m::Scenario& s, int) { return i64(s.training.global_batch); }},
+  ScenarioColumn{"micro_batch", [](const m::Scenario& s, int) { return i64(s.training.micro_batch); }},
+  ScenarioColumn{"precision", [](const m::Scenario& s, int) { return str(to_string(s.training.precision)); }},
+  ScenarioColumn{"tp", [](const m::Scenario& s, int) { return i64(s.plan.tp); }},
+  ScenarioColumn{"pp", [](const m::Scenario& s, int) { return i64(s.plan.pp); }},
+  ScenarioColumn{"cp", [](const m::Scenario& s, int) { return i64(s.plan.cp); }},
+  ScenarioColumn{"interleave", [](const m::Scenario& s, int) { return i64(s.plan.interleave); }},
+  ScenarioColumn{"sequence_parallel", [](const m::Scenario& s, int) { return i64(s.plan.sequence_parallel ? 1 : 0); }},
+  ScenarioColumn{"sharding", [](const m::Scenario& s, int) { return str(to_string(s.plan.sharding)); }},
+  ScenarioColumn{"shard_group", [](const m::Scenario& s, int) { return i64(s.plan.shard_group); }},
+  ScenarioColumn{"recompute", [](const m::Scenario& s, int) { return str(to_string(s.plan.recompute)); }},
+  ScenarioColumn{"attention", [](const m::Scenario& s, int) { return str(to_string(s.plan.attention)); }},
+  ScenarioColumn{"sync", [](const m::Scenario& s, int) { return str(to_string(s.plan.sync)); }},
+  ScenarioColumn{"pp_across_islands", [](const m::Scenario& s, int) { return i64(s.plan.pp_across_islands ? 1 : 0); }},
+  ScenarioColumn{"diloco_inner_steps", [](const m::Scenario& s, int) { return i64(s.plan.diloco.inner_steps); }},
+  ScenarioColumn{"diloco_outer_bits", [](const m::Scenario& s, int) { return i64(s.plan.diloco.outer_bits); }},
+  ScenarioColumn{"island_entries", [](const m::Scenario& s, int) { return i64(s.cluster.island_entries); }},
+  ScenarioColumn{"islands", [](const m::Scenario& s, int) { return i64(s.cluster.total_islands()); }},
+  ScenarioColumn{"total_gpus", [](const m::Scenario& s, int) { return i64(s.cluster.total_gpus()); }},
+};
+// clang-format on
+
+struct IslandField {
+  std::string_view suffix;
+  CellValue (*get)(const m::Scenario&, int);
+};
+// clang-format off
+const std::array kIslandFields = {
+  IslandField{"name", [](const m::Scenario& s, int i) { return str(isl(s, i).name.view()); }},
+  IslandField{"gpu", [](const m::Scenario& s, int i) { return str(isl(s, i).gpu.name.view()); }},
+  IslandField{"gpus", [](const m::Scenario& s, int i) { return i64(isl(s, i).gpus); }},
+  IslandField{"count", [](const m::Scenario& s, int i) { return i64(isl(s, i).count); }},
+  IslandField{"gpus_per_node", [](const m::Scenario& s, int i) { return i64(isl(s, i).gpus_per_node); }},
+  IslandField{"price_usd_per_gpu_hour", [](const m::Scenario& s, int i) { return CellValue{isl(s, i).price_usd_per_gpu_hour}; }},
+  IslandField{"node_network_gbps", [](const m::Scenario& s, int i) { return CellValue{isl(s, i).node_network.bytes_per_s * 8.0 / 1e9}; }},
+};
+// clang-format on
+
+}  // namespace
+
+std::span<const MetricColumn> metric_columns() noexcept { return kMetrics; }
+std::span<const ScenarioColumn> job_scenario_columns() noexcept { return kJobColumns; }
+
+std::vector<ScenarioColumn> scenario_columns(int island_entries) {
+  std::vector<ScenarioColumn> columns(kJobColumns.begin(), kJobColumns.end());
+  for (int i = 0; i < island_entries; ++i)
+    for (const IslandField& f : kIslandFields)
+      columns.push_back(ScenarioColumn{"island" + std::to_string(i) + "_" + std::string(f.suffix), f.get, i});
+  return columns;
+}
+
+std::string_view to_string(m::Bottleneck v) noexcept {
+  switch (v) {
+    case m::Bottleneck::compute: return "compute";
+    case m::Bottleneck::memory_bandwidth: return "memory_bandwidth";
+    case m::Bottleneck::tp_comm: return "tp_comm";
+    case m::Bottleneck::pp_comm: return "pp_comm";
+    case m::Bottleneck::pipeline_bubble: return "pipeline_bubble";
+    case m::Bottleneck::dp_comm: return "dp_comm";
+    case m::Bottleneck::memory_capacity: return "memory_capacity";
+    case m::Bottleneck::wan: return "wan";
+    case m::Bottleneck::straggler: return "straggler";
+  }
+  return "unknown";
+}
+std::string_view to_string(m::Sharding v) noexcept {
+  switch (v) {
+    case m::Sharding::none: return "none";
+    case m::Sharding::zero1: return "zero1";
+    case m::Sharding::zero2: return "zero2";
+    case m::Sharding::fsdp: return "fsdp";
+    case m::Sharding::hsdp: return "hsdp";
+  }
+  return "unknown";
+}
+std::string_view to_string(m::Recompute v) noexcept {
+  switch (v) {
+    case m::Recompute::none: return "none";
+    case m::Recompute::selective: return "selective";
+    case m::Recompute::full: return "full";
+  }
+  return "unknown";
+}
+std::string_view to_string(m::SyncMode v) noexcept {
+  return v == m::SyncMode::diloco ? "diloco" : "synchronous";
+}
+std::string_view to_string(m::Precision v) noexcept {
+  switch (v) {
+    case m::Precision::bf16: return "bf16";
+    case m::Precision::fp16: return "fp16";
+    case m::Precision::fp8: return "fp8";
+  }
+  return "unknown";
+}
+std::string_view to_string(m::AttentionKernel v) noexcept {
+  return v == m::AttentionKernel::flash ? "flash" : "standard";
+}
+std::string_view to_string(m::RejectReason v) noexcept { return m::reason_name(v); }
+
+}  // namespace shardmeter::results
