@@ -32,6 +32,8 @@ struct GpuSpec {
   double attention_efficiency = 0.5;   // fraction of peak reached by fused (flash) attention kernels
   double hbm_efficiency = 0.85;        // fraction of HBM bandwidth reached by memory-bound kernels
   double kernel_overhead_s = 4e-6;     // launch + sync cost per kernel
+  double overlap_slowdown = 0.3;       // compute time lost per second of communication hidden under it
+                                       // (collective kernels take SMs and HBM bandwidth from GEMMs)
 };
 
 }  // namespace shardmeter::model

@@ -80,6 +80,7 @@ IslandStep island_step(const Scenario& s, const IslandSpec& island, const Parame
   const double param_bytes = st.params_per_gpu * kParamGatherBytes;
   st.grad_bytes_per_gpu = grad_bytes;
 
+  const double kappa = gpu.overlap_slowdown;
   double fsdp_mb = 0;   // exposed per micro-batch
   double dp_step = 0;   // exposed per step
   const bool fully_sharded = plan.sharding == Sharding::fsdp || plan.sharding == Sharding::hsdp;
@@ -90,28 +91,28 @@ IslandStep island_step(const Scenario& s, const IslandSpec& island, const Parame
     const double ag = hierarchical_all_gather_s(param_bytes, l.shard_group, l.links);
     const double rs = hierarchical_reduce_scatter_s(grad_bytes, l.shard_group, l.links);
     const double units = std::max(1.0, layers_per_stage);
-    fsdp_mb = exposed_after_overlap(ag, fwd_compute) + exposed_after_overlap(ag + rs, bwd_compute) + (ag + rs) / units;
+    fsdp_mb = exposed_after_overlap(ag, fwd_compute, kappa) + exposed_after_overlap(ag + rs, bwd_compute, kappa) + (ag + rs) / units;
     if (plan.sharding == Sharding::hsdp) {
       // Replicas all-reduce their gradient shard once per step, overlapped with the last backward.
       const double ar = hierarchical_all_reduce_s(grad_bytes / l.dp_shard, l.replicate_group, l.links);
-      dp_step += plan.overlap_grad_reduce ? exposed_after_overlap(ar, bwd_compute) : ar;
+      dp_step += plan.overlap_grad_reduce ? exposed_after_overlap(ar, bwd_compute, kappa) : ar;
     }
   } else if (l.dp > 1) {
     // DDP all-reduce, or ZeRO-1/2 reduce-scatter + parameter all-gather: same volume (ZeRO §7).
     if (plan.sharding == Sharding::zero2) {
       const double rs = hierarchical_reduce_scatter_s(grad_bytes, l.dp_group, l.links);
-      fsdp_mb = exposed_after_overlap(rs, bwd_compute);  // ZeRO-2 reduces gradients every micro-batch
+      fsdp_mb = exposed_after_overlap(rs, bwd_compute, kappa);  // ZeRO-2 reduces gradients every micro-batch
     }
     if (plan.sharding == Sharding::none) {
       const double ar = hierarchical_all_reduce_s(grad_bytes, l.dp_group, l.links);
-      dp_step += plan.overlap_grad_reduce ? exposed_after_overlap(ar, bwd_compute) : ar;
+      dp_step += plan.overlap_grad_reduce ? exposed_after_overlap(ar, bwd_compute, kappa) : ar;
     } else {
       if (plan.sharding == Sharding::zero1) {
         const double rs = hierarchical_reduce_scatter_s(grad_bytes, l.dp_group, l.links);
-        dp_step += plan.overlap_grad_reduce ? exposed_after_overlap(rs, bwd_compute) : rs;
+        dp_step += plan.overlap_grad_reduce ? exposed_after_overlap(rs, bwd_compute, kappa) : rs;
       }
       const double ag = hierarchical_all_gather_s(param_bytes, l.dp_group, l.links);
-      dp_step += plan.overlap_param_gather ? exposed_after_overlap(ag, fwd_compute) : ag;
+      dp_step += plan.overlap_param_gather ? exposed_after_overlap(ag, fwd_compute, kappa) : ag;
     }
   }
 

@@ -97,7 +97,8 @@ LayerCost layer_cost(const ModelSpec& m, const GpuSpec& gpu, const PlanSpec& pla
   const double mem_fwd = memory_bound_time_s(layer_memory_traffic_fwd_bytes(m, plan, micro_batch),
                                              kMemoryKernelsFwd, gpu);
   double tp_one = tp_collective_s(m, plan, micro_batch, layout);
-  if (plan.tp_comm_overlap) tp_one *= (1.0 - kTpOverlapHidden);
+  // Hidden part still slows the GEMMs it overlaps (see model/overlap.hpp).
+  if (plan.tp_comm_overlap) tp_one *= (1.0 - kTpOverlapHidden) + gpu.overlap_slowdown * kTpOverlapHidden;
 
   // Forward: 2 TP collectives per block (after attention, after MLP) [Shoeybi et al. 2019 §3].
   c.forward = PassCost{gemm_fwd, attn.attention_s, mem_fwd + attn.memory_s, 2.0 * tp_one};

@@ -7,10 +7,13 @@ namespace shardmeter::model {
 // prefetch). MODEL_NOTES §3.3: rho ~ 0.8-0.95 when prefetching works; FSDP paper Fig. 6b.
 inline constexpr double kOverlapEfficiency = 0.9;
 
-// Exposed part of `comm_s` when it runs alongside `window_s` of compute.
-constexpr double exposed_after_overlap(double comm_s, double window_s) {
-  const double hidden = kOverlapEfficiency * window_s;
-  return comm_s > hidden ? comm_s - hidden : 0.0;
+// Cost on the critical path of `comm_s` of communication issued alongside `window_s` of compute: the part that
+// does not fit under the window, plus the slowdown the hidden part inflicts on the compute it overlaps
+// (`slowdown` per second hidden; NCCL kernels occupy SMs and HBM bandwidth, cf. Calculon's processor_usage).
+constexpr double exposed_after_overlap(double comm_s, double window_s, double slowdown) {
+  const double capacity = kOverlapEfficiency * window_s;
+  const double hidden = comm_s < capacity ? comm_s : capacity;
+  return (comm_s - hidden) + slowdown * hidden;
 }
 
 }  // namespace shardmeter::model

@@ -1,0 +1,97 @@
+#include <catch2/catch.hpp>
+
+#include "model/evaluate.hpp"
+#include "model/layout.hpp"
+#include "model/memory.hpp"
+#include "model_fixtures.hpp"
+
+using namespace shardmeter;
+using model::MemoryBreakdown;
+using model::Recompute;
+using model::Sharding;
+using model::StagePosition;
+
+namespace {
+
+MemoryBreakdown memory_of(const model::Scenario& s) {
+  const model::IslandSpec& is = s.cluster.islands[0];
+  return model::stage_memory(s, is, model::make_layout(is, s.plan), model::count_parameters(s.model), 8,
+                             s.plan.pp > 1 ? StagePosition::first : StagePosition::only);
+}
+
+double model_state_bytes(const MemoryBreakdown& m) { return m.weights_bytes + m.gradients_bytes + m.optimizer_bytes; }
+
+}  // namespace
+
+TEST_CASE("Mixed-precision Adam holds 16 bytes per parameter under plain DDP (ZeRO §3.1)") {
+  model::Scenario s = test::llama8b_fsdp(test::a100_80gb(), 8);
+  s.plan.sharding = Sharding::none;
+  const double params = model::count_parameters(s.model).total;
+  CHECK(model_state_bytes(memory_of(s)) == Approx(16.0 * params));
+}
+
+TEST_CASE("ZeRO stages divide model state as in Rajbhandari et al. §5") {
+  model::Scenario s = test::llama8b_fsdp(test::a100_80gb(), 64);  // dp = 64
+  const double p = model::count_parameters(s.model).total;
+  const double n = 64;
+  s.plan.sharding = Sharding::zero1;
+  CHECK(model_state_bytes(memory_of(s)) == Approx((4 + 12 / n) * p));
+  s.plan.sharding = Sharding::zero2;
+  CHECK(model_state_bytes(memory_of(s)) == Approx((2 + 14 / n) * p));
+  s.plan.sharding = Sharding::fsdp;
+  CHECK(model_state_bytes(memory_of(s)) == Approx(16 / n * p));
+  // HSDP with one node (8 GPUs) per shard group: 16/8 bytes per parameter.
+  s.plan.sharding = Sharding::hsdp;
+  CHECK(model_state_bytes(memory_of(s)) == Approx(16 / 8.0 * p));
+}
+
+TEST_CASE("FSDP transients hold two gathered units and one unit's gradients (FSDP paper §3.2.1)") {
+  model::Scenario s = test::llama8b_fsdp(test::a100_80gb(), 8);
+  const model::ParameterCounts p = model::count_parameters(s.model);
+  // The largest unit of Llama-3-8B is the 128256 x 4096 embedding: (2*2 + 2) bytes per element.
+  CHECK(memory_of(s).fsdp_buffers_bytes == Approx(6.0 * p.embedding));
+}
+
+TEST_CASE("Activation memory per layer reproduces Korthikanti et al. 2022 Table 2") {
+  model::ModelSpec m = test::gpt3_175b();
+  const double s = 2048, b = 1, h = 12288, a = 96, t = 8;
+  model::PlanSpec plan;
+  plan.attention = model::AttentionKernel::standard;
+  plan.recompute = Recompute::none;
+  CHECK(model::layer_activation_bytes(m, plan, 1) == Approx(s * b * h * (34 + 5 * a * s / h)));
+  plan.tp = 8;
+  CHECK(model::layer_activation_bytes(m, plan, 1) == Approx(s * b * h * (10 + 24 / t + 5 * a * s / (h * t))));
+  plan.sequence_parallel = true;
+  CHECK(model::layer_activation_bytes(m, plan, 1) == Approx(s * b * h / t * (34 + 5 * a * s / h)));
+  plan.recompute = Recompute::selective;
+  CHECK(model::layer_activation_bytes(m, plan, 1) == Approx(34 * s * b * h / t));
+  plan.sequence_parallel = false;
+  CHECK(model::layer_activation_bytes(m, plan, 1) == Approx(s * b * h * (10 + 24 / t)));
+  plan.recompute = Recompute::full;
+  CHECK(model::layer_activation_bytes(m, plan, 1) == Approx(2 * s * b * h));
+}
+
+TEST_CASE("The first 1F1B stage keeps p micro-batches in flight; interleaving adds (p-1)/(p v)") {
+  model::Scenario s = test::gpt3_on_a100(1536, 8, 12);
+  const model::IslandSpec& is = s.cluster.islands[0];
+  const auto params = model::count_parameters(s.model);
+  const double per_layer = model::layer_activation_bytes(s.model, s.plan, 1);
+  const auto first = model::stage_memory(s, is, model::make_layout(is, s.plan), params, 96, StagePosition::first);
+  CHECK(first.activations_bytes == Approx(per_layer * 8 * 12));  // 8 layers per stage, 12 in flight
+  s.plan.interleave = 2;
+  const auto inter = model::stage_memory(s, is, model::make_layout(is, s.plan), params, 96, StagePosition::first);
+  CHECK(inter.activations_bytes == Approx(per_layer * 8 * 12 * (1 + 11.0 / 24.0)));
+  // Fewer micro-batches than stages: only those are in flight.
+  const auto few = model::stage_memory(s, is, model::make_layout(is, s.plan), params, 4, StagePosition::first);
+  CHECK(few.activations_bytes == Approx(per_layer * 8 * 4 * (1 + 11.0 / 24.0)));
+}
+
+TEST_CASE("A plan that does not fit is infeasible with reason out_of_memory") {
+  model::Scenario s = test::gpt3_on_a100(64, 8, 1);  // 175B on one pipeline stage: ~350 GB of weights alone
+  s.training.global_batch = 64;
+  const model::Estimate e = model::evaluate(s);
+  CHECK_FALSE(e.feasible);
+  CHECK(e.reject_reason == model::RejectReason::out_of_memory);
+  CHECK(e.bottleneck == model::Bottleneck::memory_capacity);
+  CHECK(e.memory_per_gpu_bytes > e.memory_capacity_bytes);
+}
