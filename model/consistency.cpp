@@ -87,6 +87,15 @@ Violation check_consistency(const Scenario& s) noexcept {
   if (plan.sync == SyncMode::diloco && s.cluster.total_islands() < 2)
     return violation(RejectReason::diloco_needs_islands, FieldId::plan_sync, 0, FieldId::cluster_islands,
                      s.cluster.total_islands());
+  if (s.cluster.total_islands() > 1) {
+    for (int a = 0; a < s.cluster.island_entries; ++a)
+      for (int b = a; b < s.cluster.island_entries; ++b) {
+        const bool pair_exists = a != b || s.cluster.islands[static_cast<std::size_t>(a)].count > 1;
+        if (pair_exists && s.cluster.link(a, b).bytes_per_s <= 0)
+          return violation(RejectReason::wan_link_missing, FieldId::cluster_islands, s.cluster.total_islands(),
+                           FieldId::none, 0, a);
+      }
+  }
   if (plan.pp_across_islands) {
     const int islands = s.cluster.total_islands();
     if (plan.pp < islands || plan.pp % islands != 0)
@@ -133,6 +142,7 @@ std::string_view describe(RejectReason r) noexcept {
     case RejectReason::pipeline_exceeds_islands: return "is not a multiple of the number of islands";
     case RejectReason::heterogeneous_plan_invalid: return "cannot be combined with";
     case RejectReason::diloco_needs_islands: return "= diloco needs at least two islands, but";
+    case RejectReason::wan_link_missing: return "needs a cluster.wan link (or cluster.links entry) between islands";
     case RejectReason::out_of_memory: return "does not fit in GPU memory";
     case RejectReason::count_: break;
   }
@@ -155,6 +165,7 @@ std::string_view reason_name(RejectReason r) noexcept {
     case RejectReason::pipeline_exceeds_islands: return "pipeline_exceeds_islands";
     case RejectReason::heterogeneous_plan_invalid: return "heterogeneous_plan_invalid";
     case RejectReason::diloco_needs_islands: return "diloco_needs_islands";
+    case RejectReason::wan_link_missing: return "wan_link_missing";
     case RejectReason::out_of_memory: return "out_of_memory";
     case RejectReason::count_: break;
   }

@@ -37,17 +37,65 @@ double pipeline_p2p_s(const ModelSpec& m, const PlanSpec& plan, int micro_batch,
   return p2p_s(bytes, bw, lat);
 }
 
+// Data-parallel collectives of one island, split into what each micro-batch and each step leaves exposed.
+struct DpCost {
+  double per_microbatch_s = 0;
+  double per_step_s = 0;
+};
+
+DpCost dp_cost(const Scenario& s, const IslandLayout& l, double grad_bytes, double param_bytes, double layers,
+               double fwd_window, double bwd_window, double kappa, double wan_step, double wan_mb) {
+  const PlanSpec& plan = s.plan;
+  DpCost c;
+  auto overlapped = [&](bool overlap, double comm, double window) {
+    return overlap ? exposed_after_overlap(comm, window, kappa) : comm;
+  };
+  if (plan.sharding == Sharding::fsdp || plan.sharding == Sharding::hsdp) {
+    // Forward all-gather, backward all-gather and gradient reduce-scatter every micro-batch (ZeRO §7,
+    // FSDP §3.2: 1.5x DDP volume), prefetched under the pass's compute; the first gather and the last
+    // reduce-scatter of the pass (one unit each) cannot hide.
+    const double ag = hierarchical_all_gather_s(param_bytes, l.shard_group, l.links) + wan_mb / 3.0;
+    const double rs = hierarchical_reduce_scatter_s(grad_bytes, l.shard_group, l.links) + wan_mb / 3.0;
+    const double units = std::max(1.0, layers);
+    c.per_microbatch_s = exposed_after_overlap(ag, fwd_window, kappa) +
+                         exposed_after_overlap(ag + rs, bwd_window, kappa) + (ag + rs) / units;
+    if (plan.sharding == Sharding::hsdp) {
+      // Replicas all-reduce their gradient shard once per step, overlapped with the last backward.
+      const double ar = hierarchical_all_reduce_s(grad_bytes / l.dp_shard, l.replicate_group, l.links) + wan_step;
+      c.per_step_s = overlapped(plan.overlap_grad_reduce, ar, bwd_window);
+    }
+    return c;
+  }
+  if (l.dp <= 1 && wan_step <= 0) return c;
+  // DDP all-reduce, or ZeRO-1/2 reduce-scatter + parameter all-gather: the same volume (ZeRO §7).
+  // Across islands the extra WAN stage sits between the intra-island halves (model/sync_islands.cpp).
+  if (plan.sharding == Sharding::none) {
+    const double ar = hierarchical_all_reduce_s(grad_bytes, l.dp_group, l.links) + wan_step;
+    c.per_step_s = overlapped(plan.overlap_grad_reduce, ar, bwd_window);
+    return c;
+  }
+  const double rs = hierarchical_reduce_scatter_s(grad_bytes, l.dp_group, l.links) + wan_step / 2.0;
+  const double ag = hierarchical_all_gather_s(param_bytes, l.dp_group, l.links) + wan_step / 2.0;
+  if (plan.sharding == Sharding::zero2) {
+    c.per_microbatch_s = exposed_after_overlap(rs, bwd_window, kappa);  // ZeRO-2 reduces every micro-batch
+  } else {
+    c.per_step_s = overlapped(plan.overlap_grad_reduce, rs, bwd_window);
+  }
+  c.per_step_s += overlapped(plan.overlap_param_gather, ag, fwd_window);
+  return c;
+}
+
 }  // namespace
 
 IslandStep island_step(const Scenario& s, const IslandSpec& island, const ParameterCounts& params,
-                       double sequences_per_replica) noexcept {
+                       double sequences_per_replica, const WanTraffic& wan) noexcept {
   const ModelSpec& m = s.model;
   const PlanSpec& plan = s.plan;
   const GpuSpec& gpu = island.gpu;
   const int b = s.training.micro_batch;
 
   IslandStep st;
-  st.layout = make_layout(island, plan);
+  st.layout = make_layout(island, plan, wan.stages_here);
   const IslandLayout& l = st.layout;
   const double mb = std::max(1.0, sequences_per_replica / b);  // micro-batches per replica per step
   st.microbatches = static_cast<int>(mb + 0.5);
@@ -62,83 +110,48 @@ IslandStep island_step(const Scenario& s, const IslandSpec& island, const Parame
   const double body_memory = layers_per_stage * (lc.forward.memory_s + lc.backward.memory_s);
   const double body_tp =
       layers_per_stage * (lc.forward.tp_comm_s + lc.backward.tp_comm_s + lc.recompute.tp_comm_s);
-  const double fwd_compute = layers_per_stage * lc.forward.compute_s();
-  const double bwd_compute = layers_per_stage * lc.backward.compute_s();
+  const double fwd_window = layers_per_stage * lc.forward.compute_s();
+  const double bwd_window = layers_per_stage * lc.backward.compute_s();
+  st.backward_window_s = bwd_window;
+
+  // Parameters and gradient bytes per GPU of the largest stage (blocks + embedding or head), after TP.
+  double stage_params = layers_per_stage * params.layer;
+  stage_params += plan.pp > 1 ? std::max(params.embedding, params.output_head > 0 ? params.output_head : params.embedding)
+                              : params.embedding + params.output_head;
+  st.params_per_gpu = stage_params / plan.tp;
+  st.grad_bytes_per_gpu = st.params_per_gpu * s.training.grad_reduce_bytes;
+  const double param_bytes = st.params_per_gpu * kParamGatherBytes;
+  const double kappa = gpu.overlap_slowdown;
 
   // Pipeline p2p: forward activations and backward gradients, v times per micro-batch when interleaved.
-  const double p2p = 2.0 * plan.interleave * pipeline_p2p_s(m, plan, b, l);
+  const double p2p_local = 2.0 * plan.interleave * pipeline_p2p_s(m, plan, b, l);
+  const double p2p_wan = wan.p2p_per_microbatch_s;
 
-  // Per-micro-batch sharded-DP traffic. Parameters and gradients are per GPU after TP/PP.
-  const MemoryBreakdown mem_first =
-      stage_memory(s, island, l, params, st.microbatches, plan.pp > 1 ? StagePosition::first : StagePosition::only);
-  const MemoryBreakdown mem_last =
-      plan.pp > 1 ? stage_memory(s, island, l, params, st.microbatches, StagePosition::last) : mem_first;
-  double stage_params = layers_per_stage * params.layer + (plan.pp > 1 ? 0.0 : params.embedding + params.output_head);
-  if (plan.pp > 1) stage_params += std::max(params.embedding, params.output_head > 0 ? params.output_head : params.embedding);
-  st.params_per_gpu = stage_params / plan.tp;
-  const double grad_bytes = st.params_per_gpu * s.training.grad_reduce_bytes;
-  const double param_bytes = st.params_per_gpu * kParamGatherBytes;
-  st.grad_bytes_per_gpu = grad_bytes;
+  const DpCost dp_local = dp_cost(s, l, st.grad_bytes_per_gpu, param_bytes, layers_per_stage, fwd_window, bwd_window,
+                                  kappa, 0.0, 0.0);
+  const DpCost dp_all = dp_cost(s, l, st.grad_bytes_per_gpu, param_bytes, layers_per_stage, fwd_window, bwd_window,
+                                kappa, wan.per_step_s, wan.per_microbatch_s);
 
-  const double kappa = gpu.overlap_slowdown;
-  double fsdp_mb = 0;   // exposed per micro-batch
-  double dp_step = 0;   // exposed per step
-  const bool fully_sharded = plan.sharding == Sharding::fsdp || plan.sharding == Sharding::hsdp;
-  if (fully_sharded) {
-    // Forward all-gather, backward all-gather and gradient reduce-scatter every micro-batch (ZeRO §7,
-    // FSDP §3.2: 1.5x DDP volume), prefetched under the pass's compute; the first gather and the last
-    // reduce-scatter of the pass (one unit each) cannot hide.
-    const double ag = hierarchical_all_gather_s(param_bytes, l.shard_group, l.links);
-    const double rs = hierarchical_reduce_scatter_s(grad_bytes, l.shard_group, l.links);
-    const double units = std::max(1.0, layers_per_stage);
-    fsdp_mb = exposed_after_overlap(ag, fwd_compute, kappa) + exposed_after_overlap(ag + rs, bwd_compute, kappa) + (ag + rs) / units;
-    if (plan.sharding == Sharding::hsdp) {
-      // Replicas all-reduce their gradient shard once per step, overlapped with the last backward.
-      const double ar = hierarchical_all_reduce_s(grad_bytes / l.dp_shard, l.replicate_group, l.links);
-      dp_step += plan.overlap_grad_reduce ? exposed_after_overlap(ar, bwd_compute, kappa) : ar;
-    }
-  } else if (l.dp > 1) {
-    // DDP all-reduce, or ZeRO-1/2 reduce-scatter + parameter all-gather: same volume (ZeRO §7).
-    if (plan.sharding == Sharding::zero2) {
-      const double rs = hierarchical_reduce_scatter_s(grad_bytes, l.dp_group, l.links);
-      fsdp_mb = exposed_after_overlap(rs, bwd_compute, kappa);  // ZeRO-2 reduces gradients every micro-batch
-    }
-    if (plan.sharding == Sharding::none) {
-      const double ar = hierarchical_all_reduce_s(grad_bytes, l.dp_group, l.links);
-      dp_step += plan.overlap_grad_reduce ? exposed_after_overlap(ar, bwd_compute, kappa) : ar;
-    } else {
-      if (plan.sharding == Sharding::zero1) {
-        const double rs = hierarchical_reduce_scatter_s(grad_bytes, l.dp_group, l.links);
-        dp_step += plan.overlap_grad_reduce ? exposed_after_overlap(rs, bwd_compute, kappa) : rs;
-      }
-      const double ag = hierarchical_all_gather_s(param_bytes, l.dp_group, l.links);
-      dp_step += plan.overlap_param_gather ? exposed_after_overlap(ag, fwd_compute, kappa) : ag;
-    }
-  }
-
-  const double body = body_compute + body_recompute + body_memory + body_tp + fsdp_mb;
-  const double first_stage_mb = body + (plan.pp > 1 ? p2p : 0.0);
-  const double last_stage_mb = body + logits.total_s() + (plan.pp > 1 ? p2p : 0.0);
+  const double body = body_compute + body_recompute + body_memory + body_tp + dp_all.per_microbatch_s;
+  const double p2p = plan.pp > 1 ? p2p_local + p2p_wan : 0.0;
+  const double first_stage_mb = body + p2p;
+  const double last_stage_mb = body + logits.total_s() + p2p;
+  const bool last_is_slowest = last_stage_mb >= first_stage_mb;
   const double slowest_mb = std::max(first_stage_mb, last_stage_mb);
-  const double average_mb = body + logits.total_s() / plan.pp + (plan.pp > 1 ? p2p : 0.0);
+  const double average_mb = body + logits.total_s() / plan.pp + p2p;
   st.stage_microbatch_s = slowest_mb;
-  st.backward_window_s = bwd_compute;
 
   // ---- the step: steady state at the slowest stage + fill/drain bubble (p-1)/v [Narayanan et al. 2021 §2.2]
-  const double steady = mb * slowest_mb;
-  const double bubble = (plan.pp - 1.0) / plan.interleave * average_mb;
-  // Attribute the steady state to the slowest stage's components in proportion.
-  const bool last_is_slowest = last_stage_mb >= first_stage_mb;
-  const double logits_part = last_is_slowest ? logits.total_s() : 0.0;
-  const double share = steady / slowest_mb;
   TimeBreakdown& t = st.time;
-  t.compute_s = share * (body_compute + (last_is_slowest ? logits.gemm_s : 0.0));
-  t.recompute_s = share * body_recompute;
-  t.memory_bound_s = share * (body_memory + (logits_part - (last_is_slowest ? logits.gemm_s : 0.0)));
-  t.tp_comm_s = share * body_tp;
-  t.pp_comm_s = share * (plan.pp > 1 ? p2p : 0.0);
-  t.dp_comm_s = share * fsdp_mb + dp_step;
-  t.bubble_s = bubble;
+  t.compute_s = mb * (body_compute + (last_is_slowest ? logits.gemm_s : 0.0));
+  t.recompute_s = mb * body_recompute;
+  t.memory_bound_s = mb * (body_memory + (last_is_slowest ? logits.memory_s : 0.0));
+  t.tp_comm_s = mb * body_tp;
+  t.pp_comm_s = mb * (plan.pp > 1 ? p2p_local : 0.0);
+  t.dp_comm_s = mb * dp_local.per_microbatch_s + dp_local.per_step_s;
+  t.wan_s = mb * ((dp_all.per_microbatch_s - dp_local.per_microbatch_s) + (plan.pp > 1 ? p2p_wan : 0.0)) +
+            (dp_all.per_step_s - dp_local.per_step_s);
+  t.bubble_s = (plan.pp - 1.0) / plan.interleave * average_mb;
 
   // Tied embeddings split across first and last stage: their gradients are all-reduced between the two.
   if (plan.pp > 1 && m.tied_embeddings) {
@@ -147,11 +160,15 @@ IslandStep island_step(const Scenario& s, const IslandSpec& island, const Parame
   }
 
   // Optimizer update over the locally owned parameters (memory-bound).
-  const bool sharded_optimizer = plan.sharding != Sharding::none;
-  const double owned = st.params_per_gpu / (sharded_optimizer ? l.dp_shard : 1.0);
+  const double owned = st.params_per_gpu / (plan.sharding != Sharding::none ? l.dp_shard : 1.0);
   t.optimizer_s = memory_bound_time_s(owned * optimizer_update_bytes_per_param(s.training.optimizer), 4.0, gpu);
+  st.fixed_s = t.total() - mb * slowest_mb;
 
   // ---- memory --------------------------------------------------------------------------------------
+  const MemoryBreakdown mem_first =
+      stage_memory(s, l, params, st.microbatches, plan.pp > 1 ? StagePosition::first : StagePosition::only);
+  const MemoryBreakdown mem_last =
+      plan.pp > 1 ? stage_memory(s, l, params, st.microbatches, StagePosition::last) : mem_first;
   st.memory = mem_first.total() >= mem_last.total() ? mem_first : mem_last;
   st.memory_bytes = st.memory.total();
   st.capacity_bytes = usable_memory_bytes(gpu, s.runtime);

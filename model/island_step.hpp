@@ -8,6 +8,14 @@
 
 namespace shardmeter::model {
 
+// Traffic of a synchronous job that crosses the WAN, as seen by one island (model/sync_islands.cpp fills it).
+struct WanTraffic {
+  double per_step_s = 0;           // gradient synchronisation across islands, once per step (overlappable)
+  double per_microbatch_s = 0;     // FSDP gathers/reductions whose shard group spans islands
+  double p2p_per_microbatch_s = 0; // pipeline activations/gradients crossing an island boundary
+  int stages_here = 0;             // pipeline stages per replica in this island (0 = plan.pp)
+};
+
 struct IslandStep {
   IslandLayout layout;
   int microbatches = 0;            // per model replica per step
@@ -20,10 +28,12 @@ struct IslandStep {
   double grad_bytes_per_gpu = 0;   // gradient bytes one GPU contributes to the DP reduction
   double params_per_gpu = 0;       // parameters held by one GPU of the largest stage (before ZeRO sharding)
   double stage_microbatch_s = 0;   // slowest stage, one micro-batch (forward + backward)
+  // The step is affine in the micro-batch count: fixed_s + microbatches * stage_microbatch_s (balancing uses it).
+  double fixed_s = 0;
 };
 
 // `sequences_per_replica`: sequences each model replica of this island processes per optimizer step.
 IslandStep island_step(const Scenario& scenario, const IslandSpec& island, const ParameterCounts& params,
-                       double sequences_per_replica) noexcept;
+                       double sequences_per_replica, const WanTraffic& wan = {}) noexcept;
 
 }  // namespace shardmeter::model

@@ -17,12 +17,12 @@ GroupPlacement place_group(int size, int stride, int domain) noexcept {
   return g;
 }
 
-IslandLayout make_layout(const IslandSpec& island, const PlanSpec& plan) noexcept {
+IslandLayout make_layout(const IslandSpec& island, const PlanSpec& plan, int stages_here) noexcept {
   IslandLayout l;
   l.tp = plan.tp;
   l.pp = plan.pp;
   l.cp = plan.cp;
-  const int model_parallel = plan.tp * plan.pp * plan.cp;
+  const int model_parallel = plan.tp * (stages_here > 0 ? stages_here : plan.pp) * plan.cp;
   l.dp = model_parallel > 0 ? std::max(1, island.gpus / model_parallel) : 1;
   l.domain_gpus = std::max(island.gpus_per_node, island.gpu.scaleup_domain_gpus);
   l.domain_gpus = std::min(l.domain_gpus, std::max(1, island.gpus));

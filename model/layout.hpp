@@ -21,6 +21,8 @@ struct IslandLayout {
 // A group of `size` ranks whose members are `stride` ranks apart, in domains of `domain` GPUs.
 GroupPlacement place_group(int size, int stride, int domain) noexcept;
 
-IslandLayout make_layout(const IslandSpec& island, const PlanSpec& plan) noexcept;
+// `stages_here`: pipeline stages this island hosts per replica (plan.pp, or pp / islands when the pipeline
+// spans islands); 0 means plan.pp.
+IslandLayout make_layout(const IslandSpec& island, const PlanSpec& plan, int stages_here = 0) noexcept;
 
 }  // namespace shardmeter::model

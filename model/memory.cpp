@@ -56,7 +56,7 @@ double usable_memory_bytes(const GpuSpec& gpu, const RuntimeSpec& runtime) noexc
   return gpu.hbm_bytes * (1.0 - runtime.fragmentation_fraction);
 }
 
-MemoryBreakdown stage_memory(const Scenario& s, const IslandSpec& island, const IslandLayout& l,
+MemoryBreakdown stage_memory(const Scenario& s, const IslandLayout& l,
                              const ParameterCounts& params, int microbatches, StagePosition position) noexcept {
   const ModelSpec& m = s.model;
   const PlanSpec& plan = s.plan;
@@ -132,7 +132,6 @@ MemoryBreakdown stage_memory(const Scenario& s, const IslandSpec& island, const 
     mem.logits_bytes = kLogitBytes * tokens * m.vocab / plan.tp;  // vocab-parallel loss [MODEL_NOTES §2.2]
   }
   mem.runtime_overhead_bytes = s.runtime.runtime_overhead_bytes;
-  (void)island;
   return mem;
 }
 

@@ -21,7 +21,7 @@ double layer_activation_bytes(const ModelSpec& model, const PlanSpec& plan, int 
 // most micro-batches in flight and the embedding, the last keeps the output head and the logits.
 enum class StagePosition { first, middle, last, only };
 
-MemoryBreakdown stage_memory(const Scenario& scenario, const IslandSpec& island, const IslandLayout& layout,
+MemoryBreakdown stage_memory(const Scenario& scenario, const IslandLayout& layout,
                              const ParameterCounts& params, int microbatches, StagePosition position) noexcept;
 
 // Memory the tensors may use: HBM minus the fragmentation reserve (MODEL_NOTES §2.4).

@@ -21,6 +21,7 @@ enum class RejectReason : std::uint8_t {
   pipeline_exceeds_islands,              // pp_across_islands with fewer stages than islands
   heterogeneous_plan_invalid,            // an island cannot host the plan (e.g. pp spans islands of different GPUs)
   diloco_needs_islands,                  // diloco with a single island
+  wan_link_missing,                      // several islands but no cluster.wan (or link) between them
   // capacity: found by the estimate
   out_of_memory,
   count_,  // number of reasons (keep last)

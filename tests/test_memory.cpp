@@ -15,7 +15,7 @@ namespace {
 
 MemoryBreakdown memory_of(const model::Scenario& s) {
   const model::IslandSpec& is = s.cluster.islands[0];
-  return model::stage_memory(s, is, model::make_layout(is, s.plan), model::count_parameters(s.model), 8,
+  return model::stage_memory(s, model::make_layout(is, s.plan), model::count_parameters(s.model), 8,
                              s.plan.pp > 1 ? StagePosition::first : StagePosition::only);
 }
 
@@ -76,13 +76,13 @@ TEST_CASE("The first 1F1B stage keeps p micro-batches in flight; interleaving ad
   const model::IslandSpec& is = s.cluster.islands[0];
   const auto params = model::count_parameters(s.model);
   const double per_layer = model::layer_activation_bytes(s.model, s.plan, 1);
-  const auto first = model::stage_memory(s, is, model::make_layout(is, s.plan), params, 96, StagePosition::first);
+  const auto first = model::stage_memory(s, model::make_layout(is, s.plan), params, 96, StagePosition::first);
   CHECK(first.activations_bytes == Approx(per_layer * 8 * 12));  // 8 layers per stage, 12 in flight
   s.plan.interleave = 2;
-  const auto inter = model::stage_memory(s, is, model::make_layout(is, s.plan), params, 96, StagePosition::first);
+  const auto inter = model::stage_memory(s, model::make_layout(is, s.plan), params, 96, StagePosition::first);
   CHECK(inter.activations_bytes == Approx(per_layer * 8 * 12 * (1 + 11.0 / 24.0)));
   // Fewer micro-batches than stages: only those are in flight.
-  const auto few = model::stage_memory(s, is, model::make_layout(is, s.plan), params, 4, StagePosition::first);
+  const auto few = model::stage_memory(s, model::make_layout(is, s.plan), params, 4, StagePosition::first);
   CHECK(few.activations_bytes == Approx(per_layer * 8 * 4 * (1 + 11.0 / 24.0)));
 }
 

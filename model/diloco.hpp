@@ -1,0 +1,27 @@
+#pragma once
+// DiLoCo and Streaming DiLoCo across islands (Douillard et al. 2023, arXiv 2311.08105; 2025, arXiv 2501.18512).
+#include "model/plan_spec.hpp"
+#include "model/wan.hpp"
+
+namespace shardmeter::model {
+
+struct OuterSync {
+  double payload_bytes = 0;        // pseudo-gradient bytes of one island: params * outer_bits / 8
+  double wan_bytes = 0;            // all islands together, per outer step (ring all-reduce)
+  double fragment_sync_s = 0;      // one fragment's all-reduce over the slowest WAN edge
+  double exposed_s = 0;            // per outer step, after streaming and overlap
+};
+
+// Per outer step of H inner steps of `inner_step_s` each (the slowest island's):
+//   T_frag = allreduce(P * bits/8 / fragments); each fragment may hide behind tau inner steps, and all
+//   fragments together must fit in the H steps' worth of link time:
+//   exposed = max(F * max(0, T_frag - rho*tau*t), F * T_frag - rho*H*t)   (no overlap: exposed = T_sync).
+OuterSync outer_sync(double parameters, const DilocoSpec& diloco, const WanRing& ring, double inner_step_s) noexcept;
+
+// Communication reduction against synchronous data parallelism: H x (gradient bits / outer bits).
+double diloco_reduction(const DilocoSpec& diloco, int grad_reduce_bytes) noexcept;
+
+// Loss-equivalent tokens per trained token for M replicas syncing every H steps (model/diloco.cpp cites the fit).
+double diloco_token_efficiency(const DilocoSpec& diloco, int replicas) noexcept;
+
+}  // namespace shardmeter::model

@@ -1,0 +1,139 @@
+#include <algorithm>
+#include <cmath>
+
+#include "model/consistency.hpp"
+#include "model/job_step.hpp"
+#include "model/wan.hpp"
+
+namespace shardmeter::model {
+
+namespace {
+
+constexpr double kActivationBytes = 2.0;
+constexpr double kParamGatherBytes = 2.0;
+
+// WAN traffic of a synchronous job as each island sees it, and the bytes it puts on the WAN per step.
+struct WanPlan {
+  WanTraffic traffic;
+  double bytes_per_step = 0;
+};
+
+WanPlan plan_wan(const Scenario& s, const ParameterCounts& params, const WanRing& ring, int replicas) {
+  WanPlan w;
+  if (ring.islands < 2) return w;
+  const PlanSpec& plan = s.plan;
+  const double grad_bytes = params.total * s.training.grad_reduce_bytes;
+  const double microbatches = static_cast<double>(s.training.global_batch) / (s.training.micro_batch * replicas);
+  if (plan.pp_across_islands) {
+    // Stages are placed contiguously, so a replica crosses islands I-1 times (v times more when interleaved);
+    // every replica's activations share the island pair's WAN link.
+    w.traffic.stages_here = plan.pp / ring.islands;
+    const double act = kActivationBytes * s.training.micro_batch * static_cast<double>(s.model.seq_len) / plan.cp *
+                       s.model.hidden * replicas;
+    w.traffic.p2p_per_microbatch_s = 2.0 * plan.interleave * wan_p2p_s(act, ring);
+    w.bytes_per_step = (ring.islands - 1.0) * 2.0 * plan.interleave * microbatches * act;
+  } else if (plan.sharding == Sharding::fsdp) {
+    // One shard group spanning islands: parameters gathered twice and gradients reduce-scattered every
+    // micro-batch over the WAN (each a half all-reduce).
+    const double params_bytes = params.total * kParamGatherBytes;
+    w.traffic.per_microbatch_s = wan_all_reduce_s(params_bytes, ring) + 0.5 * wan_all_reduce_s(grad_bytes, ring);
+    w.bytes_per_step = microbatches * (wan_all_reduce_bytes(params_bytes, ring) + 0.5 * wan_all_reduce_bytes(grad_bytes, ring));
+  } else {
+    // DDP / ZeRO-1/2 / HSDP replicas: after reducing inside its island, each island all-reduces the whole
+    // model's gradient across islands once per step [MODEL_NOTES §3.2, three-level extension].
+    w.traffic.per_step_s = wan_all_reduce_s(grad_bytes, ring);
+    w.bytes_per_step = wan_all_reduce_bytes(grad_bytes, ring);
+  }
+  return w;
+}
+
+// Sequences per replica for every entry. Balanced: equalise a_e + n_e * c_e (each island's step is affine in
+// its micro-batch count), then hand out whole micro-batches by largest remainder. Equal: the same for all.
+void split_batch(const Scenario& s, const ParameterCounts& params, const WanPlan& wan, int replicas,
+                 std::array<double, kMaxIslands>& per_replica) {
+  const double b = s.training.micro_batch;
+  const double total_mb = static_cast<double>(s.training.global_batch) / b;
+  const int entries = s.cluster.island_entries;
+  for (int e = 0; e < entries; ++e) per_replica[static_cast<std::size_t>(e)] = total_mb / replicas * b;
+  // Collectives that every rank joins each micro-batch (FSDP/ZeRO-2 groups, a cross-island pipeline) need equal
+  // micro-batch counts; so does a single island.
+  const bool lockstep = s.plan.pp_across_islands || s.plan.sharding == Sharding::zero2 ||
+                        (s.plan.sharding == Sharding::fsdp && wan_ring(s.cluster).islands > 1);
+  if (entries == 1 || s.plan.batch_split == BatchSplit::equal || lockstep) return;
+
+  std::array<double, kMaxIslands> a{}, c{}, w{};
+  double sum_w_over_c = 0, sum_wa_over_c = 0;
+  for (int e = 0; e < entries; ++e) {
+    const auto i = static_cast<std::size_t>(e);
+    const IslandStep st = island_step(s, s.cluster.islands[i], params, per_replica[i], wan.traffic);
+    a[i] = st.fixed_s;
+    c[i] = std::max(st.stage_microbatch_s, 1e-12);
+    w[i] = island_data_parallel(s, e) * s.cluster.islands[i].count;
+    sum_w_over_c += w[i] / c[i];
+    sum_wa_over_c += w[i] * a[i] / c[i];
+  }
+  const double target_s = (total_mb + sum_wa_over_c) / sum_w_over_c;
+  std::array<double, kMaxIslands> share{}, remainder{};
+  double assigned = 0;
+  for (int e = 0; e < entries; ++e) {
+    const auto i = static_cast<std::size_t>(e);
+    const double ideal = std::max(w[i], w[i] * (target_s - a[i]) / c[i]);  // at least one micro-batch per replica
+    share[i] = std::floor(ideal);
+    remainder[i] = ideal - share[i];
+    assigned += share[i];
+  }
+  // Hand out (or take back) the difference one micro-batch at a time, deterministically.
+  while (assigned < total_mb) {
+    std::size_t best = 0;
+    for (std::size_t i = 1; i < static_cast<std::size_t>(entries); ++i)
+      if (remainder[i] > remainder[best]) best = i;
+    share[best] += 1;
+    remainder[best] -= 1;
+    assigned += 1;
+  }
+  while (assigned > total_mb) {
+    std::size_t worst = 0;
+    bool found = false;
+    for (std::size_t i = 0; i < static_cast<std::size_t>(entries); ++i)
+      if (share[i] > w[i] && (!found || remainder[i] < remainder[worst])) worst = i, found = true;
+    if (!found) break;
+    share[worst] -= 1;
+    remainder[worst] += 1;
+    assigned -= 1;
+  }
+  for (int e = 0; e < entries; ++e) {
+    const auto i = static_cast<std::size_t>(e);
+    per_replica[i] = std::ceil(share[i] / w[i]) * b;  // the busiest replica of the entry sets its pace
+  }
+}
+
+}  // namespace
+
+JobStep synchronous_step(const Scenario& s, const ParameterCounts& params) noexcept {
+  JobStep j;
+  const WanRing ring = wan_ring(s.cluster);
+  const int replicas = total_data_parallel(s);
+  const WanPlan wan = plan_wan(s, params, ring, replicas);
+  std::array<double, kMaxIslands> per_replica{};
+  split_batch(s, params, wan, replicas, per_replica);
+
+  const int entries = s.cluster.island_entries;
+  for (int e = 0; e < entries; ++e) {
+    const auto i = static_cast<std::size_t>(e);
+    j.islands[i] = island_step(s, s.cluster.islands[i], params, per_replica[i], wan.traffic);
+    j.step_time_s = std::max(j.step_time_s, j.islands[i].time.total());
+    const int replicas_here = s.plan.pp_across_islands ? replicas : island_data_parallel(s, e);
+    j.sequences_per_island[i] = per_replica[i] * replicas_here;
+  }
+  // With balancing the shares may not sum to the batch exactly (ceil per replica); tokens are what is trained.
+  for (int e = 0; e < entries; ++e) {
+    const auto i = static_cast<std::size_t>(e);
+    j.wait_s[i] = j.step_time_s - j.islands[i].time.total();
+    j.wan_s[i] = j.islands[i].time.wan_s;
+  }
+  j.tokens_per_s = static_cast<double>(s.training.global_batch) * s.model.seq_len / j.step_time_s;
+  j.wan_bytes_per_step = wan.bytes_per_step;
+  return j;
+}
+
+}  // namespace shardmeter::model

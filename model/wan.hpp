@@ -1,0 +1,24 @@
+#pragma once
+// Collectives across islands over WAN links (MODEL_NOTES §3.2 three-level extension, §4.1 step-time model).
+#include "model/cluster_spec.hpp"
+
+namespace shardmeter::model {
+
+// The ring every island joins, in scenario order (entry 0's replicas, then entry 1's, ...).
+struct WanRing {
+  int islands = 0;
+  double bytes_per_s = 0;          // the slowest ring edge's achievable bandwidth: a ring runs at its slowest link
+  double latency_s = 0;            // the largest one-way latency on the ring
+  double egress_usd_per_byte = 0;  // mean egress price of the edges (each island pays for what it sends)
+};
+WanRing wan_ring(const ClusterSpec& cluster) noexcept;
+
+// Ring all-reduce of `bytes` (each island's full payload) across the islands:
+// 2(I-1)/I * S / W_slowest + 2(I-1) * alpha_wan.
+double wan_all_reduce_s(double bytes, const WanRing& ring) noexcept;
+// Bytes all islands together put on the WAN for that all-reduce: I * 2(I-1)/I * S = 2(I-1) * S.
+double wan_all_reduce_bytes(double bytes, const WanRing& ring) noexcept;
+// Point-to-point over one island boundary.
+double wan_p2p_s(double bytes, const WanRing& ring) noexcept;
+
+}  // namespace shardmeter::model
