@@ -110,13 +110,25 @@ Violation check_consistency(const Scenario& s) noexcept {
     if (Violation v = check_island(s, i)) return v;
 
   const int dp = total_data_parallel(s);
-  const bool homogeneous_split = s.cluster.island_entries == 1 || plan.batch_split == BatchSplit::equal ||
-                                 plan.sync == SyncMode::diloco;
-  const std::int64_t quantum = static_cast<std::int64_t>(tr.micro_batch) * (homogeneous_split ? dp : 1);
-  if (dp <= 0 || tr.global_batch % quantum != 0 || tr.global_batch < static_cast<std::int64_t>(tr.micro_batch) * dp)
-    return violation(RejectReason::global_batch_not_divisible, FieldId::training_global_batch,
-                     static_cast<double>(tr.global_batch), FieldId::training_micro_batch,
-                     static_cast<double>(quantum));
+  if (plan.sync == SyncMode::diloco) {
+    // Each island trains an equal share of the global batch with its own replicas.
+    const int islands = s.cluster.total_islands();
+    for (int i = 0; i < s.cluster.island_entries; ++i) {
+      const std::int64_t quantum = static_cast<std::int64_t>(tr.micro_batch) * island_data_parallel(s, i) * islands;
+      if (quantum <= 0 || tr.global_batch % quantum != 0)
+        return violation(RejectReason::global_batch_not_divisible, FieldId::training_global_batch,
+                         static_cast<double>(tr.global_batch), FieldId::training_micro_batch,
+                         static_cast<double>(quantum), i);
+    }
+  } else {
+    const bool equal_split = s.cluster.island_entries == 1 || plan.batch_split == BatchSplit::equal;
+    const std::int64_t quantum = static_cast<std::int64_t>(tr.micro_batch) * (equal_split ? dp : 1);
+    if (dp <= 0 || tr.global_batch % quantum != 0 ||
+        tr.global_batch < static_cast<std::int64_t>(tr.micro_batch) * dp)
+      return violation(RejectReason::global_batch_not_divisible, FieldId::training_global_batch,
+                       static_cast<double>(tr.global_batch), FieldId::training_micro_batch,
+                       static_cast<double>(tr.micro_batch * std::max(dp, 1)));
+  }
   if (plan.interleave > 1 && s.cluster.island_entries == 1) {
     const std::int64_t microbatches = tr.global_batch / (static_cast<std::int64_t>(tr.micro_batch) * dp);
     if (microbatches % plan.pp != 0)

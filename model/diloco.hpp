@@ -21,7 +21,11 @@ OuterSync outer_sync(double parameters, const DilocoSpec& diloco, const WanRing&
 // Communication reduction against synchronous data parallelism: H x (gradient bits / outer bits).
 double diloco_reduction(const DilocoSpec& diloco, int grad_reduce_bytes) noexcept;
 
-// Loss-equivalent tokens per trained token for M replicas syncing every H steps (model/diloco.cpp cites the fit).
-double diloco_token_efficiency(const DilocoSpec& diloco, int replicas) noexcept;
+// Loss-equivalent tokens per trained token for M replicas of an N-parameter model.
+// Default: Charles et al. 2025 (arXiv 2503.09799) Tables 4/5 at H = 30, converted to compute-equivalent factors
+// (L_M / L_DP)^(2 / alpha_DP), alpha_DP = -0.0953 (scenarios/validation/README.md, derivation there), interpolated
+// in log N and log M, held constant beyond 10B, M = 1 taken as 1, capped at 1. Then the user's H term:
+// x (1 - loss_per_doubling)^max(0, log2(H / 30)). A fixed `token_efficiency` overrides all of it.
+double diloco_token_efficiency(const DilocoSpec& diloco, int replicas, double parameters) noexcept;
 
 }  // namespace shardmeter::model

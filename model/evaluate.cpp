@@ -4,9 +4,11 @@
 
 #include "model/consistency.hpp"
 #include "model/flops.hpp"
-#include "model/island_step.hpp"
+#include "model/goodput.hpp"
+#include "model/job_step.hpp"
 #include "model/parameters.hpp"
 #include "model/units.hpp"
+#include "model/wan.hpp"
 
 namespace shardmeter::model {
 
@@ -42,75 +44,81 @@ Estimate evaluate(const Scenario& s) noexcept {
 
   const ParameterCounts params = count_parameters(s.model);
   const FlopCounts flops = count_flops(s.model, s.plan.recompute);
-  const double global_batch = static_cast<double>(s.training.global_batch);
-  const int dp_total = total_data_parallel(s);
+  const JobStep job = s.plan.sync == SyncMode::diloco ? diloco_step(s, params) : synchronous_step(s, params);
 
-  // Every island runs its share; the step ends when the slowest replica is done (equal split).
-  double slowest_s = 0;
-  double peak_flops = 0;
-  double fullest_ratio = -1;  // memory / capacity of the fullest GPU so far
+  // ---- per island: its own step, what it waits for, its memory -----------------------------------------------
+  double peak_flops = 0, fullest = -1, computing_gpu_s = 0;
   bool fits = true;
+  std::size_t slowest = 0;
   for (int i = 0; i < s.cluster.island_entries; ++i) {
-    const IslandSpec& island = s.cluster.islands[static_cast<std::size_t>(i)];
-    const double sequences_per_replica = global_batch / dp_total;
-    const IslandStep st = island_step(s, island, params, sequences_per_replica);
-    IslandEstimate& ie = e.islands[static_cast<std::size_t>(i)];
+    const auto k = static_cast<std::size_t>(i);
+    const IslandSpec& island = s.cluster.islands[k];
+    const IslandStep& st = job.islands[k];
+    IslandEstimate& ie = e.islands[k];
     ie.time = st.time;
+    ie.time.wan_s = job.wan_s[k];
+    ie.time.straggler_s = std::max(0.0, job.wait_s[k]);
+    ie.step_time_s = st.time.total() - st.time.wan_s;
     ie.memory = st.memory;
-    ie.step_time_s = st.time.total();
-    ie.batch_share = sequences_per_replica * island_data_parallel(s, i) / global_batch;
     ie.memory_per_gpu_bytes = st.memory_bytes;
     ie.memory_capacity_bytes = st.capacity_bytes;
     ie.feasible = st.fits;
-    ie.bottleneck = st.fits ? dominant_component(st.time) : Bottleneck::memory_capacity;
+    ie.bottleneck = st.fits ? dominant_component(ie.time) : Bottleneck::memory_capacity;
+    ie.utilization = std::clamp(1.0 - (ie.time.wan_s + ie.time.straggler_s) / job.step_time_s, 0.0, 1.0);
     fits = fits && st.fits;
-    slowest_s = std::max(slowest_s, ie.step_time_s);
     peak_flops += island.total_gpus() * island.gpu.peak_flops_per_s;
-    if (st.memory_bytes / st.capacity_bytes > fullest_ratio) {
-      fullest_ratio = st.memory_bytes / st.capacity_bytes;
+    computing_gpu_s += island.total_gpus() * ie.utilization;
+    if (ie.time.straggler_s < e.islands[slowest].time.straggler_s) slowest = k;
+    if (st.memory_bytes / st.capacity_bytes > fullest) {
+      fullest = st.memory_bytes / st.capacity_bytes;
       e.memory_per_gpu_bytes = st.memory_bytes;
       e.memory_capacity_bytes = st.capacity_bytes;
       e.memory = st.memory;
     }
+    e.cost_usd_per_hour +=
+        island.total_gpus() * (island.spot ? island.gpu.spot_price_usd_per_gpu_hour : island.price_usd_per_gpu_hour);
   }
+  e.time = e.islands[slowest].time;  // the job's breakdown is its slowest island's (which waits for no one)
 
-  // The job's step: the slowest island; the others wait (straggler time).
-  e.step_time_s = slowest_s;
-  for (int i = 0; i < s.cluster.island_entries; ++i) {
-    IslandEstimate& ie = e.islands[static_cast<std::size_t>(i)];
-    ie.time.straggler_s = slowest_s - ie.step_time_s;
-    if (ie.step_time_s == slowest_s && e.time.total() == 0) e.time = ie.time;  // the slowest island
-  }
-  e.time.straggler_s = 0;  // the job's own breakdown is its slowest island's
-  e.bottleneck = fits ? dominant_component(e.time) : Bottleneck::memory_capacity;
-
-  e.tokens_per_step = global_batch * s.model.seq_len;
-  e.model_flops_per_step = global_batch * flops.model_per_sequence;
-  e.hardware_flops_per_step = global_batch * flops.hardware_per_sequence;
-  e.tokens_per_s = e.tokens_per_step / e.step_time_s;
-  e.effective_tokens_per_s = e.tokens_per_s;
+  // ---- the job -------------------------------------------------------------------------------------------
+  e.step_time_s = job.step_time_s;
+  e.tokens_per_step = static_cast<double>(s.training.global_batch) * s.model.seq_len;
+  e.tokens_per_s = job.tokens_per_s;
+  e.effective_tokens_per_s = job.tokens_per_s * job.token_efficiency;
   e.tokens_per_s_per_gpu = e.tokens_per_s / static_cast<double>(e.gpus);
-  e.tflops_per_gpu = e.model_flops_per_step / e.step_time_s / static_cast<double>(e.gpus) / kTera;
-  e.mfu = e.model_flops_per_step / (e.step_time_s * peak_flops);
-  e.hfu = e.hardware_flops_per_step / (e.step_time_s * peak_flops);
-  const double comm = e.time.tp_comm_s + e.time.pp_comm_s + e.time.dp_comm_s + e.time.wan_s;
-  e.exposed_comm_fraction = comm / e.step_time_s;
-  e.compute_utilization = 1.0 - (e.time.wan_s + e.time.straggler_s) / e.step_time_s;
-
+  const double sequences_per_s = e.tokens_per_s / s.model.seq_len;
+  e.model_flops_per_step = static_cast<double>(s.training.global_batch) * flops.model_per_sequence;
+  e.hardware_flops_per_step = static_cast<double>(s.training.global_batch) * flops.hardware_per_sequence;
+  e.tflops_per_gpu = sequences_per_s * flops.model_per_sequence / static_cast<double>(e.gpus) / kTera;
+  e.mfu = sequences_per_s * flops.model_per_sequence / peak_flops;
+  e.hfu = sequences_per_s * flops.hardware_per_sequence / peak_flops;
+  e.compute_utilization = computing_gpu_s / static_cast<double>(e.gpus);
+  e.exposed_comm_fraction = (e.time.tp_comm_s + e.time.pp_comm_s + e.time.dp_comm_s + e.time.wan_s) / e.step_time_s;
+  e.bottleneck = fits ? dominant_component(e.time) : Bottleneck::memory_capacity;
   for (int i = 0; i < s.cluster.island_entries; ++i) {
-    const IslandSpec& island = s.cluster.islands[static_cast<std::size_t>(i)];
-    IslandEstimate& ie = e.islands[static_cast<std::size_t>(i)];
-    ie.tokens_per_s = e.tokens_per_s * ie.batch_share / island.count;
+    const auto k = static_cast<std::size_t>(i);
+    IslandEstimate& ie = e.islands[k];
+    const IslandSpec& island = s.cluster.islands[k];
+    ie.batch_share = job.sequences_per_island[k] * island.count / static_cast<double>(s.training.global_batch);
+    ie.tokens_per_s = job.island_tokens_per_s[k];
     ie.tokens_per_s_per_gpu = ie.tokens_per_s / island.gpus;
-    ie.utilization = 1.0 - (ie.time.wan_s + ie.time.straggler_s) / e.step_time_s;
-    e.cost_usd_per_hour += island.total_gpus() * island.price_usd_per_gpu_hour;
   }
 
-  e.goodput = 1.0;
+  // ---- WAN, goodput, wall-clock and cost -----------------------------------------------------------------
+  e.wan_bytes_per_step = job.wan_bytes_per_step;
+  e.wan_bytes_per_outer_step = job.wan_bytes_per_outer_step;
+  e.wan_reduction_vs_sync = job.wan_reduction_vs_sync;
+  const Goodput g = goodput(s.cluster, s.goodput);
+  e.goodput = g.fraction;
+  e.checkpoint_interval_s = g.checkpoint_interval_s;
   e.wall_clock_s = s.training.tokens / e.tokens_per_s / e.goodput;
   e.gpu_usd_total = e.cost_usd_per_hour * e.wall_clock_s / kSecondsPerHour;
+  const double steps = s.training.tokens / e.tokens_per_step;
+  e.egress_usd_total = steps * e.wan_bytes_per_step * wan_ring(s.cluster).egress_usd_per_byte;
   e.total_cost_usd = e.gpu_usd_total + e.egress_usd_total;
-  e.cost_usd_per_million_tokens = e.cost_usd_per_hour / (e.tokens_per_s * kSecondsPerHour) * 1e6 / e.goodput;
+  e.cost_usd_per_million_tokens = e.total_cost_usd / (s.training.tokens / 1e6);
+  if (s.training.tokens <= 0)
+    e.cost_usd_per_million_tokens = e.cost_usd_per_hour / (e.tokens_per_s * kSecondsPerHour) * 1e6 / e.goodput;
 
   e.feasible = fits;
   e.reject_reason = fits ? RejectReason::none : RejectReason::out_of_memory;

@@ -15,6 +15,7 @@ struct JobStep {
   std::array<double, kMaxIslands> sequences_per_island{};  // per island of each entry, per (inner) step
   std::array<double, kMaxIslands> wait_s{};                // per (inner) step, waiting for slower islands
   std::array<double, kMaxIslands> wan_s{};                 // per (inner) step, exposed WAN time
+  std::array<double, kMaxIslands> island_tokens_per_s{};   // per island of each entry
   double step_time_s = 0;          // wall time per optimizer (inner) step, sync amortised
   double tokens_per_s = 0;         // trained tokens per second, whole job
   double wan_bytes_per_step = 0;

@@ -12,9 +12,10 @@ struct DilocoSpec {
   int overlap_steps = 0;        // tau: inner steps the outer sync may hide behind
   DilocoFastIslands fast_islands = DilocoFastIslands::wait;
   bool offload_outer_state = false;   // keep theta^(t-1) and outer momentum in host memory
-  // Loss-equivalent tokens per trained token: 1 / (1 + a * ln(H) * (M - 1)^b); see model/diloco.hpp.
-  double efficiency_a = -1;     // < 0 selects the published default
-  double efficiency_b = -1;
+  // Loss-equivalent tokens per trained token (model/diloco.hpp). < 0 selects the published default, interpolated
+  // from Charles et al. 2025 (H = 30); the H term below is a user setting (none is published).
+  double token_efficiency = -1;
+  double efficiency_loss_per_h_doubling = 0;   // fractional efficiency lost per doubling of H beyond 30
 };
 
 struct PlanSpec {

@@ -131,6 +131,10 @@ JobStep synchronous_step(const Scenario& s, const ParameterCounts& params) noexc
     j.wait_s[i] = j.step_time_s - j.islands[i].time.total();
     j.wan_s[i] = j.islands[i].time.wan_s;
   }
+  for (int e = 0; e < entries; ++e) {
+    const auto i = static_cast<std::size_t>(e);
+    j.island_tokens_per_s[i] = j.sequences_per_island[i] * s.model.seq_len / j.step_time_s;
+  }
   j.tokens_per_s = static_cast<double>(s.training.global_batch) * s.model.seq_len / j.step_time_s;
   j.wan_bytes_per_step = wan.bytes_per_step;
   return j;
