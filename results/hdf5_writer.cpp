@@ -19,6 +19,7 @@ namespace n = h5names;
 namespace {
 
 constexpr std::size_t kChunkBytes = 256 * 1024;  // below HDF5's default 1 MiB chunk cache
+constexpr std::size_t kChunksPerWrite = 16;       // whole chunks per H5Dwrite: fewer calls, less allocator churn
 
 std::vector<std::string> units_of(const RowLayout& layout) {
   std::vector<std::string> units;
@@ -67,6 +68,7 @@ struct FrontWriter::Impl {
   std::vector<std::byte> buffer;   // packed /all rows not yet written
   std::size_t buffered = 0;
   std::size_t chunk_rows = 1;
+  std::size_t buffer_rows = 1;     // rows per write: a multiple of chunk_rows
   std::uint64_t all_rows = 0;      // rows written + buffered
   bool finished = false;
   bool failed = false;
@@ -89,7 +91,8 @@ struct FrontWriter::Impl {
     props.setDeflate(std::clamp(options.deflate_level, 1, 9));
     all.emplace(file->createDataSet(std::string(n::kAll), type.file, H5::DataSpace(1, &zero, &unlimited), props));
     h5io::write_attribute(*all, n::kUnits, units_of(layout));
-    buffer.resize(chunk_rows * type.row_bytes);
+    buffer_rows = chunk_rows * kChunksPerWrite;
+    buffer.resize(buffer_rows * type.row_bytes);
   }
 
   void flush() {
@@ -109,7 +112,7 @@ struct FrontWriter::Impl {
       h5io::pack(layout, type, p, buffer.data() + buffered * type.row_bytes);
       ++buffered;
       ++all_rows;
-      if (buffered == chunk_rows) flush();
+      if (buffered == buffer_rows) flush();
     }
   }
 
