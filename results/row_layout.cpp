@@ -36,6 +36,9 @@ RowLayout::RowLayout(int island_entries, std::vector<std::string> axes, std::siz
                                 [](const FrontPoint& p) { return CellValue{static_cast<std::int64_t>(p.index)}; }});
   std::vector<ScenarioColumn> scenario = scenario_columns(island_entries_);
   for (ScenarioColumn& c : scenario_detail_columns(island_entries_)) scenario.push_back(std::move(c));
+  // Job-wide fields first, then all fields of island 0, of island 1, ...
+  std::stable_sort(scenario.begin(), scenario.end(),
+                   [](const ScenarioColumn& a, const ScenarioColumn& b) { return a.island < b.island; });
   for (const ScenarioColumn& c : scenario) {
     auto get = c.get;
     const int island = c.island;
