@@ -1,0 +1,30 @@
+#pragma once
+// Columns that result files carry beyond columns.hpp: the estimate's text fields (bottleneck, reject reason), its
+// time and memory breakdowns, per-island metrics, and a few scenario fields reports and export need.
+// Names follow columns.hpp (units in names); they are part of the file contract (results/README.md).
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/estimate.hpp"
+#include "results/columns.hpp"
+
+namespace shardmeter::results {
+
+struct EstimateColumn {
+  std::string name;        // e.g. "bottleneck", "time_tp_comm_s", "island0_tokens_per_s"
+  std::string_view unit;
+  CellValue (*get)(const model::Estimate&, int island);
+  int island = -1;         // island entry the column reads, -1 for job-wide fields
+};
+
+// Job-wide estimate columns not in metric_columns(), then per-island ones for entries 0..island_entries-1.
+std::vector<EstimateColumn> estimate_detail_columns(int island_entries);
+
+// Scenario fields not in scenario_columns(): training_tokens, islandN_nodes, islandN_spot.
+std::vector<ScenarioColumn> scenario_detail_columns(int island_entries);
+
+// Unit of a scenario column, from its name ("" for counts, names and ratios).
+std::string_view scenario_column_unit(std::string_view name) noexcept;
+
+}  // namespace shardmeter::results

@@ -1,0 +1,39 @@
+#pragma once
+// Names in ShardMeter HDF5 result files. They are a contract with readers outside this code base (h5py scripts,
+// notebooks, the nightly job): change them only with a new schema_version. Documented in results/README.md.
+#include <cstdint>
+#include <string_view>
+
+namespace shardmeter::results::h5names {
+
+inline constexpr std::int64_t kSchemaVersion = 1;
+inline constexpr std::string_view kFormat = "shardmeter-front";   // value of the `format` root attribute
+
+// Datasets.
+inline constexpr std::string_view kFront = "front";   // the Pareto front, one row per point, in the given order
+inline constexpr std::string_view kAll = "all";       // every feasible candidate (--all), chunked + deflate
+
+// Root attributes.
+inline constexpr std::string_view kFormatAttr = "format";
+inline constexpr std::string_view kSchemaVersionAttr = "schema_version";
+inline constexpr std::string_view kScenario = "scenario";
+inline constexpr std::string_view kScenarioName = "scenario_name";
+inline constexpr std::string_view kVersion = "version";
+inline constexpr std::string_view kMethod = "method";
+inline constexpr std::string_view kSeed = "seed";
+inline constexpr std::string_view kThreads = "threads";
+inline constexpr std::string_view kSpaceSize = "space_size";
+inline constexpr std::string_view kEvaluated = "evaluated";
+inline constexpr std::string_view kFeasible = "feasible";
+inline constexpr std::string_view kElapsed = "elapsed_s";
+inline constexpr std::string_view kComplete = "complete";
+inline constexpr std::string_view kObjectives = "objectives";
+inline constexpr std::string_view kObjectiveDirections = "objective_directions";
+inline constexpr std::string_view kAxes = "axes";
+inline constexpr std::string_view kCreated = "created";
+inline constexpr std::string_view kRejectedPrefix = "rejected_";   // rejected_<reason> = count
+
+// Dataset attributes (on /front and /all).
+inline constexpr std::string_view kUnits = "units";           // one unit text per column, "" when unitless
+
+}  // namespace shardmeter::results::h5names
