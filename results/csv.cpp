@@ -48,10 +48,11 @@ void write_csv(const std::filesystem::path& path, const Table& table) { write_te
 
 CsvRecords parse_csv(std::string_view text, const std::string& source) {
   std::vector<std::vector<std::string>> records;
+  std::vector<int> starts;
   std::vector<std::string> record;
   std::string field;
   bool quoted = false, field_started = false;
-  std::size_t line = 1;
+  std::size_t line = 1, record_line = 1;
   const auto end_field = [&] {
     record.push_back(std::move(field));
     field.clear();
@@ -60,6 +61,7 @@ CsvRecords parse_csv(std::string_view text, const std::string& source) {
   const auto end_record = [&] {
     end_field();
     records.push_back(std::move(record));
+    starts.push_back(static_cast<int>(record_line));
     record.clear();
   };
   for (std::size_t i = 0; i < text.size(); ++i) {
@@ -85,6 +87,7 @@ CsvRecords parse_csv(std::string_view text, const std::string& source) {
     } else if (c == '\n') {
       end_record();
       ++line;
+      record_line = line;
     } else {
       field += c;
       field_started = true;
@@ -96,10 +99,13 @@ CsvRecords parse_csv(std::string_view text, const std::string& source) {
   if (records.empty()) return out;
   out.header = std::move(records.front());
   for (std::size_t r = 1; r < records.size(); ++r) {
+    if (records[r].size() == 1 && records[r][0].empty()) continue;  // blank line
     if (records[r].size() != out.header.size())
       throw InputError(source, InputProblem::malformed,
-                       fmt::format("record {} has {} fields, the header {}", r, records[r].size(), out.header.size()));
+                       fmt::format("line {}: record {} has {} fields, the header {}", starts[r], r, records[r].size(),
+                                   out.header.size()));
     out.records.push_back(std::move(records[r]));
+    out.lines.push_back(starts[r]);
   }
   return out;
 }

@@ -21,6 +21,7 @@ void write_csv(const std::filesystem::path& path, const Table& table);
 struct CsvRecords {
   std::vector<std::string> header;
   std::vector<std::vector<std::string>> records;
+  std::vector<int> lines;   // 1-based line where each record starts (for error messages)
 };
 CsvRecords parse_csv(std::string_view text, const std::string& source = "<text>");
 CsvRecords read_csv(const std::filesystem::path& path);

@@ -7,13 +7,27 @@
 #include "model/evaluate.hpp"
 #include "model/flops.hpp"
 #include "model/parameters.hpp"
-#include "src/csv_table.hpp"
+#include "results/csv.hpp"
+#include "results/errors.hpp"
 #include "src/scenario_error.hpp"
 #include "src/scenario_loader.hpp"
 
 namespace shardmeter::cli {
 
 namespace {
+
+// One record of the table with its line, addressed by column name.
+struct CsvRow {
+  int line = 0;
+  const std::vector<std::string>* header = nullptr;
+  const std::vector<std::string>* cells = nullptr;
+  std::string path;
+  const std::string& at(const std::string& column) const {
+    for (std::size_t i = 0; i < header->size(); ++i)
+      if ((*header)[i] == column) return (*cells)[i];
+    throw ScenarioError({path, line, 0}, column, "", "is not a column of the table");
+  }
+};
 
 // The row's columns, in the scenario section they belong to.
 constexpr const char* kModelColumns[] = {"layers", "hidden", "heads", "kv_heads", "ffn_hidden", "ffn_type", "vocab",
@@ -101,9 +115,15 @@ double measured_step_time_s(const std::string& metric, const std::string& conven
 }
 
 std::vector<ValidationRun> load_validation_runs(const std::string& csv_path, const Catalog& catalog) {
-  const CsvTable table = read_csv(csv_path);
+  results::CsvRecords table;
+  try {
+    table = results::read_csv(csv_path);
+  } catch (const results::InputError& e) {
+    throw ScenarioError({csv_path, 0, 0}, "", "", e.what());
+  }
   std::vector<ValidationRun> runs;
-  for (const CsvRow& row : table.rows) {
+  for (std::size_t k = 0; k < table.records.size(); ++k) {
+    const CsvRow row{table.lines[k], &table.header, &table.records[k], csv_path};
     ValidationRun r;
     r.id = row.at("id");
     r.source_group = row.at("source_group");
