@@ -38,8 +38,11 @@ void apply_override(ScenarioDocument& doc, const Override& override_);
 model::Scenario parse_scenario(const ScenarioDocument& doc, const Catalog& catalog);
 // Cross-field consistency (model::check_consistency), reported at the blamed key's position.
 void check_scenario(const model::Scenario& scenario, const ScenarioDocument& doc);
-// Where a dotted key sits: its file position, or the --set that produced it.
+// Where a dotted key sits: its file position, or the --set that produced it; for a key the document lacks,
+// the position of the nearest enclosing key it has.
 SourceLocation locate(const ScenarioDocument& doc, const std::string& dotted_key);
+// The node at a dotted key ("cluster.islands.0.gpus"), or an undefined node. Never modifies the document.
+YAML::Node find_node(const YAML::Node& root, const std::string& dotted_key);
 
 struct LoadedScenario {
   ScenarioDocument doc;

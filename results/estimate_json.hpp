@@ -1,0 +1,22 @@
+#pragma once
+// One estimate as a JSON object (`shardmeter estimate --json`). Field names are a contract that other tools
+// read; metric and enum names come from results/columns.hpp so they match every other writer.
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "model/estimate.hpp"
+#include "model/scenario.hpp"
+
+namespace shardmeter::results {
+
+// {"compute_s": ..., "tp_comm_s": ..., ..., "total_s": ...}
+nlohmann::json time_json(const model::TimeBreakdown& time);
+// {"weights_gb": ..., "activations_gb": ..., ..., "total_gb": ...}
+nlohmann::json memory_json(const model::MemoryBreakdown& memory);
+
+// The whole estimate: name, feasible, reject_reason, bottleneck, every metric of metric_columns(), the extra
+// per-step figures, `time`, `memory`, `islands` (one object per island entry) and `plan` (scenario columns).
+nlohmann::json estimate_json(const model::Scenario& scenario, const model::Estimate& estimate, std::string_view name);
+
+}  // namespace shardmeter::results

@@ -1,0 +1,52 @@
+#include "src/commands.hpp"
+
+#include <array>
+#include <ostream>
+
+#include "src/cli.hpp"
+
+namespace shardmeter::cli {
+
+namespace po = boost::program_options;
+
+namespace {
+
+// One row per command (see commands.hpp for how to add one). Listed in this order by `shardmeter --help`.
+constexpr std::array kCommands = {
+    Command{"estimate", "estimate SCENARIO [--set KEY=VALUE]... [--json] [--data-dir DIR]",
+            "Predict step time, throughput, MFU, memory, cost and the bottleneck of one scenario", run_estimate},
+};
+
+}  // namespace
+
+std::span<const Command> commands() { return kCommands; }
+
+const Command* find_command(std::string_view name) {
+  for (const Command& c : kCommands)
+    if (c.name == name) return &c;
+  return nullptr;
+}
+
+po::variables_map parse_command_line(const Command& command, const std::vector<std::string>& args,
+                                     const po::options_description& options, const char* positional_name) {
+  po::options_description all;
+  all.add(options);
+  all.add_options()(positional_name, po::value<std::vector<std::string>>(), "positional arguments");
+  po::positional_options_description positional;
+  positional.add(positional_name, -1);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw UsageError("shardmeter " + std::string(command.name) + ": " + e.what() + " (see shardmeter " +
+                     std::string(command.name) + " --help)");
+  }
+  return vm;
+}
+
+void print_command_help(const Command& command, const po::options_description& options, std::ostream& out) {
+  out << "Usage: shardmeter " << command.usage << "\n" << command.summary << ".\n\n" << options;
+}
+
+}  // namespace shardmeter::cli

@@ -1,0 +1,46 @@
+#pragma once
+// The table of shardmeter commands.
+//
+// To add a command (e.g. `validate`):
+//   1. write src/command_validate.cpp defining `int run_validate(const std::vector<std::string>& args,
+//      std::ostream& out)`; `args` are the words after the command name. Parse them with
+//      parse_command_line() below (Boost.Program_options); print `--help` to `out` and return 0; throw
+//      UsageError / ScenarioError for bad input (status 2); write results to `out` or to files (write a temporary
+//      file in the same directory, then rename, so a failure leaves no partial file);
+//   2. declare run_validate here and add one row to kCommands in src/commands.cpp.
+// Nothing else changes: src/CMakeLists.txt globs src/*.cpp.
+#include <iosfwd>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <boost/program_options.hpp>
+
+namespace shardmeter::cli {
+
+using CommandFunction = int (*)(const std::vector<std::string>& args, std::ostream& out);
+
+struct Command {
+  std::string_view name;      // as typed: `shardmeter estimate ...`
+  std::string_view usage;     // "estimate SCENARIO [--set K=V]... [--json]"
+  std::string_view summary;   // one line for `shardmeter --help`
+  CommandFunction run;
+};
+
+std::span<const Command> commands();
+const Command* find_command(std::string_view name);
+
+// Parses a command's arguments: named options plus positional arguments collected under `positional_name`.
+// Unknown options and malformed values become UsageError("shardmeter <command>: ..."). Prints nothing.
+boost::program_options::variables_map parse_command_line(const Command& command, const std::vector<std::string>& args,
+                                                         const boost::program_options::options_description& options,
+                                                         const char* positional_name);
+// "Usage: shardmeter <usage>\n<summary>\n\n<options>"
+void print_command_help(const Command& command, const boost::program_options::options_description& options,
+                        std::ostream& out);
+
+// ---- commands ------------------------------------------------------------------------------------------
+int run_estimate(const std::vector<std::string>& args, std::ostream& out);   // src/command_estimate.cpp
+
+}  // namespace shardmeter::cli

@@ -1,0 +1,95 @@
+// The shipped catalogs: every required GPU, link type and preset is there, with sources, and every preset's
+// dimensions reproduce its published parameter count.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <string>
+
+#include "model/parameters.hpp"
+#include "src/catalog.hpp"
+#include "src/scenario_loader.hpp"
+
+using namespace shardmeter::cli;
+namespace m = shardmeter::model;
+
+namespace {
+
+const Catalog& catalog() {
+  static const Catalog c = load_catalog(SHARDMETER_SOURCE_DIR "/scenarios");
+  return c;
+}
+
+// A preset's model as the loader reads it (through a scenario that names it).
+m::ModelSpec preset_model(const std::string& name) {
+  ScenarioDocument doc;
+  doc.path = "preset-test";
+  doc.root = YAML::Load("{name: t, model: {preset: " + name +
+                        "}, training: {global_batch: 1}, cluster: {islands: [{gpu: h100-sxm, gpus: 8}]}}");
+  return parse_scenario(doc, catalog()).model;
+}
+
+int decimals(const std::string& text) {
+  const auto dot = text.find('.');
+  return dot == std::string::npos ? 0 : static_cast<int>(text.size() - dot - 1);
+}
+
+}  // namespace
+
+TEST_CASE("the GPU catalog has every required type, with sources") {
+  for (const char* name : {"a100-sxm-40gb", "a100-sxm-80gb", "h100-sxm", "h100-pcie", "h200-sxm", "b200", "gb200",
+                           "mi300x", "mi325x", "l40s", "rtx-4090"}) {
+    INFO(name);
+    REQUIRE(catalog().gpus.count(name) == 1);
+    const GpuEntry& e = catalog().gpus.at(name);
+    CHECK(e.gpu.peak_flops_per_s > 0);
+    CHECK(e.gpu.hbm_bytes > 0);
+    CHECK(e.gpu.hbm_bytes_per_s > 0);
+    CHECK(e.gpu.scaleup.bytes_per_s > 0);
+    CHECK(e.node_network_gbps > 0);
+    CHECK(e.gpu.price_usd_per_gpu_hour > 0);
+    CHECK(e.price_high_usd_per_gpu_hour >= e.gpu.price_usd_per_gpu_hour);
+    for (const char* field : {"bf16_tflops", "hbm_gb", "hbm_tbps", "scaleup_gbps", "node_network_gbps",
+                              "price_usd_per_gpu_hour", "efficiency"})
+      CHECK(e.sources.count(field) == 1);
+  }
+  CHECK(catalog().gpus.at("gb200").gpu.scaleup_domain_gpus == 72);
+  CHECK(catalog().gpus.at("gb200").gpus_per_node == 4);
+  CHECK(catalog().gpus.at("a100-sxm-80gb").node_network_gbps == 1600);  // 8 x 200 Gbit/s HDR
+}
+
+TEST_CASE("the link catalog has every required type") {
+  for (const char* name : {"nvlink3", "nvlink4", "nvlink5", "xgmi", "pcie4", "pcie5", "ib-hdr", "ib-ndr", "efa",
+                           "roce", "ethernet"}) {
+    INFO(name);
+    REQUIRE(catalog().links.count(name) == 1);
+    CHECK(catalog().links.at(name).efficiency > 0);
+    CHECK(catalog().links.at(name).efficiency <= 1);
+    CHECK_FALSE(catalog().links.at(name).source.empty());
+  }
+}
+
+TEST_CASE("Llama-2-7B's parameter count is exactly the published 6,738,415,616") {
+  CHECK(m::count_parameters(preset_model("llama2-7b")).total == 6738415616.0);
+}
+
+// Published counts are matched within 0.5 %, or exactly at the precision they were published with: SC'21
+// Table 1 prints one decimal, so its 1.7B model (12Lh^2(1 + 13/12h + (V+s)/12Lh) = 1.652B) reads "1.7".
+TEST_CASE("every preset reproduces its published parameter count") {
+  const char* required[] = {"gpt3-175b", "megatron-gpt-1.7b", "megatron-gpt-3.6b", "megatron-gpt-7.5b",
+                            "megatron-gpt-18.4b", "megatron-gpt-39.1b", "megatron-gpt-76.1b", "megatron-gpt-145.6b",
+                            "megatron-gpt-310.1b", "megatron-gpt-529.6b", "megatron-gpt-1008b", "megatron-22b",
+                            "mt-nlg-530b", "megatron-1t", "llama2-7b", "llama2-13b", "llama2-70b", "llama3-8b",
+                            "llama3-70b", "llama3-405b", "mistral-7b"};
+  for (const char* name : required) CHECK(catalog().model_presets.count(name) == 1);
+  for (const auto& [name, path] : catalog().preset_files) {
+    INFO(name);
+    const double computed_b = m::count_parameters(preset_model(name)).total / 1e9;
+    const double published_b = catalog().preset_info.at(name).published_params_b;
+    const std::string published_text = YAML::LoadFile(path)["published_params_b"].Scalar();
+    const double scale = std::pow(10.0, decimals(published_text));
+    const bool within = std::fabs(computed_b - published_b) <= 0.005 * published_b;
+    const bool same_when_rounded = std::round(computed_b * scale) / scale == published_b;
+    INFO("computed " << computed_b << " B, published " << published_text << " B");
+    CHECK((within || same_when_rounded));
+  }
+}
