@@ -24,8 +24,8 @@ void parse_diloco(const YamlField& field, m::DilocoSpec& out) {
                                         std::to_string(out.inner_steps));
   diloco.read_enum("fast_islands", out.fast_islands);
   diloco.read("offload_outer_state", out.offload_outer_state);
-  diloco.read("efficiency_a", out.efficiency_a, Range::at_least(0));
-  diloco.read("efficiency_b", out.efficiency_b, Range::at_least(0));
+  diloco.read("token_efficiency", out.token_efficiency, Range::between(0, 2));
+  diloco.read("efficiency_loss_per_h_doubling", out.efficiency_loss_per_h_doubling, Range::between(0, 1));
 }
 
 }  // namespace

@@ -135,8 +135,8 @@ constexpr std::array kDiloco = {
   KeySpec{"overlap_steps", "int", "steps", "0", "tau: inner steps the outer sync may hide behind"},
   KeySpec{"fast_islands", "wait | more_steps", "", "wait", "What faster islands do while slower ones finish"},
   KeySpec{"offload_outer_state", "bool", "", "false", "Keep outer parameters and momentum in host memory"},
-  KeySpec{"efficiency_a", "number", "", "published default", "Token-efficiency fit coefficient a (>= 0)"},
-  KeySpec{"efficiency_b", "number", "", "published default", "Token-efficiency fit exponent b (>= 0)"},
+  KeySpec{"token_efficiency", "number", "", "published fit", "Loss-equivalent tokens per trained token; overrides the default interpolated from Charles et al. 2025 (H = 30)"},
+  KeySpec{"efficiency_loss_per_h_doubling", "number", "", "0", "Token efficiency lost per doubling of H beyond 30 (none is published)"},
 };
 
 constexpr std::array kRuntime = {
