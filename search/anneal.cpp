@@ -99,7 +99,7 @@ public:
     std::uint64_t current_index = cursor_.index();
     std::uint64_t reported = 0;
     int stall = 0;
-    for (std::uint64_t step = 0; used_ < budget_ && step < max_steps; ++step) {
+    for (std::uint64_t step = 0; used_ < budget_ && step < max_steps && cache_.size() < space_.size(); ++step) {
       if (step % kCheckEvery == 0) {
         control_.progress->add(used_ - reported);
         reported = used_;

@@ -80,7 +80,7 @@ std::vector<std::string> CandidateCheck::code_names() const {
   return names;
 }
 
-Outcome CandidateCheck::check(const model::Scenario& s, model::Estimate& estimate) const noexcept {
+Outcome CandidateCheck::screen(const model::Scenario& s) const noexcept {
   Outcome out;
   if (const model::Violation v = model::check_consistency(s)) {
     out.code = static_cast<int>(v.reason);
@@ -95,6 +95,12 @@ Outcome CandidateCheck::check(const model::Scenario& s, model::Estimate& estimat
     }
   }
   out.prune_position = no_prune_;
+  return out;
+}
+
+Outcome CandidateCheck::check(const model::Scenario& s, model::Estimate& estimate) const noexcept {
+  Outcome out = screen(s);
+  if (out.code != Outcome::kFeasible) return out;
   // Construct the estimate in place (guaranteed copy elision): it is a few kilobytes.
   ::new (static_cast<void*>(&estimate)) model::Estimate(model::evaluate(s));
   out.evaluated = true;

@@ -40,7 +40,9 @@ public:
   int code_count() const noexcept { return non_finite_code_ + 1; }
   std::vector<std::string> code_names() const;
 
-  // `estimate` receives the model's estimate when `evaluated` is set.
+  // The stages before the model (consistency, quotas): kFeasible here means "worth an estimate".
+  Outcome screen(const model::Scenario& scenario) const noexcept;
+  // All stages. `estimate` receives the model's estimate when `evaluated` is set.
   Outcome check(const model::Scenario& scenario, model::Estimate& estimate) const noexcept;
 
   // Objective values of an estimate as the user reads them (not negated).

@@ -78,6 +78,18 @@ struct LocalSearchState {
 void pareto_local_search(const Space& space, const CandidateCheck& check, const RunControl& control,
                          std::uint64_t budget, LocalSearchState& state);
 
+// What enumerating a space costs: candidates looked at by the cheap checks, and those the model would estimate.
+struct Workload {
+  std::uint64_t examined = 0;      // not skipped by pruning
+  std::uint64_t estimates = 0;     // pass the cheap checks
+  bool exceeded = false;           // the walk stopped because the work passed `limit`
+};
+// Walks the space with the cheap checks and pruning only. Work is priced as examined + estimates *
+// estimate_cost (in cheap-check units); the walk stops as soon as the total passes `limit`. Deterministic:
+// `exceeded` is set exactly when the space's total work is larger than `limit`.
+Workload measure_workload(const Space& space, const CandidateCheck& check, const RunControl& control,
+                          double estimate_cost, double limit);
+
 EngineOutput run_exhaustive(const Space& space, const CandidateCheck& check, const SearchOptions& options,
                             const RunControl& control);
 EngineOutput run_anneal(const Space& space, const CandidateCheck& check, const SearchOptions& options,

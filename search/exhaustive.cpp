@@ -8,6 +8,7 @@
 
 #include <tbb/blocked_range.h>
 #include <tbb/combinable.h>
+#include <tbb/parallel_for.h>
 #include <tbb/parallel_pipeline.h>
 #include <tbb/parallel_reduce.h>
 #include <tbb/task_arena.h>
@@ -22,6 +23,17 @@ namespace {
 constexpr int kCheckEvery = 512;          // candidates examined between stop/progress checks
 constexpr std::uint64_t kGrain = 4096;    // smallest index range a thread takes
 constexpr std::uint64_t kSinkChunk = 1024;  // candidates per chunk handed to the sink
+
+// The block of candidates sharing candidate i's cheap rejection `o` ends at this index (exclusive).
+std::uint64_t block_end(const Space& space, const Outcome& o, std::uint64_t i) {
+  if (o.prune_position < 0) return space.size();
+  const std::uint64_t block = space.block_size(o.prune_position);
+  return (i / block + 1) * block;
+}
+std::uint64_t block_start(const Space& space, const Outcome& o, std::uint64_t i) {
+  if (o.prune_position < 0) return 0;
+  return i - i % space.block_size(o.prune_position);
+}
 
 struct Worker {
   Worker(const Space& space, const CandidateCheck& check)
@@ -52,12 +64,10 @@ bool walk(const Space& space, const CandidateCheck& check, const RunControl& con
     const Outcome o = check.check(w.cursor.scenario(), w.estimate);
     if (o.code != Outcome::kFeasible && !o.evaluated) {
       // Decided before the model ran: the rest of this candidate's block (within the range) shares it.
-      const std::uint64_t block = o.prune_position < 0 ? space.size() : space.block_size(o.prune_position);
-      const std::uint64_t block_end = o.prune_position < 0 ? space.size() : (i / block + 1) * block;
-      const std::uint64_t stop_at = std::min(block_end, end);
+      const std::uint64_t stop_at = std::min(block_end(space, o, i), end);
       // `pruned` counts what a sequential walk would skip: every member of the block but its first, so the
       // figure does not depend on how the index range was split between threads.
-      w.tally.count(o, stop_at - i - 1, i != block_end - block);
+      w.tally.count(o, stop_at - i - 1, i != block_start(space, o, i));
       i = stop_at;
       if (i < end) w.cursor.skip_block(o.prune_position);
       continue;
@@ -146,6 +156,61 @@ EngineOutput run_with_sink(const Space& space, const CandidateCheck& check, cons
 }
 
 }  // namespace
+
+Workload measure_workload(const Space& space, const CandidateCheck& check, const RunControl& control,
+                          double estimate_cost, double limit) {
+  std::atomic<double> shared{0};   // work published by all threads so far
+  std::atomic<bool> exceeded{false};
+  struct Local {
+    std::uint64_t examined = 0, estimates = 0;
+  };
+  tbb::combinable<Local> locals;
+  tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, space.size(), kGrain), [&](const tbb::blocked_range<std::uint64_t>& r) {
+    if (exceeded.load(std::memory_order_relaxed)) return;
+    Local& local = locals.local();
+    Cursor cursor(space);
+    cursor.seek(r.begin());
+    double unpublished = 0;
+    auto publish = [&] {
+      const double total = shared.fetch_add(unpublished, std::memory_order_relaxed) + unpublished;
+      unpublished = 0;
+      if (total > limit) exceeded = true;
+    };
+    std::uint64_t i = r.begin();
+    int since_check = 0;
+    while (i < r.end()) {
+      if (++since_check == kCheckEvery) {
+        since_check = 0;
+        publish();
+        if (exceeded.load(std::memory_order_relaxed) || control.stop->load(std::memory_order_relaxed)) return;
+      }
+      // Count what a sequential walk would examine (see walk()), whatever the split between threads.
+      const Outcome o = check.screen(cursor.scenario());
+      if (o.code == Outcome::kFeasible) {
+        ++local.examined;
+        ++local.estimates;
+        unpublished += 1 + estimate_cost;
+        if (++i < r.end()) cursor.next();
+        continue;
+      }
+      if (i == block_start(space, o, i)) {
+        ++local.examined;
+        unpublished += 1;
+      }
+      const std::uint64_t stop_at = std::min(block_end(space, o, i), r.end());
+      i = stop_at;
+      if (i < r.end()) cursor.skip_block(o.prune_position);
+    }
+    publish();
+  });
+  Workload w;
+  locals.combine_each([&](const Local& l) {
+    w.examined += l.examined;
+    w.estimates += l.estimates;
+  });
+  w.exceeded = exceeded.load() || static_cast<double>(w.examined) + static_cast<double>(w.estimates) * estimate_cost > limit;
+  return w;
+}
 
 EngineOutput run_exhaustive(const Space& space, const CandidateCheck& check, const SearchOptions& options,
                             const RunControl& control) {

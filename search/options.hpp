@@ -35,11 +35,14 @@ struct SearchOptions {
   std::uint64_t evaluations = 200'000;
   int chains = 16;                    // anneal chains; the result does not depend on the thread count
   double time_limit_s = 0;            // 0 = none; a search stopped by it is complete = false (not deterministic)
-  // `auto` runs exhaustive when size <= auto_time_budget_s (or time_limit_s when set) * auto_candidates_per_s,
-  // or when the space is no larger than the anneal budget. A constant, not a timed probe, so the method choice
-  // (and thus the front) is the same on every machine and for every thread count.
+  // `auto` runs exhaustive when the space is no larger than the anneal budget, or when enumerating it is
+  // predicted to fit auto_time_budget_s (time_limit_s when set). The prediction walks the space with the cheap
+  // checks and pruning only (stopping as soon as the budget is exceeded) and prices what it finds with these
+  // single-thread rates: a count of work, not a timing, so the choice (and thus the front) is the same on every
+  // machine and for every thread count.
   double auto_time_budget_s = 60;
-  double auto_candidates_per_s = 2.0e5;
+  double auto_estimates_per_s = 1.0e6;   // model estimates (bench_estimate: ~4e6/s on one core)
+  double auto_checks_per_s = 2.0e7;      // cheap checks of candidates the model never sees
   bool prune = true;                  // sub-space pruning (never changes the front or the counts)
   ProgressFn progress;
   double progress_interval_s = 0.25;

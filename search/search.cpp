@@ -24,31 +24,49 @@ std::vector<std::pair<std::string, std::uint64_t>> SearchCounts::rejections() co
   return out;
 }
 
-MethodChoice choose_method(const Space& space, const SearchOptions& options) {
+MethodChoice choose_method(const Space& space, const Goal& goal, const SearchOptions& options,
+                           std::atomic<bool>& stop) {
   if (options.method == Method::exhaustive) return {Method::exhaustive, "exhaustive (requested)"};
   if (options.method == Method::anneal) return {Method::anneal, "anneal (requested)"};
-  const auto size = static_cast<double>(space.size());
   if (space.size() <= options.evaluations)
     return {Method::exhaustive, fmt::format("auto chose exhaustive: the space ({} candidates) is no larger than the "
                                             "annealing budget ({} evaluations)",
                                             space.size(), options.evaluations)};
   const double budget_s = options.time_limit_s > 0 ? options.time_limit_s : options.auto_time_budget_s;
-  const double capacity = budget_s * options.auto_candidates_per_s;
-  if (size <= capacity)
+  const CandidateCheck check(space, goal, options.prune);
+  ProgressMeter quiet(ProgressFn{}, 0, 1);
+  RunControl control;
+  control.stop = &stop;
+  control.progress = &quiet;
+  // Work in cheap-check units: one per examined candidate, estimate_cost more per model estimate.
+  const double estimate_cost = options.auto_checks_per_s / options.auto_estimates_per_s;
+  const Workload w = measure_workload(space, check, control, estimate_cost, budget_s * options.auto_checks_per_s);
+  if (!w.exceeded) {
+    const double predicted_s = static_cast<double>(w.examined) / options.auto_checks_per_s +
+                               static_cast<double>(w.estimates) / options.auto_estimates_per_s;
     return {Method::exhaustive,
-            fmt::format("auto chose exhaustive: {} candidates fit a {:g} s budget at an assumed {:g} candidates/s",
-                        space.size(), budget_s, options.auto_candidates_per_s)};
+            fmt::format("auto chose exhaustive: of {} candidates, {} need a look after pruning and {} an estimate, "
+                        "about {:.3g} s at {:g} checks/s and {:g} estimates/s on one thread (budget {:g} s)",
+                        space.size(), w.examined, w.estimates, predicted_s, options.auto_checks_per_s,
+                        options.auto_estimates_per_s, budget_s)};
+  }
   return {Method::anneal,
-          fmt::format("auto chose anneal: {} candidates exceed what a {:g} s budget enumerates at an assumed {:g} "
-                      "candidates/s ({:g}); annealing with {} evaluations",
-                      space.size(), budget_s, options.auto_candidates_per_s, capacity, options.evaluations)};
+          fmt::format("auto chose anneal: enumerating {} candidates would exceed the {:g} s budget (at {:g} checks/s "
+                      "and {:g} estimates/s on one thread, after pruning); annealing with {} evaluations",
+                      space.size(), budget_s, options.auto_checks_per_s, options.auto_estimates_per_s,
+                      options.evaluations)};
+}
+
+MethodChoice choose_method(const Space& space, const Goal& goal, const SearchOptions& options) {
+  std::atomic<bool> stop{false};
+  return choose_method(space, goal, options, stop);
 }
 
 SearchResult search(const Space& space, const Goal& goal, const SearchOptions& options, std::atomic<bool>& stop) {
   const Clock::time_point start = Clock::now();
   if (options.chains < 1) throw std::invalid_argument("search: chains must be at least 1");
   const CandidateCheck check(space, goal, options.prune);
-  const MethodChoice choice = choose_method(space, options);
+  const MethodChoice choice = choose_method(space, goal, options, stop);
 
   const std::uint64_t planned = choice.method == Method::exhaustive ? space.size() : options.evaluations;
   ProgressMeter meter(options.progress, planned, options.progress_interval_s);

@@ -8,6 +8,7 @@
 // Threads: whatever oneTBB arena the caller runs in (tbb::global_control / task_arena); the front does not
 // depend on it. Infeasible spaces give an empty front and counts saying why; nothing is thrown for them.
 #include <atomic>
+#include <string>
 
 #include "search/goal.hpp"
 #include "search/options.hpp"
@@ -21,11 +22,13 @@ namespace shardmeter::search {
 SearchResult search(const Space& space, const Goal& goal, const SearchOptions& options, std::atomic<bool>& stop);
 SearchResult search(const Space& space, const Goal& goal, const SearchOptions& options = {});
 
-// The engine `auto` would run for this space and these options, and why.
+// The engine `auto` would run for this space, goal and options, and why (see SearchOptions::auto_*). May walk
+// the space with the cheap checks (stopping once enumeration is predicted to exceed the time budget).
 struct MethodChoice {
   Method method = Method::exhaustive;
   std::string reason;
 };
-MethodChoice choose_method(const Space& space, const SearchOptions& options);
+MethodChoice choose_method(const Space& space, const Goal& goal, const SearchOptions& options);
+MethodChoice choose_method(const Space& space, const Goal& goal, const SearchOptions& options, std::atomic<bool>& stop);
 
 }  // namespace shardmeter::search

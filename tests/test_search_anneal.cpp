@@ -129,3 +129,28 @@ TEST_CASE("annealing with a sink delivers each feasible visited candidate once, 
   CHECK_FALSE(seen.empty());
   for (const auto& p : r.front) CHECK(std::binary_search(sorted.begin(), sorted.end(), p.index));
 }
+
+TEST_CASE("annealing a space smaller than its budget ends once every candidate is seen") {
+  const model::Scenario b = gpt13b_base();
+  const search::Space one(b, {});
+  const search::SearchResult r1 = search::search(one, search::Goal{}, anneal(1000, 3));
+  CHECK(r1.counts.space_size == 1);
+  CHECK(r1.front.size() == 1);
+  const search::Space three(b, {recompute_axis(b)});
+  const search::SearchResult r3 = search::search(three, search::Goal{}, anneal(1000, 3));
+  CHECK(r3.complete);
+  CHECK_FALSE(r3.front.empty());
+}
+
+TEST_CASE("annealing with three objectives is deterministic too") {
+  const tbb::global_control workers(tbb::global_control::max_allowed_parallelism, 4);
+  std::vector<search::Objective> o = search::default_objectives();
+  o.push_back(search::Objective{"mfu", [](const model::Estimate& e) { return e.mfu; }, search::Sense::maximize});
+  const search::Goal goal{o, {}, {}};
+  const search::Space space = small_space();
+  search::SearchResult one, two;
+  tbb::task_arena(1).execute([&] { one = search::search(space, goal, anneal(1200, 9)); });
+  tbb::task_arena(3).execute([&] { two = search::search(space, goal, anneal(1200, 9)); });
+  CHECK(indices(one) == indices(two));
+  CHECK(one.counts.rejected_by_reason == two.counts.rejected_by_reason);
+}

@@ -279,8 +279,35 @@ TEST_CASE("progress is reported, and auto explains its choice") {
 
   o.evaluations = 100;
   o.auto_time_budget_s = 1e-3;
-  o.auto_candidates_per_s = 1e3;
-  const search::MethodChoice choice = search::choose_method(space, o);
+  o.auto_estimates_per_s = 1e3;
+  const search::MethodChoice choice = search::choose_method(space, search::Goal{}, o);
   CHECK(choice.method == search::Method::anneal);
   CHECK(choice.reason.find("anneal") != std::string::npos);
+}
+
+TEST_CASE("auto prices the work that pruning leaves, the same way for any thread count") {
+  const tbb::global_control workers(tbb::global_control::max_allowed_parallelism, 4);
+  const search::Space space = small_space();
+  const search::SearchResult r = search::search(space, search::Goal{}, exhaustive());
+  // A space that needs exactly r.counts.evaluated estimates and some examined candidates: a budget just
+  // above their price goes exhaustive, one just below goes anneal; the boundary does not move with threads.
+  search::SearchOptions o;
+  o.evaluations = 10;
+  o.auto_checks_per_s = 1e6;
+  o.auto_estimates_per_s = 1e5;  // an estimate costs 10 checks
+  const double estimates_s = static_cast<double>(r.counts.evaluated) / o.auto_estimates_per_s;
+  std::vector<std::string> reasons;
+  for (int threads : {1, 4}) {
+    tbb::task_arena(threads).execute([&] {
+      o.auto_time_budget_s = estimates_s;  // examined candidates come on top: too little
+      CHECK(search::choose_method(space, search::Goal{}, o).method == search::Method::anneal);
+      o.auto_time_budget_s = estimates_s + static_cast<double>(space.size()) / o.auto_checks_per_s;
+      const search::MethodChoice c = search::choose_method(space, search::Goal{}, o);
+      CHECK(c.method == search::Method::exhaustive);
+      INFO(c.reason);
+      CHECK(c.reason.find(std::to_string(r.counts.evaluated) + " an estimate") != std::string::npos);
+      reasons.push_back(c.reason);
+    });
+  }
+  CHECK(reasons[0] == reasons[1]);  // same examined count, whatever the split
 }
