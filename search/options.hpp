@@ -26,6 +26,7 @@ struct CandidateRecord {
 using ProgressFn = std::function<void(std::uint64_t done, std::uint64_t total)>;
 // Batches of feasible candidates in increasing index order (exhaustive) or in chain order (anneal). Called
 // serially, never concurrently, possibly from different worker threads; may run while the search continues.
+// Plan columns for a record come from Space::scenario(record.index) / Space::labels(record.index).
 using SinkFn = std::function<void(std::span<const CandidateRecord>)>;
 
 struct SearchOptions {

@@ -109,8 +109,8 @@ Space::Space(const model::Scenario& base, std::vector<Axis> axes) : base_(base),
       if (!c.ranges.empty()) {
         PatchRange& last = c.ranges.back();
         const std::uint32_t last_end = last.offset + last.size;
-        const bool gap_free = std::all_of(owner.begin() + last_end, owner.begin() + r.offset, [](int o) { return o < 0; });
-        if (r.offset - last_end <= kPatchMergeGapBytes && gap_free) {
+        const bool near = r.offset - last_end <= kPatchMergeGapBytes;
+        if (near && std::all_of(owner.begin() + last_end, owner.begin() + r.offset, [](int o) { return o < 0; })) {
           last.size = r.offset + r.size - last.offset;
           continue;
         }

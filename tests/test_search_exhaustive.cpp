@@ -311,3 +311,23 @@ TEST_CASE("auto prices the work that pruning leaves, the same way for any thread
   }
   CHECK(reasons[0] == reasons[1]);  // same examined count, whatever the split
 }
+
+// Issue 4 regression: with 12 GPUs, tp=2 and pp=4 violate "tp*cp*pp divides the island" (blamed on pp and the
+// GPU count) but tp=3 with the same pp and GPUs is consistent. Pruning on the blamed fields alone would have
+// rejected the whole block, tp=3 included.
+TEST_CASE("pruning keeps a plan that pruning on blamed fields alone would drop") {
+  model::Scenario b = gpt13b_base();
+  b.model.heads = 48; b.model.kv_heads = 48; b.model.ffn_hidden = 12 * 1024; b.model.layers = 48;
+  b.cluster.islands[0].gpus = 12;
+  b.cluster.islands[0].gpus_per_node = 4;
+  b.training.global_batch = 48;
+  b.plan.sharding = model::Sharding::fsdp;
+  b.training.tokens = 1e9;
+  const search::Space space(b, {gpus_axis(b, {12}), pp_axis(b, {4}), tp_axis(b, {2, 3}), recompute_axis(b)});
+  const search::SearchResult r = search::search(space, search::Goal{}, exhaustive());
+  check_counts_add_up(r);
+  REQUIRE_FALSE(r.front.empty());
+  for (const search::FrontPoint& p : r.front) CHECK(p.scenario.plan.tp == 3);
+  CHECK(r.counts.rejections()[0].first == "parallel_degrees_do_not_divide_gpus");
+  CHECK(r.counts.rejections()[0].second == 3);  // tp=2 with each recompute value
+}
