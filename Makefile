@@ -32,6 +32,7 @@ test: build
 
 bench: build
 	./$(BUILD)/bench_estimate
+	./$(BUILD)/bench_search
 
 validate: build
 	./$(BUILD)/shardmeter validate

@@ -1,0 +1,286 @@
+// Simulated annealing for spaces too large to enumerate, in two phases:
+//  1. Several chains run independently (in parallel, one task each). Chain c is seeded from (seed, c), gets a
+//     fixed share of kChainShare of the evaluation budget, and minimises its own scalarisation of the
+//     objectives, one axis per move; every feasible candidate it visits feeds its Pareto archive.
+//  2. The chains' archives and tallies are merged in chain order and the remaining budget goes to a Pareto
+//     local search around the merged front (search/local_search.cpp), which fills gaps between the chains.
+// Both phases are deterministic for a seed and budget whatever the thread count. A time limit or the stop flag
+// ends them early (then the result depends on timing).
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <unordered_map>
+#include <unordered_set>
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include "model/evaluate.hpp"
+#include "search/cursor.hpp"
+#include "search/engine.hpp"
+
+namespace shardmeter::search {
+
+namespace {
+
+constexpr double kStartTemperature = 0.3;    // in units of the scalarised, asinh-normalised energy
+constexpr double kEndTemperature = 0.003;
+constexpr double kLocalMove = 0.7;           // share of moves that step one value up or down an axis
+constexpr double kJumpWhenInfeasible = 0.3;  // share of fresh random points while the chain has no feasible point
+constexpr int kStallSteps = 400;             // steps without archive progress before restarting from the archive
+constexpr std::uint64_t kStepsPerBudget = 20;  // step cap per budget unit (cache hits are free)
+constexpr int kMaxCacheHits = 16;            // consecutive revisits before jumping to a random candidate
+constexpr double kChainShare = 0.75;         // of the budget; the rest goes to the Pareto local search
+constexpr int kCheckEvery = 64;
+constexpr std::size_t kSinkBatch = 1024;
+
+// SplitMix64 (Steele et al. 2014): decorrelates the seeds of neighbouring chains.
+std::uint64_t splitmix64(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+// Uniform integer in [0, n) from the engine's raw output (std::uniform_int_distribution is implementation-
+// defined; this keeps runs reproducible across standard libraries).
+std::uint64_t uniform(std::mt19937_64& rng, std::uint64_t n) {
+  // Rejection sampling: drop the top (2^64 mod n) raw values so every residue is equally likely; n >= 1.
+  const std::uint64_t threshold = (0 - n) % n;
+  for (;;) {
+    const std::uint64_t x = rng();
+    if (x >= threshold) return x % n;
+  }
+}
+double unit(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
+
+struct Visit {
+  int code = Outcome::kFeasible;
+  ObjectiveVector objectives{};
+};
+
+struct ChainOutput {
+  ParetoArchive archive;
+  Tally tally;
+  std::vector<std::uint64_t> feasible;   // visit order, for the sink
+  std::vector<std::uint64_t> visited;    // every candidate counted, in visit order
+  bool complete = true;
+};
+
+class Chain {
+public:
+  Chain(const Space& space, const CandidateCheck& check, const SearchOptions& options, const RunControl& control,
+        int chain, std::uint64_t budget)
+      : space_(space), check_(check), options_(options), control_(control), budget_(budget),
+        rng_(splitmix64(options.seed ^ splitmix64(static_cast<std::uint64_t>(chain) + 1))), cursor_(space),
+        out_{ParetoArchive(check.objective_count()), Tally(check.code_count()), {}, {}, true} {
+    for (int p = 0; p < space.axis_count(); ++p)
+      if (space.radix(p) > 1) movable_.push_back(p);
+    // Scalarisation weights: spread evenly over the chains for two objectives, random (Dirichlet(1)) otherwise.
+    const int k = check.objective_count();
+    if (k == 1) {
+      weights_[0] = 1;
+    } else if (k == 2) {
+      const double t = (chain + 0.5) / std::max(1, options.chains);
+      weights_[0] = t;
+      weights_[1] = 1 - t;
+    } else {
+      double sum = 0;
+      for (int o = 0; o < k; ++o) sum += weights_[static_cast<std::size_t>(o)] = -std::log(1.0 - unit(rng_));
+      for (int o = 0; o < k; ++o) weights_[static_cast<std::size_t>(o)] /= sum;
+    }
+  }
+
+  ChainOutput run() {
+    if (budget_ == 0) return std::move(out_);
+    const std::uint64_t max_steps = kStepsPerBudget * budget_ + 1000;
+    cursor_.seek(uniform(rng_, space_.size()));
+    Visit current = visit();
+    std::uint64_t current_index = cursor_.index();
+    std::uint64_t reported = 0;
+    int stall = 0;
+    for (std::uint64_t step = 0; used_ < budget_ && step < max_steps && cache_.size() < space_.size(); ++step) {
+      if (step % kCheckEvery == 0) {
+        control_.progress->add(used_ - reported);
+        reported = used_;
+        if (control_.should_stop()) {
+          out_.complete = false;
+          break;
+        }
+      }
+      const bool current_ok = current.code == Outcome::kFeasible;
+      // Propose: a fresh point (searching for feasibility, or restarting from the archive) or a one-axis move.
+      std::uint64_t from = current_index;
+      int moved = -1;
+      std::uint32_t old_digit = 0;
+      bool restart = false;
+      if (movable_.empty() || hits_ >= kMaxCacheHits || (!current_ok && unit(rng_) < kJumpWhenInfeasible)) {
+        cursor_.seek(uniform(rng_, space_.size()));
+        restart = hits_ >= kMaxCacheHits;
+      } else if (current_ok && stall >= kStallSteps && !out_.archive.empty()) {
+        stall = 0;
+        const auto points = out_.archive.points();
+        cursor_.seek(points[uniform(rng_, points.size())].index);
+      } else {
+        moved = movable_[uniform(rng_, movable_.size())];
+        old_digit = cursor_.digit(moved);
+        cursor_.set_digit(moved, propose_digit(moved, old_digit));
+      }
+      const std::uint64_t archive_inserts = inserts_;
+      const Visit proposal = visit();
+      stall = inserts_ != archive_inserts ? 0 : stall + 1;
+
+      bool accept;
+      if (!current_ok || restart) {
+        accept = true;  // random walk until the chain finds its first feasible region
+      } else if (proposal.code != Outcome::kFeasible) {
+        accept = false;
+      } else {
+        const double delta = energy(proposal.objectives) - energy(current.objectives);
+        const double progress = static_cast<double>(used_) / static_cast<double>(budget_);
+        const double temperature = kStartTemperature * std::pow(kEndTemperature / kStartTemperature, progress);
+        accept = delta <= 0 || unit(rng_) < std::exp(-delta / temperature);
+      }
+      if (accept) {
+        current = proposal;
+        current_index = cursor_.index();
+      } else if (moved >= 0) {
+        cursor_.set_digit(moved, old_digit);
+      } else {
+        cursor_.seek(from);
+      }
+    }
+    control_.progress->add(used_ - reported);
+    return std::move(out_);
+  }
+
+private:
+  // A neighbouring value most of the time (axes are usually ordered lists: sizes, degrees), any value otherwise.
+  std::uint32_t propose_digit(int position, std::uint32_t digit) {
+    const std::uint32_t radix = space_.radix(position);
+    if (unit(rng_) < kLocalMove) {
+      if (digit == 0) return 1;
+      if (digit + 1 == radix) return digit - 1;
+      return (rng_() & 1) ? digit + 1 : digit - 1;
+    }
+    const auto other = static_cast<std::uint32_t>(uniform(rng_, radix - 1));
+    return other >= digit ? other + 1 : other;
+  }
+
+  // The cursor's candidate, from the chain's cache or checked (one unit of budget).
+  Visit visit() {
+    const std::uint64_t index = cursor_.index();
+    if (const auto it = cache_.find(index); it != cache_.end()) {
+      ++hits_;
+      return it->second;
+    }
+    hits_ = 0;
+    const Outcome o = check_.check(cursor_.scenario(), estimate_);
+    out_.tally.count(o);
+    out_.visited.push_back(index);
+    ++used_;
+    Visit v{o.code, o.objectives};
+    if (o.code == Outcome::kFeasible) {
+      if (out_.archive.insert(index, o.objectives)) ++inserts_;
+      if (options_.sink) out_.feasible.push_back(index);
+      if (!scaled_) {
+        // Normalise each objective by its magnitude at the chain's first feasible point.
+        for (int k = 0; k < check_.objective_count(); ++k) {
+          const double m = std::fabs(o.objectives[static_cast<std::size_t>(k)]);
+          scale_[static_cast<std::size_t>(k)] = m > 0 ? m : 1.0;
+        }
+        scaled_ = true;
+      }
+    }
+    cache_.emplace(index, v);
+    return v;
+  }
+
+  // Weighted sum of asinh(objective / scale): logarithmic for large ratios, defined for any sign.
+  double energy(const ObjectiveVector& objectives) const {
+    double e = 0;
+    for (int k = 0; k < check_.objective_count(); ++k) {
+      const auto i = static_cast<std::size_t>(k);
+      e += weights_[i] * std::asinh(objectives[i] / scale_[i]);
+    }
+    return e;
+  }
+
+  const Space& space_;
+  const CandidateCheck& check_;
+  const SearchOptions& options_;
+  const RunControl& control_;
+  std::uint64_t budget_;
+  std::mt19937_64 rng_;
+  Cursor cursor_;
+  ChainOutput out_;
+  std::vector<int> movable_;
+  std::array<double, kMaxObjectives> weights_{};
+  std::array<double, kMaxObjectives> scale_{1, 1, 1, 1};
+  bool scaled_ = false;
+  std::uint64_t used_ = 0;
+  std::uint64_t inserts_ = 0;
+  int hits_ = 0;   // consecutive cache hits
+  model::Estimate estimate_;
+  std::unordered_map<std::uint64_t, Visit> cache_;
+};
+
+// Hands every distinct feasible candidate the search visited to the sink: the chains' in chain order then visit
+// order, then the local search's.
+void feed_sink(const Space& space, const CandidateCheck& check, const SearchOptions& options,
+               const std::vector<ChainOutput>& chains, const std::vector<std::uint64_t>& local) {
+  std::unordered_set<std::uint64_t> seen;
+  std::vector<CandidateRecord> batch;
+  auto deliver = [&](std::uint64_t index) {
+    if (!seen.insert(index).second) return;
+    CandidateRecord& r = batch.emplace_back();
+    r.index = index;
+    r.estimate = model::evaluate(space.scenario(index));
+    r.objectives = check.raw_objectives(r.estimate);
+    if (batch.size() == kSinkBatch) {
+      options.sink(batch);
+      batch.clear();
+    }
+  };
+  for (const ChainOutput& chain : chains)
+    for (const std::uint64_t index : chain.feasible) deliver(index);
+  for (const std::uint64_t index : local) deliver(index);
+  if (!batch.empty()) options.sink(batch);
+}
+
+}  // namespace
+
+EngineOutput run_anneal(const Space& space, const CandidateCheck& check, const SearchOptions& options,
+                        const RunControl& control) {
+  const int chains = std::max(1, options.chains);
+  std::vector<ChainOutput> outputs;
+  outputs.reserve(static_cast<std::size_t>(chains));
+  for (int c = 0; c < chains; ++c)
+    outputs.push_back(ChainOutput{ParetoArchive(check.objective_count()), Tally(check.code_count()), {}, {}, true});
+
+  const auto chain_budget = static_cast<std::uint64_t>(kChainShare * static_cast<double>(options.evaluations));
+  const std::uint64_t share = chain_budget / static_cast<std::uint64_t>(chains);
+  const std::uint64_t extra = chain_budget % static_cast<std::uint64_t>(chains);
+  tbb::parallel_for(tbb::blocked_range<int>(0, chains, 1), [&](const tbb::blocked_range<int>& r) {
+    for (int c = r.begin(); c < r.end(); ++c) {
+      const std::uint64_t budget = share + (static_cast<std::uint64_t>(c) < extra ? 1 : 0);
+      outputs[static_cast<std::size_t>(c)] = Chain(space, check, options, control, c, budget).run();
+    }
+  });
+
+  // Merge in chain order; candidates several chains visited are counted once per chain.
+  LocalSearchState state{ParetoArchive(check.objective_count()), Tally(check.code_count()), {}, {}, {}, true};
+  for (ChainOutput& chain : outputs) {
+    state.archive.merge(chain.archive);
+    state.tally.add(chain.tally);
+    state.complete = state.complete && chain.complete;
+    state.visited.insert(chain.visited.begin(), chain.visited.end());
+    chain.visited = {};
+  }
+  if (state.complete && state.tally.visited < options.evaluations)
+    pareto_local_search(space, check, control, options.evaluations - state.tally.visited, state);
+  if (options.sink) feed_sink(space, check, options, outputs, state.feasible);
+  return EngineOutput{std::move(state.archive), std::move(state.tally), state.complete};
+}
+
+}  // namespace shardmeter::search

@@ -1,0 +1,138 @@
+#include "search/candidate_check.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <new>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "model/consistency.hpp"
+#include "model/evaluate.hpp"
+#include "model/field_offsets.hpp"
+
+namespace shardmeter::search {
+
+namespace {
+
+// The bytes a GPU quota reads: every island entry's GPU name, size and repeat count, and the entry count.
+model::ByteRanges quota_inputs() {
+  model::ByteRanges r;
+  r.add(model::field_bytes(model::FieldId::cluster_islands, -1));
+  const std::size_t islands = offsetof(model::Scenario, cluster) + offsetof(model::ClusterSpec, islands);
+  for (int i = 0; i < model::kMaxIslands; ++i) {
+    r.add(model::field_bytes(model::FieldId::island_gpus, i));
+    r.add(model::field_bytes(model::FieldId::island_count, i));
+    r.add(model::ByteRange{islands + static_cast<std::size_t>(i) * sizeof(model::IslandSpec) +
+                               offsetof(model::IslandSpec, gpu) + offsetof(model::GpuSpec, name),
+                           sizeof(model::FixedName)});
+  }
+  return r;
+}
+
+std::int64_t gpus_of_type(const model::Scenario& s, std::string_view gpu) noexcept {
+  std::int64_t n = 0;
+  for (int i = 0; i < s.cluster.island_entries && i < model::kMaxIslands; ++i) {
+    const model::IslandSpec& island = s.cluster.islands[static_cast<std::size_t>(i)];
+    if (island.gpu.name.view() == gpu) n += island.total_gpus();
+  }
+  return n;
+}
+
+}  // namespace
+
+CandidateCheck::CandidateCheck(const Space& space, const Goal& goal, bool prune)
+    : objectives_(goal.objectives.empty() ? default_objectives() : goal.objectives),
+      constraints_(goal.constraints),
+      quotas_(goal.quotas) {
+  if (objectives_.size() > static_cast<std::size_t>(kMaxObjectives))
+    throw std::invalid_argument(fmt::format("at most {} objectives are supported", kMaxObjectives));
+  for (const Objective& o : objectives_)
+    if (o.get == nullptr) throw std::invalid_argument(fmt::format("objective '{}' has no metric getter", o.name));
+  for (const MetricConstraint& c : constraints_)
+    if (c.get == nullptr) throw std::invalid_argument(fmt::format("constraint '{}' has no metric getter", c.name));
+
+  quota_code_ = model::kRejectReasonCount;
+  constraint_code_ = quota_code_ + static_cast<int>(quotas_.size());
+  non_finite_code_ = constraint_code_ + static_cast<int>(constraints_.size());
+
+  // A rejection found before the model ran depends only on the bytes its rule reads (and, because the
+  // rules run in order, on the bytes every earlier rule read). Past the last axis that changes those bytes,
+  // the whole block shares the outcome.
+  no_prune_ = space.axis_count() - 1;
+  int all_consistency = -1;
+  for (int r = 0; r < model::kRejectReasonCount; ++r) {
+    const model::ConsistencyInputs in = model::consistency_inputs(static_cast<model::RejectReason>(r));
+    const int position = in.unbounded ? no_prune_ : space.last_position_touching(in.ranges);
+    consistency_prune_[static_cast<std::size_t>(r)] = prune ? position : no_prune_;
+    if (!in.unbounded) all_consistency = std::max(all_consistency, position);
+  }
+  quota_prune_ = prune ? std::max(all_consistency, space.last_position_touching(quota_inputs())) : no_prune_;
+}
+
+std::vector<std::string> CandidateCheck::code_names() const {
+  std::vector<std::string> names;
+  for (int r = 0; r < model::kRejectReasonCount; ++r)
+    names.emplace_back(model::reason_name(static_cast<model::RejectReason>(r)));
+  for (const GpuQuota& q : quotas_) names.push_back(fmt::format("gpu_quota:{}", q.gpu));
+  for (const MetricConstraint& c : constraints_) names.push_back(c.name);
+  names.emplace_back("non_finite_objective");
+  return names;
+}
+
+Outcome CandidateCheck::screen(const model::Scenario& s) const noexcept {
+  Outcome out;
+  if (const model::Violation v = model::check_consistency(s)) {
+    out.code = static_cast<int>(v.reason);
+    out.prune_position = consistency_prune_[static_cast<std::size_t>(v.reason)];
+    return out;
+  }
+  for (std::size_t q = 0; q < quotas_.size(); ++q) {
+    if (gpus_of_type(s, quotas_[q].gpu) > quotas_[q].max_gpus) {
+      out.code = quota_code_ + static_cast<int>(q);
+      out.prune_position = quota_prune_;
+      return out;
+    }
+  }
+  out.prune_position = no_prune_;
+  return out;
+}
+
+Outcome CandidateCheck::check(const model::Scenario& s, model::Estimate& estimate) const noexcept {
+  Outcome out = screen(s);
+  if (out.code != Outcome::kFeasible) return out;
+  // Construct the estimate in place (guaranteed copy elision): it is a few kilobytes.
+  ::new (static_cast<void*>(&estimate)) model::Estimate(model::evaluate(s));
+  out.evaluated = true;
+  if (!estimate.feasible) {
+    out.code = static_cast<int>(estimate.reject_reason == model::RejectReason::none ? model::RejectReason::out_of_memory
+                                                                                     : estimate.reject_reason);
+    return out;
+  }
+  for (std::size_t c = 0; c < constraints_.size(); ++c) {
+    const MetricConstraint& k = constraints_[c];
+    const double x = k.get(estimate);
+    const bool ok = k.limit == Limit::at_most ? x <= k.value : x >= k.value;  // NaN fails both
+    if (!ok) {
+      out.code = constraint_code_ + static_cast<int>(c);
+      return out;
+    }
+  }
+  for (std::size_t o = 0; o < objectives_.size(); ++o) {
+    const double x = objectives_[o].get(estimate);
+    if (!std::isfinite(x)) {
+      out.code = non_finite_code_;
+      return out;
+    }
+    out.objectives[o] = objectives_[o].sense == Sense::minimize ? x : -x;
+  }
+  return out;
+}
+
+ObjectiveVector CandidateCheck::raw_objectives(const model::Estimate& estimate) const noexcept {
+  ObjectiveVector v{};
+  for (std::size_t o = 0; o < objectives_.size(); ++o) v[o] = objectives_[o].get(estimate);
+  return v;
+}
+
+}  // namespace shardmeter::search

@@ -1,0 +1,63 @@
+#pragma once
+// Evaluating one candidate in stages, cheapest first, with a counted reason for every rejection
+// (STYLE.md principle 4): consistency -> GPU quotas -> the model's estimate -> memory fit -> metric constraints.
+//
+// Rejection codes: [0, kRejectReasonCount) are model::RejectReason values (consistency and out_of_memory), then
+// one code per GPU quota, one per metric constraint, and a last one for estimates with a non-finite objective.
+#include <array>
+#include <string>
+#include <vector>
+
+#include "model/estimate.hpp"
+#include "model/reject_reason.hpp"
+#include "model/scenario.hpp"
+#include "search/goal.hpp"
+#include "search/space.hpp"
+
+namespace shardmeter::search {
+
+// Objective values oriented for minimisation (maximised objectives negated), kMaxObjectives slots.
+using ObjectiveVector = std::array<double, kMaxObjectives>;
+
+struct Outcome {
+  static constexpr int kFeasible = -1;
+  int code = kFeasible;        // rejection code, or kFeasible
+  bool evaluated = false;      // model::evaluate ran
+  // For rejections decided before the model ran: every candidate sharing this candidate's digits at positions
+  // 0..prune_position gets the same rejection (-1: the whole space). Equals the last position when no block
+  // larger than the candidate itself can be inferred.
+  int prune_position = 0;
+  ObjectiveVector objectives{};
+};
+
+class CandidateCheck {
+public:
+  // Throws std::invalid_argument for an empty or oversized objective list or a missing getter.
+  CandidateCheck(const Space& space, const Goal& goal, bool prune);
+
+  int objective_count() const noexcept { return static_cast<int>(objectives_.size()); }
+  const std::vector<Objective>& objectives() const noexcept { return objectives_; }
+  int code_count() const noexcept { return non_finite_code_ + 1; }
+  std::vector<std::string> code_names() const;
+
+  // The stages before the model (consistency, quotas): kFeasible here means "worth an estimate".
+  Outcome screen(const model::Scenario& scenario) const noexcept;
+  // All stages. `estimate` receives the model's estimate when `evaluated` is set.
+  Outcome check(const model::Scenario& scenario, model::Estimate& estimate) const noexcept;
+
+  // Objective values of an estimate as the user reads them (not negated).
+  ObjectiveVector raw_objectives(const model::Estimate& estimate) const noexcept;
+
+private:
+  std::vector<Objective> objectives_;
+  std::vector<MetricConstraint> constraints_;
+  std::vector<GpuQuota> quotas_;
+  std::array<int, model::kRejectReasonCount> consistency_prune_{};
+  int quota_prune_ = 0;
+  int no_prune_ = 0;
+  int quota_code_ = 0;        // first quota code
+  int constraint_code_ = 0;   // first constraint code
+  int non_finite_code_ = 0;
+};
+
+}  // namespace shardmeter::search

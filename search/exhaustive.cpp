@@ -1,0 +1,223 @@
+// Exhaustive enumeration: the index range [0, size) split across threads (tbb::parallel_reduce), each worker
+// walking its ranges with a Cursor, skipping pruned blocks, and keeping its own Pareto archive and tally; the
+// archives are merged at the end (order-independent, see pareto_archive.hpp). With a sink (--all), the space
+// is cut into fixed chunks run through a tbb::parallel_pipeline whose last stage hands each chunk's feasible
+// candidates to the sink serially, in chunk order.
+#include <algorithm>
+#include <memory>
+
+#include <tbb/blocked_range.h>
+#include <tbb/combinable.h>
+#include <tbb/parallel_for.h>
+#include <tbb/parallel_pipeline.h>
+#include <tbb/parallel_reduce.h>
+#include <tbb/task_arena.h>
+
+#include "search/cursor.hpp"
+#include "search/engine.hpp"
+
+namespace shardmeter::search {
+
+namespace {
+
+constexpr int kCheckEvery = 512;          // candidates examined between stop/progress checks
+constexpr std::uint64_t kGrain = 4096;    // smallest index range a thread takes
+constexpr std::uint64_t kSinkChunk = 1024;  // candidates per chunk handed to the sink
+
+// The block of candidates sharing candidate i's cheap rejection `o` ends at this index (exclusive).
+std::uint64_t block_end(const Space& space, const Outcome& o, std::uint64_t i) {
+  if (o.prune_position < 0) return space.size();
+  const std::uint64_t block = space.block_size(o.prune_position);
+  return (i / block + 1) * block;
+}
+std::uint64_t block_start(const Space& space, const Outcome& o, std::uint64_t i) {
+  if (o.prune_position < 0) return 0;
+  return i - i % space.block_size(o.prune_position);
+}
+
+struct Worker {
+  Worker(const Space& space, const CandidateCheck& check)
+      : cursor(space), archive(check.objective_count()), tally(check.code_count()) {}
+  Cursor cursor;
+  model::Estimate estimate;
+  ParetoArchive archive;
+  Tally tally;
+};
+
+// Walks [begin, end): every candidate is counted exactly once, either examined or inside a pruned block.
+// Returns false when stopped early. `on_feasible(index, estimate)` sees each feasible candidate.
+template <typename OnFeasible>
+bool walk(const Space& space, const CandidateCheck& check, const RunControl& control, Worker& w,
+          std::uint64_t begin, std::uint64_t end, OnFeasible&& on_feasible) {
+  if (begin >= end) return true;
+  w.cursor.seek(begin);
+  std::uint64_t i = begin;
+  std::uint64_t reported = begin;
+  int since_check = 0;
+  while (i < end) {
+    if (++since_check == kCheckEvery) {
+      since_check = 0;
+      control.progress->add(i - reported);
+      reported = i;
+      if (control.should_stop()) return false;
+    }
+    const Outcome o = check.check(w.cursor.scenario(), w.estimate);
+    if (o.code != Outcome::kFeasible && !o.evaluated) {
+      // Decided before the model ran: the rest of this candidate's block (within the range) shares it.
+      const std::uint64_t stop_at = std::min(block_end(space, o, i), end);
+      // `pruned` counts what a sequential walk would skip: every member of the block but its first, so the
+      // figure does not depend on how the index range was split between threads.
+      w.tally.count(o, stop_at - i - 1, i != block_start(space, o, i));
+      i = stop_at;
+      if (i < end) w.cursor.skip_block(o.prune_position);
+      continue;
+    }
+    w.tally.count(o);
+    if (o.code == Outcome::kFeasible) {
+      w.archive.insert(i, o.objectives);
+      on_feasible(i, w.estimate);
+    }
+    if (++i < end) w.cursor.next();
+  }
+  control.progress->add(end - reported);
+  return true;
+}
+
+struct ReduceBody {
+  ReduceBody(const Space& s, const CandidateCheck& c, const RunControl& r) : space(s), check(c), control(r), w(s, c) {}
+  ReduceBody(ReduceBody& other, tbb::split) : ReduceBody(other.space, other.check, other.control) {}
+
+  void operator()(const tbb::blocked_range<std::uint64_t>& range) {
+    if (stopped) return;
+    stopped = !walk(space, check, control, w, range.begin(), range.end(), [](std::uint64_t, const model::Estimate&) {});
+  }
+  void join(ReduceBody& rhs) {
+    w.archive.merge(rhs.w.archive);
+    w.tally.add(rhs.w.tally);
+    stopped = stopped || rhs.stopped;
+  }
+
+  const Space& space;
+  const CandidateCheck& check;
+  const RunControl& control;
+  Worker w;
+  bool stopped = false;
+};
+
+struct Chunk {
+  std::uint64_t begin = 0, end = 0;
+  std::vector<CandidateRecord> records;
+};
+
+EngineOutput run_with_sink(const Space& space, const CandidateCheck& check, const SearchOptions& options,
+                           const RunControl& control) {
+  tbb::combinable<Worker> workers([&] { return Worker(space, check); });
+  std::atomic<bool> stopped{false};
+  std::uint64_t next_begin = 0;
+  const auto tokens = static_cast<std::size_t>(4 * tbb::this_task_arena::max_concurrency());
+
+  tbb::parallel_pipeline(
+      tokens,
+      tbb::make_filter<void, Chunk*>(tbb::filter_mode::serial_in_order,
+                                     [&](tbb::flow_control& fc) -> Chunk* {
+                                       if (next_begin < space.size() && control.should_stop()) stopped = true;
+                                       if (next_begin >= space.size() || stopped.load()) {
+                                         fc.stop();
+                                         return nullptr;
+                                       }
+                                       auto* chunk = new Chunk;
+                                       chunk->begin = next_begin;
+                                       chunk->end = std::min(space.size(), next_begin + kSinkChunk);
+                                       next_begin = chunk->end;
+                                       return chunk;
+                                     }) &
+          tbb::make_filter<Chunk*, Chunk*>(
+              tbb::filter_mode::parallel,
+              [&](Chunk* chunk) {
+                Worker& w = workers.local();
+                const bool done = walk(space, check, control, w, chunk->begin, chunk->end,
+                                       [&](std::uint64_t index, const model::Estimate& e) {
+                                         chunk->records.push_back(CandidateRecord{index, check.raw_objectives(e), e});
+                                       });
+                if (!done) stopped = true;
+                return chunk;
+              }) &
+          tbb::make_filter<Chunk*, void>(tbb::filter_mode::serial_in_order, [&](Chunk* chunk) {
+            std::unique_ptr<Chunk> owned(chunk);
+            if (!owned->records.empty()) options.sink(owned->records);
+          }));
+
+  EngineOutput out{ParetoArchive(check.objective_count()), Tally(check.code_count()), !stopped.load()};
+  workers.combine_each([&](const Worker& w) {
+    out.archive.merge(w.archive);
+    out.tally.add(w.tally);
+  });
+  return out;
+}
+
+}  // namespace
+
+Workload measure_workload(const Space& space, const CandidateCheck& check, const RunControl& control,
+                          double estimate_cost, double limit) {
+  std::atomic<double> shared{0};   // work published by all threads so far
+  std::atomic<bool> exceeded{false};
+  struct Local {
+    std::uint64_t examined = 0, estimates = 0;
+  };
+  tbb::combinable<Local> locals;
+  tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, space.size(), kGrain), [&](const tbb::blocked_range<std::uint64_t>& r) {
+    if (exceeded.load(std::memory_order_relaxed)) return;
+    Local& local = locals.local();
+    Cursor cursor(space);
+    cursor.seek(r.begin());
+    double unpublished = 0;
+    auto publish = [&] {
+      const double total = shared.fetch_add(unpublished, std::memory_order_relaxed) + unpublished;
+      unpublished = 0;
+      if (total > limit) exceeded = true;
+    };
+    std::uint64_t i = r.begin();
+    int since_check = 0;
+    while (i < r.end()) {
+      if (++since_check == kCheckEvery) {
+        since_check = 0;
+        publish();
+        if (exceeded.load(std::memory_order_relaxed) || control.stop->load(std::memory_order_relaxed)) return;
+      }
+      // Count what a sequential walk would examine (see walk()), whatever the split between threads.
+      const Outcome o = check.screen(cursor.scenario());
+      if (o.code == Outcome::kFeasible) {
+        ++local.examined;
+        ++local.estimates;
+        unpublished += 1 + estimate_cost;
+        if (++i < r.end()) cursor.next();
+        continue;
+      }
+      if (i == block_start(space, o, i)) {
+        ++local.examined;
+        unpublished += 1;
+      }
+      const std::uint64_t stop_at = std::min(block_end(space, o, i), r.end());
+      i = stop_at;
+      if (i < r.end()) cursor.skip_block(o.prune_position);
+    }
+    publish();
+  });
+  Workload w;
+  locals.combine_each([&](const Local& l) {
+    w.examined += l.examined;
+    w.estimates += l.estimates;
+  });
+  w.exceeded = exceeded.load() || static_cast<double>(w.examined) + static_cast<double>(w.estimates) * estimate_cost > limit;
+  return w;
+}
+
+EngineOutput run_exhaustive(const Space& space, const CandidateCheck& check, const SearchOptions& options,
+                            const RunControl& control) {
+  if (options.sink) return run_with_sink(space, check, options, control);
+  ReduceBody body(space, check, control);
+  tbb::parallel_reduce(tbb::blocked_range<std::uint64_t>(0, space.size(), kGrain), body, tbb::auto_partitioner());
+  return EngineOutput{std::move(body.w.archive), std::move(body.w.tally), !body.stopped};
+}
+
+}  // namespace shardmeter::search

@@ -1,0 +1,53 @@
+#pragma once
+// How a search runs: method, seed, budgets, and the caller's hooks (progress, --all sink).
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string_view>
+
+#include "model/estimate.hpp"
+#include "search/candidate_check.hpp"
+
+namespace shardmeter::search {
+
+enum class Method : std::uint8_t { automatic, exhaustive, anneal };
+std::string_view to_string(Method method) noexcept;          // "auto", "exhaustive", "anneal"
+std::optional<Method> parse_method(std::string_view text) noexcept;
+
+// One feasible candidate, for the --all sink. Objectives as the user reads them (not negated).
+struct CandidateRecord {
+  std::uint64_t index = 0;
+  ObjectiveVector objectives{};
+  model::Estimate estimate;
+};
+
+// (candidates done, candidates planned). Never called concurrently, at most once per progress_interval_s.
+using ProgressFn = std::function<void(std::uint64_t done, std::uint64_t total)>;
+// Batches of feasible candidates in increasing index order (exhaustive) or in chain order (anneal). Called
+// serially, never concurrently, possibly from different worker threads; may run while the search continues.
+// Plan columns for a record come from Space::scenario(record.index) / Space::labels(record.index).
+using SinkFn = std::function<void(std::span<const CandidateRecord>)>;
+
+struct SearchOptions {
+  Method method = Method::automatic;
+  std::uint64_t seed = 0;
+  // Anneal budget: distinct candidates visited (cheap rejections included), summed over chains. Deterministic.
+  std::uint64_t evaluations = 200'000;
+  int chains = 16;                    // anneal chains; the result does not depend on the thread count
+  double time_limit_s = 0;            // 0 = none; a search stopped by it is complete = false (not deterministic)
+  // `auto` runs exhaustive when the space is no larger than the anneal budget, or when enumerating it is
+  // predicted to fit auto_time_budget_s (time_limit_s when set). The prediction walks the space with the cheap
+  // checks and pruning only (stopping as soon as the budget is exceeded) and prices what it finds with these
+  // single-thread rates: a count of work, not a timing, so the choice (and thus the front) is the same on every
+  // machine and for every thread count.
+  double auto_time_budget_s = 60;
+  double auto_estimates_per_s = 1.0e6;   // model estimates (bench_estimate: ~4e6/s on one core)
+  double auto_checks_per_s = 2.0e7;      // cheap checks of candidates the model never sees
+  bool prune = true;                  // sub-space pruning (never changes the front or the counts)
+  ProgressFn progress;
+  double progress_interval_s = 0.25;
+  SinkFn sink;                        // --all: every feasible candidate
+};
+
+}  // namespace shardmeter::search

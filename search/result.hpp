@@ -1,0 +1,53 @@
+#pragma once
+// What a search returns: the Pareto front (each point decoded and re-estimated) and the counts that explain it.
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "model/estimate.hpp"
+#include "model/scenario.hpp"
+#include "search/candidate_check.hpp"
+#include "search/goal.hpp"
+#include "search/options.hpp"
+
+namespace shardmeter::search {
+
+struct FrontPoint {
+  std::uint64_t index = 0;
+  std::vector<std::string> labels;   // one per axis, in axis order
+  ObjectiveVector objectives{};      // as the user reads them (not negated), objective order
+  model::Estimate estimate;
+  model::Scenario scenario;
+};
+
+// Invariants: visited == feasible + rejected(); visited == evaluated + rejections decided before the model ran
+// (consistency, quotas; pruned ones included); a complete exhaustive search has visited == space_size.
+struct SearchCounts {
+  std::uint64_t space_size = 0;
+  std::uint64_t visited = 0;      // candidates considered
+  std::uint64_t evaluated = 0;    // model::evaluate calls
+  std::uint64_t feasible = 0;     // fit in memory and satisfy every constraint
+  std::uint64_t pruned = 0;       // rejected as part of a block, without being looked at (inside rejected)
+  std::vector<std::string> reason_names;        // model reasons, gpu_quota:<gpu>, constraint names, non_finite_objective
+  std::vector<std::uint64_t> rejected_by_reason;
+
+  std::uint64_t rejected() const noexcept;
+  // Non-zero reasons, in code order.
+  std::vector<std::pair<std::string, std::uint64_t>> rejections() const;
+};
+
+struct SearchResult {
+  std::vector<FrontPoint> front;        // sorted by the first objective (ascending), then index
+  std::vector<Objective> objectives;
+  SearchCounts counts;
+  Method method = Method::exhaustive;   // the engine that ran (never automatic)
+  std::string method_reason;            // why auto chose it
+  double elapsed_s = 0;
+  double candidates_per_s = 0;          // visited / elapsed_s
+  int threads = 1;
+  std::uint64_t seed = 0;
+  bool complete = true;                 // false when stopped by the stop flag or the time limit
+};
+
+}  // namespace shardmeter::search

@@ -1,0 +1,124 @@
+#include "search/search.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <tbb/task_arena.h>
+
+#include "model/evaluate.hpp"
+#include "search/engine.hpp"
+
+namespace shardmeter::search {
+
+std::uint64_t SearchCounts::rejected() const noexcept {
+  std::uint64_t n = 0;
+  for (const std::uint64_t r : rejected_by_reason) n += r;
+  return n;
+}
+
+std::vector<std::pair<std::string, std::uint64_t>> SearchCounts::rejections() const {
+  std::vector<std::pair<std::string, std::uint64_t>> out;
+  for (std::size_t i = 0; i < rejected_by_reason.size(); ++i)
+    if (rejected_by_reason[i] > 0) out.emplace_back(reason_names[i], rejected_by_reason[i]);
+  return out;
+}
+
+MethodChoice choose_method(const Space& space, const Goal& goal, const SearchOptions& options,
+                           std::atomic<bool>& stop) {
+  if (options.method == Method::exhaustive) return {Method::exhaustive, "exhaustive (requested)"};
+  if (options.method == Method::anneal) return {Method::anneal, "anneal (requested)"};
+  if (space.size() <= options.evaluations)
+    return {Method::exhaustive, fmt::format("auto chose exhaustive: the space ({} candidates) is no larger than the "
+                                            "annealing budget ({} evaluations)",
+                                            space.size(), options.evaluations)};
+  const double budget_s = options.time_limit_s > 0 ? options.time_limit_s : options.auto_time_budget_s;
+  const CandidateCheck check(space, goal, options.prune);
+  ProgressMeter quiet(ProgressFn{}, 0, 1);
+  RunControl control;
+  control.stop = &stop;
+  control.progress = &quiet;
+  // Work in cheap-check units: one per examined candidate, estimate_cost more per model estimate.
+  const double estimate_cost = options.auto_checks_per_s / options.auto_estimates_per_s;
+  const Workload w = measure_workload(space, check, control, estimate_cost, budget_s * options.auto_checks_per_s);
+  if (!w.exceeded) {
+    const double predicted_s = static_cast<double>(w.examined) / options.auto_checks_per_s +
+                               static_cast<double>(w.estimates) / options.auto_estimates_per_s;
+    return {Method::exhaustive,
+            fmt::format("auto chose exhaustive: of {} candidates, {} need a look after pruning and {} an estimate, "
+                        "about {:.3g} s at {:g} checks/s and {:g} estimates/s on one thread (budget {:g} s)",
+                        space.size(), w.examined, w.estimates, predicted_s, options.auto_checks_per_s,
+                        options.auto_estimates_per_s, budget_s)};
+  }
+  return {Method::anneal,
+          fmt::format("auto chose anneal: enumerating {} candidates would exceed the {:g} s budget (at {:g} checks/s "
+                      "and {:g} estimates/s on one thread, after pruning); annealing with {} evaluations",
+                      space.size(), budget_s, options.auto_checks_per_s, options.auto_estimates_per_s,
+                      options.evaluations)};
+}
+
+MethodChoice choose_method(const Space& space, const Goal& goal, const SearchOptions& options) {
+  std::atomic<bool> stop{false};
+  return choose_method(space, goal, options, stop);
+}
+
+SearchResult search(const Space& space, const Goal& goal, const SearchOptions& options, std::atomic<bool>& stop) {
+  const Clock::time_point start = Clock::now();
+  if (options.chains < 1) throw std::invalid_argument("search: chains must be at least 1");
+  const CandidateCheck check(space, goal, options.prune);
+  const MethodChoice choice = choose_method(space, goal, options, stop);
+
+  const std::uint64_t planned = choice.method == Method::exhaustive ? space.size() : options.evaluations;
+  ProgressMeter meter(options.progress, planned, options.progress_interval_s);
+  RunControl control;
+  control.stop = &stop;
+  control.progress = &meter;
+  if (options.time_limit_s > 0)
+    control.deadline = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options.time_limit_s));
+
+  EngineOutput out = choice.method == Method::exhaustive ? run_exhaustive(space, check, options, control)
+                                                         : run_anneal(space, check, options, control);
+
+  SearchResult result;
+  result.objectives = check.objectives();
+  result.method = choice.method;
+  result.method_reason = choice.reason;
+  result.threads = tbb::this_task_arena::max_concurrency();
+  result.seed = options.seed;
+  result.complete = out.complete;
+
+  SearchCounts& c = result.counts;
+  c.space_size = space.size();
+  c.visited = out.tally.visited;
+  c.evaluated = out.tally.evaluated;
+  c.feasible = out.tally.feasible;
+  c.pruned = out.tally.pruned;
+  c.reason_names = check.code_names();
+  c.rejected_by_reason = out.tally.rejected;
+  c.rejected_by_reason.resize(c.reason_names.size(), 0);
+
+  // The front: decode and re-estimate each archived point (the archive keeps only indices and objectives).
+  for (const ArchivePoint& p : out.archive.points()) {
+    FrontPoint& f = result.front.emplace_back();
+    f.index = p.index;
+    f.labels = space.labels(p.index);
+    f.scenario = space.scenario(p.index);
+    f.estimate = model::evaluate(f.scenario);
+    f.objectives = check.raw_objectives(f.estimate);
+  }
+  std::sort(result.front.begin(), result.front.end(), [](const FrontPoint& a, const FrontPoint& b) {
+    if (a.objectives[0] != b.objectives[0]) return a.objectives[0] < b.objectives[0];
+    return a.index < b.index;
+  });
+
+  result.elapsed_s = std::chrono::duration<double>(Clock::now() - start).count();
+  result.candidates_per_s = result.elapsed_s > 0 ? static_cast<double>(c.visited) / result.elapsed_s : 0;
+  return result;
+}
+
+SearchResult search(const Space& space, const Goal& goal, const SearchOptions& options) {
+  std::atomic<bool> stop{false};
+  return search(space, goal, options, stop);
+}
+
+}  // namespace shardmeter::search

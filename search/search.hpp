@@ -1,0 +1,34 @@
+#pragma once
+// The search engine's entry point: a Space, a Goal and options in, a Pareto front and its counts out.
+//
+//   search::Space space(base, axes);                 // axes: labelled byte patches (make_patch)
+//   search::Goal goal{search::default_objectives(), {search::max_total_cost_usd(5e6)}, {{"h100-sxm", 512}}};
+//   search::SearchResult r = search::search(space, goal, options, stop_flag);
+//
+// Threads: whatever oneTBB arena the caller runs in (tbb::global_control / task_arena); the front does not
+// depend on it. Infeasible spaces give an empty front and counts saying why; nothing is thrown for them.
+#include <atomic>
+#include <string>
+
+#include "search/goal.hpp"
+#include "search/options.hpp"
+#include "search/result.hpp"
+#include "search/space.hpp"
+
+namespace shardmeter::search {
+
+// Throws std::invalid_argument for bad goals or options (no objectives getter, > kMaxObjectives objectives,
+// chains < 1). `stop` is polled regularly; setting it ends the search with complete = false.
+SearchResult search(const Space& space, const Goal& goal, const SearchOptions& options, std::atomic<bool>& stop);
+SearchResult search(const Space& space, const Goal& goal, const SearchOptions& options = {});
+
+// The engine `auto` would run for this space, goal and options, and why (see SearchOptions::auto_*). May walk
+// the space with the cheap checks (stopping once enumeration is predicted to exceed the time budget).
+struct MethodChoice {
+  Method method = Method::exhaustive;
+  std::string reason;
+};
+MethodChoice choose_method(const Space& space, const Goal& goal, const SearchOptions& options);
+MethodChoice choose_method(const Space& space, const Goal& goal, const SearchOptions& options, std::atomic<bool>& stop);
+
+}  // namespace shardmeter::search

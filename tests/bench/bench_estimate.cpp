@@ -1,0 +1,82 @@
+// bench_estimate: model estimates per second on one core for a few representative scenarios.
+// Target (issue 4): >= 2 million estimates/s per core. Usage: bench_estimate [seconds per scenario]
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "model/consistency.hpp"
+#include "model/evaluate.hpp"
+#include "tests/search_test_support.hpp"
+
+using namespace shardmeter;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+// Optimisation barriers: the compiler must assume `p` is read and memory changed, so it cannot hoist the
+// estimate out of the loop (without copying the scenario, as an "m" operand would).
+void escape(const void* p) { asm volatile("" : : "g"(p) : "memory"); }
+
+struct Case {
+  std::string name;
+  model::Scenario scenario;
+};
+
+std::vector<Case> cases() {
+  std::vector<Case> out;
+  {
+    model::Scenario s = test::llama70b_base();
+    s.cluster.islands[0].gpus = 512;
+    s.plan.tp = 8; s.plan.pp = 4; s.plan.sharding = model::Sharding::zero1;
+    s.training.global_batch = 1024;
+    out.push_back({"llama-70b 512xH100 tp8 pp4 zero1", s});
+  }
+  {
+    model::Scenario s = test::llama70b_base();
+    s.cluster.islands[0].gpus = 1024;
+    s.plan.tp = 4; s.plan.pp = 4; s.plan.cp = 2; s.plan.interleave = 2; s.plan.sharding = model::Sharding::hsdp;
+    s.plan.shard_group = 32; s.plan.recompute = model::Recompute::full; s.plan.sequence_parallel = true;
+    s.training.global_batch = 2048; s.training.micro_batch = 2;
+    out.push_back({"llama-70b 1024xH100 tp4 pp4 v2 cp2 hsdp full-recompute", s});
+  }
+  {
+    model::Scenario s = test::gpt13b_base();
+    test::set_gpu(s, test::a100_80gb());
+    s.plan.tp = 2; s.plan.sharding = model::Sharding::fsdp; s.plan.attention = model::AttentionKernel::standard;
+    out.push_back({"gpt-13b 64xA100 tp2 fsdp standard-attention", s});
+  }
+  {
+    model::Scenario s = test::gpt13b_base();
+    s.plan.tp = 3;  // 40 heads: rejected by the first consistency rule
+    out.push_back({"gpt-13b tp3 (inconsistent: rejected)", s});
+  }
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const double seconds = argc > 1 ? std::atof(argv[1]) : 1.0;
+  std::printf("%-58s %14s %12s %10s\n", "scenario", "estimates/s", "ns/estimate", "feasible");
+  for (const Case& c : cases()) {
+    model::Scenario s = c.scenario;
+    const model::Estimate probe = model::evaluate(s);
+    std::uint64_t n = 0;
+    const Clock::time_point start = Clock::now();
+    double elapsed = 0;
+    do {
+      for (int i = 0; i < 4096; ++i) {
+        escape(&s);
+        const model::Estimate e = model::evaluate(s);
+        escape(&e);
+      }
+      n += 4096;
+      elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+    } while (elapsed < seconds);
+    std::printf("%-58s %14.3g %12.1f %10s\n", c.name.c_str(), static_cast<double>(n) / elapsed, elapsed / static_cast<double>(n) * 1e9,
+                probe.feasible ? "yes" : std::string(model::reason_name(probe.reject_reason)).c_str());
+  }
+  return 0;
+}

@@ -1,0 +1,187 @@
+// model/field_offsets: byte ranges of blamed fields, and the inputs of each consistency rule. The second is
+// what makes the search's block pruning sound, so it is tested against check_consistency itself: changing
+// only bytes outside a reason's inputs must never change the first violation.
+#include <catch2/catch.hpp>
+
+#include <cstddef>
+#include <functional>
+#include <random>
+#include <vector>
+
+#include "model/consistency.hpp"
+#include "model/field_offsets.hpp"
+#include "search_test_support.hpp"
+
+using namespace shardmeter::model;
+
+namespace {
+
+std::size_t offset_in(const Scenario& s, const void* member) {
+  return static_cast<std::size_t>(static_cast<const char*>(member) - reinterpret_cast<const char*>(&s));
+}
+
+bool overlaps(ByteRange a, const ByteRanges& set) {
+  for (const ByteRange& b : set)
+    if (a.offset < b.offset + b.size && b.offset < a.offset + a.size) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("field_bytes points at the field it names") {
+  Scenario s{};
+  auto at = [&](FieldId f, const void* member, std::size_t size, int island = -1) {
+    const ByteRange r = field_bytes(f, island);
+    CHECK(r.offset == offset_in(s, member));
+    CHECK(r.size == size);
+  };
+  at(FieldId::model_layers, &s.model.layers, sizeof(int));
+  at(FieldId::model_heads, &s.model.heads, sizeof(int));
+  at(FieldId::model_kv_heads, &s.model.kv_heads, sizeof(int));
+  at(FieldId::model_ffn_hidden, &s.model.ffn_hidden, sizeof(int));
+  at(FieldId::model_seq_len, &s.model.seq_len, sizeof(int));
+  at(FieldId::training_global_batch, &s.training.global_batch, sizeof(std::int64_t));
+  at(FieldId::training_micro_batch, &s.training.micro_batch, sizeof(int));
+  at(FieldId::cluster_islands, &s.cluster.island_entries, sizeof(int));
+  at(FieldId::plan_tp, &s.plan.tp, sizeof(int));
+  at(FieldId::plan_pp, &s.plan.pp, sizeof(int));
+  at(FieldId::plan_cp, &s.plan.cp, sizeof(int));
+  at(FieldId::plan_interleave, &s.plan.interleave, sizeof(int));
+  at(FieldId::plan_shard_group, &s.plan.shard_group, sizeof(int));
+  at(FieldId::plan_sync, &s.plan.sync, sizeof(SyncMode));
+  at(FieldId::plan_pp_across_islands, &s.plan.pp_across_islands, sizeof(bool));
+  for (int i = 0; i < kMaxIslands; ++i) {
+    const IslandSpec& isl = s.cluster.islands[static_cast<std::size_t>(i)];
+    at(FieldId::island_gpus, &isl.gpus, sizeof(int), i);
+    at(FieldId::island_gpus_per_node, &isl.gpus_per_node, sizeof(int), i);
+    at(FieldId::island_count, &isl.count, sizeof(int), i);
+  }
+  CHECK(field_bytes(FieldId::none, -1).size == 0);
+  CHECK(field_bytes(FieldId::island_gpus, kMaxIslands).size == 0);
+}
+
+TEST_CASE("consistency inputs fit their fixed capacity, and only estimate-time reasons are unbounded") {
+  for (int r = 0; r < kRejectReasonCount; ++r) {
+    const auto reason = static_cast<RejectReason>(r);
+    const ConsistencyInputs in = consistency_inputs(reason);
+    CHECK(in.ranges.count < ByteRanges::kCapacity);  // add() drops ranges past the capacity
+    const bool estimate_time = reason == RejectReason::none || reason == RejectReason::out_of_memory;
+    CHECK(in.unbounded == estimate_time);
+  }
+}
+
+// Issue 4 regression: a violation's blamed fields are not all it depends on. With 12 GPUs, tp=2 and pp=4 the
+// rule "tp*cp*pp divides the island" blames plan.pp and the GPU count, yet tp=3 makes the same pp and GPUs pass.
+// Pruning on blamed fields alone would have dropped that feasible plan.
+TEST_CASE("a parallel-degree violation blamed on pp also depends on tp") {
+  Scenario s = shardmeter::test::gpt13b_base();
+  s.model.heads = 48; s.model.kv_heads = 48; s.model.ffn_hidden = 12 * 1024; s.model.layers = 48;
+  s.cluster.islands[0].gpus = 12;
+  s.cluster.islands[0].gpus_per_node = 4;
+  s.training.global_batch = 48;
+  s.plan.tp = 2; s.plan.pp = 4;
+  const Violation v = check_consistency(s);
+  REQUIRE(v.reason == RejectReason::parallel_degrees_do_not_divide_gpus);
+  CHECK(v.field == FieldId::plan_pp);
+  s.plan.tp = 3;
+  CHECK_FALSE(check_consistency(s));
+  CHECK(overlaps(field_bytes(FieldId::plan_tp, -1), consistency_inputs(v.reason).ranges));
+}
+
+namespace {
+
+// A field of the scenario with a pool of values, some of them inconsistent on purpose.
+struct Field {
+  ByteRange bytes;
+  std::function<void(Scenario&, std::mt19937_64&)> draw;
+};
+
+template <typename T>
+Field pool(const Scenario& probe, const T& member, std::vector<T> values, std::function<T&(Scenario&)> ref) {
+  const std::size_t offset =
+      static_cast<std::size_t>(reinterpret_cast<const char*>(&member) - reinterpret_cast<const char*>(&probe));
+  return Field{ByteRange{offset, sizeof(T)}, [values, ref](Scenario& s, std::mt19937_64& rng) {
+                 ref(s) = values[rng() % values.size()];
+               }};
+}
+
+std::vector<Field> fields(const Scenario& p) {
+  using S = Scenario;
+  std::vector<Field> f;
+  f.push_back(pool<int>(p, p.model.layers, {24, 30, 32, 40, 48}, [](S& s) -> int& { return s.model.layers; }));
+  f.push_back(pool<int>(p, p.model.hidden, {4096, 5120}, [](S& s) -> int& { return s.model.hidden; }));
+  f.push_back(pool<int>(p, p.model.heads, {16, 24, 32, 40}, [](S& s) -> int& { return s.model.heads; }));
+  f.push_back(pool<int>(p, p.model.kv_heads, {4, 8, 24, 40}, [](S& s) -> int& { return s.model.kv_heads; }));
+  f.push_back(pool<int>(p, p.model.ffn_hidden, {11008, 16384, 20480, 10000}, [](S& s) -> int& { return s.model.ffn_hidden; }));
+  f.push_back(pool<int>(p, p.model.vocab, {32000, 50257}, [](S& s) -> int& { return s.model.vocab; }));
+  f.push_back(pool<int>(p, p.model.seq_len, {1000, 2048, 4096, 6}, [](S& s) -> int& { return s.model.seq_len; }));
+  f.push_back(pool<bool>(p, p.model.dropout, {false, true}, [](S& s) -> bool& { return s.model.dropout; }));
+  f.push_back(pool<std::int64_t>(p, p.training.global_batch, {48, 96, 256, 500, 512, 4096},
+                                 [](S& s) -> std::int64_t& { return s.training.global_batch; }));
+  f.push_back(pool<int>(p, p.training.micro_batch, {1, 2, 3, 4}, [](S& s) -> int& { return s.training.micro_batch; }));
+  f.push_back(pool<double>(p, p.training.tokens, {1e9, 3e11}, [](S& s) -> double& { return s.training.tokens; }));
+  f.push_back(pool<Precision>(p, p.training.precision, {Precision::bf16, Precision::fp8},
+                              [](S& s) -> Precision& { return s.training.precision; }));
+  f.push_back(pool<int>(p, p.plan.tp, {1, 2, 3, 4, 8}, [](S& s) -> int& { return s.plan.tp; }));
+  f.push_back(pool<int>(p, p.plan.pp, {1, 2, 3, 4, 8}, [](S& s) -> int& { return s.plan.pp; }));
+  f.push_back(pool<int>(p, p.plan.cp, {1, 2, 3}, [](S& s) -> int& { return s.plan.cp; }));
+  f.push_back(pool<int>(p, p.plan.interleave, {1, 2, 3}, [](S& s) -> int& { return s.plan.interleave; }));
+  f.push_back(pool<bool>(p, p.plan.sequence_parallel, {false, true}, [](S& s) -> bool& { return s.plan.sequence_parallel; }));
+  f.push_back(pool<Sharding>(p, p.plan.sharding, {Sharding::none, Sharding::zero1, Sharding::fsdp, Sharding::hsdp},
+                             [](S& s) -> Sharding& { return s.plan.sharding; }));
+  f.push_back(pool<int>(p, p.plan.shard_group, {0, 8, 12, 16, 32}, [](S& s) -> int& { return s.plan.shard_group; }));
+  f.push_back(pool<Recompute>(p, p.plan.recompute, {Recompute::none, Recompute::full},
+                              [](S& s) -> Recompute& { return s.plan.recompute; }));
+  f.push_back(pool<SyncMode>(p, p.plan.sync, {SyncMode::synchronous, SyncMode::diloco},
+                             [](S& s) -> SyncMode& { return s.plan.sync; }));
+  f.push_back(pool<bool>(p, p.plan.pp_across_islands, {false, true}, [](S& s) -> bool& { return s.plan.pp_across_islands; }));
+  f.push_back(pool<BatchSplit>(p, p.plan.batch_split, {BatchSplit::balanced, BatchSplit::equal},
+                               [](S& s) -> BatchSplit& { return s.plan.batch_split; }));
+  f.push_back(pool<int>(p, p.plan.diloco.inner_steps, {10, 100}, [](S& s) -> int& { return s.plan.diloco.inner_steps; }));
+  f.push_back(pool<int>(p, p.cluster.island_entries, {1, 2}, [](S& s) -> int& { return s.cluster.island_entries; }));
+  for (std::size_t i = 0; i < 2; ++i) {
+    const IslandSpec& isl = p.cluster.islands[i];
+    f.push_back(pool<int>(p, isl.gpus, {4, 8, 12, 16, 48, 64, 96}, [i](S& s) -> int& { return s.cluster.islands[i].gpus; }));
+    f.push_back(pool<int>(p, isl.gpus_per_node, {4, 8}, [i](S& s) -> int& { return s.cluster.islands[i].gpus_per_node; }));
+    f.push_back(pool<int>(p, isl.count, {1, 2, 3}, [i](S& s) -> int& { return s.cluster.islands[i].count; }));
+    f.push_back(pool<double>(p, isl.price_usd_per_gpu_hour, {1.0, 3.0},
+                             [i](S& s) -> double& { return s.cluster.islands[i].price_usd_per_gpu_hour; }));
+    f.push_back(pool<double>(p, isl.gpu.hbm_bytes, {40e9, 80e9}, [i](S& s) -> double& { return s.cluster.islands[i].gpu.hbm_bytes; }));
+  }
+  f.push_back(pool<double>(p, p.runtime.fragmentation_fraction, {0.05, 0.1},
+                           [](S& s) -> double& { return s.runtime.fragmentation_fraction; }));
+  return f;
+}
+
+}  // namespace
+
+TEST_CASE("redrawing fields outside a reason's inputs never changes the first violation") {
+  Scenario base = shardmeter::test::gpt13b_base();
+  base.cluster.islands[1] = base.cluster.islands[0];
+  const std::vector<Field> all = fields(base);
+  std::mt19937_64 rng(20240611);
+  int checked = 0;
+  std::vector<int> seen(kRejectReasonCount, 0);
+  for (int trial = 0; trial < 20000; ++trial) {
+    Scenario s = base;
+    for (const Field& f : all) f.draw(s, rng);
+    const Violation v = check_consistency(s);
+    if (!v) continue;
+    ++seen[static_cast<int>(v.reason)];
+    const ByteRanges inputs = consistency_inputs(v.reason).ranges;
+    for (int redraw = 0; redraw < 4; ++redraw) {
+      Scenario t = s;
+      for (const Field& f : all)
+        if (!overlaps(f.bytes, inputs)) f.draw(t, rng);
+      const Violation w = check_consistency(t);
+      INFO("reason " << reason_name(v.reason) << " became " << reason_name(w.reason));
+      REQUIRE(w.reason == v.reason);
+      ++checked;
+    }
+  }
+  CHECK(checked > 10000);
+  // The pool reaches most rules (otherwise the test proves little).
+  int reached = 0;
+  for (int n : seen) reached += n > 0 ? 1 : 0;
+  CHECK(reached >= 10);
+}

@@ -1,0 +1,333 @@
+// The exhaustive engine against the definition of a Pareto front, across thread counts, with and without
+// pruning, with constraints, and on spaces with nothing feasible.
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <cstring>
+
+#include <tbb/global_control.h>
+#include <tbb/task_arena.h>
+
+#include "search/search.hpp"
+#include "search_test_support.hpp"
+
+using namespace shardmeter;
+using namespace shardmeter::test;
+
+namespace {
+
+double mfu(const model::Estimate& e) { return e.mfu; }
+double step_time_s(const model::Estimate& e) { return e.step_time_s; }
+double gpus(const model::Estimate& e) { return static_cast<double>(e.gpus); }
+double memory_gb(const model::Estimate& e) { return e.memory_per_gpu_bytes / 1e9; }
+
+search::SearchOptions exhaustive() {
+  search::SearchOptions o;
+  o.method = search::Method::exhaustive;
+  return o;
+}
+
+void check_counts_add_up(const search::SearchResult& r) {
+  const search::SearchCounts& c = r.counts;
+  CHECK(c.visited == c.space_size);
+  CHECK(c.visited == c.feasible + c.rejected());
+  std::uint64_t cheap = 0;  // decided before the model ran: consistency reasons and quotas
+  for (std::size_t i = 0; i < c.rejected_by_reason.size(); ++i) {
+    const std::string& name = c.reason_names[i];
+    const bool after_model = name == "out_of_memory" || name.rfind("max_", 0) == 0 || name.rfind("min_", 0) == 0 ||
+                             name == "non_finite_objective";
+    if (!after_model) cheap += c.rejected_by_reason[i];
+  }
+  CHECK(c.evaluated + cheap == c.space_size);
+  CHECK(c.pruned <= cheap);
+}
+
+// Same points, same order, same bits.
+void check_identical(const search::SearchResult& a, const search::SearchResult& b) {
+  REQUIRE(a.front.size() == b.front.size());
+  for (std::size_t i = 0; i < a.front.size(); ++i) {
+    const search::FrontPoint& p = a.front[i];
+    const search::FrontPoint& q = b.front[i];
+    CHECK(p.index == q.index);
+    CHECK(p.labels == q.labels);
+    CHECK(std::memcmp(&p.objectives, &q.objectives, sizeof p.objectives) == 0);
+    CHECK(search::same_bytes(p.scenario, q.scenario));
+    CHECK(std::memcmp(&p.estimate.time, &q.estimate.time, sizeof p.estimate.time) == 0);
+    CHECK(std::memcmp(&p.estimate.memory, &q.estimate.memory, sizeof p.estimate.memory) == 0);
+    CHECK(p.estimate.total_cost_usd == q.estimate.total_cost_usd);
+  }
+  CHECK(a.counts.visited == b.counts.visited);
+  CHECK(a.counts.evaluated == b.counts.evaluated);
+  CHECK(a.counts.feasible == b.counts.feasible);
+  CHECK(a.counts.pruned == b.counts.pruned);
+  CHECK(a.counts.rejected_by_reason == b.counts.rejected_by_reason);
+}
+
+void check_equals_brute_force(const search::Space& space, const search::Goal& goal) {
+  const search::SearchResult r = search::search(space, goal, exhaustive());
+  const std::vector<search::ArchivePoint> expected = brute_force_front(space, goal);
+  REQUIRE(r.front.size() == expected.size());
+  std::vector<std::uint64_t> got;
+  for (const search::FrontPoint& p : r.front) got.push_back(p.index);
+  std::sort(got.begin(), got.end());
+  for (std::size_t i = 0; i < expected.size(); ++i) CHECK(got[i] == expected[i].index);
+  // Sorted by the first objective, then index.
+  for (std::size_t i = 1; i < r.front.size(); ++i) {
+    const auto& a = r.front[i - 1];
+    const auto& b = r.front[i];
+    CHECK((a.objectives[0] < b.objectives[0] || (a.objectives[0] == b.objectives[0] && a.index < b.index)));
+  }
+  check_counts_add_up(r);
+}
+
+}  // namespace
+
+TEST_CASE("the exhaustive front equals a brute-force Pareto filter") {
+  const search::Space space = small_space();
+  REQUIRE(space.size() == 4608);
+  using search::Objective;
+  using search::Sense;
+  SECTION("cost vs throughput (default)") { check_equals_brute_force(space, search::Goal{}); }
+  SECTION("step time vs GPUs") {
+    check_equals_brute_force(space, search::Goal{{Objective{"step_time_s", step_time_s, Sense::minimize},
+                                                  Objective{"gpus", gpus, Sense::minimize}}, {}, {}});
+  }
+  SECTION("cost, throughput and MFU") {
+    std::vector<Objective> o = search::default_objectives();
+    o.push_back(Objective{"mfu", mfu, Sense::maximize});
+    check_equals_brute_force(space, search::Goal{o, {}, {}});
+  }
+  SECTION("a single objective: the cheapest plans (ties keep the lowest index)") {
+    check_equals_brute_force(space, search::Goal{{Objective{"total_cost_usd", search::total_cost_usd, Sense::minimize}}, {}, {}});
+  }
+  SECTION("four objectives") {
+    std::vector<Objective> o = search::default_objectives();
+    o.push_back(Objective{"mfu", mfu, Sense::maximize});
+    o.push_back(Objective{"memory_gb", memory_gb, Sense::minimize});
+    check_equals_brute_force(space, search::Goal{o, {}, {}});
+  }
+}
+
+TEST_CASE("the small space has inconsistent, out-of-memory and feasible candidates") {
+  const search::SearchResult r = search::search(small_space(), search::Goal{}, exhaustive());
+  const auto rejections = r.counts.rejections();
+  auto count_of = [&](const std::string& name) {
+    for (const auto& [n, c] : rejections)
+      if (n == name) return c;
+    return std::uint64_t{0};
+  };
+  CHECK(count_of("heads_not_divisible_by_tp") > 0);
+  CHECK(count_of("layers_not_divisible_by_pipeline") > 0);
+  CHECK(count_of("out_of_memory") > 0);
+  CHECK(r.counts.feasible > 0);
+  CHECK(r.counts.pruned > 0);
+  CHECK(r.complete);
+  CHECK(r.method == search::Method::exhaustive);
+}
+
+TEST_CASE("1 thread and 4 threads give byte-identical exhaustive results") {
+  const search::Space space = small_space();
+  search::SearchResult one, four;
+  tbb::task_arena(1).execute([&] { one = search::search(space, search::Goal{}, exhaustive()); });
+  const tbb::global_control workers(tbb::global_control::max_allowed_parallelism, 4);
+  tbb::task_arena(4).execute([&] { four = search::search(space, search::Goal{}, exhaustive()); });
+  CHECK(one.threads == 1);
+  CHECK(four.threads == 4);
+  check_identical(one, four);
+}
+
+TEST_CASE("pruning changes neither the front nor any count but `pruned`") {
+  const search::Space space = small_space();
+  search::SearchOptions no_prune = exhaustive();
+  no_prune.prune = false;
+  search::Goal goal;
+  goal.quotas.push_back(search::GpuQuota{"h100-sxm", 128});
+  const search::SearchResult pruned = search::search(space, goal, exhaustive());
+  search::SearchResult full = search::search(space, goal, no_prune);
+  CHECK(full.counts.pruned == 0);
+  CHECK(pruned.counts.pruned > 0);
+  full.counts.pruned = pruned.counts.pruned;
+  check_identical(pruned, full);
+  check_counts_add_up(pruned);
+  check_counts_add_up(full);
+}
+
+TEST_CASE("constraints and GPU quotas are honoured") {
+  const search::Space space = small_space();
+  // Reference values from the unconstrained front.
+  const search::SearchResult free = search::search(space, search::Goal{}, exhaustive());
+  REQUIRE(free.front.size() >= 3);
+  const double median_cost = free.front[free.front.size() / 2].estimate.total_cost_usd;
+  const double min_tps = free.front[1].estimate.tokens_per_s;
+
+  search::Goal goal;
+  goal.constraints = {search::max_total_cost_usd(median_cost), search::min_tokens_per_s(min_tps),
+                      search::max_wall_clock_days(1000)};
+  goal.quotas = {search::GpuQuota{"h100-sxm", 64}};
+  const search::SearchResult r = search::search(space, goal, exhaustive());
+  REQUIRE_FALSE(r.front.empty());
+  for (const search::FrontPoint& p : r.front) {
+    CHECK(p.estimate.total_cost_usd <= median_cost);
+    CHECK(p.estimate.tokens_per_s >= min_tps);
+    CHECK(p.estimate.wall_clock_s / 86400 <= 1000);
+    const model::IslandSpec& isl = p.scenario.cluster.islands[0];
+    if (isl.gpu.name.view() == "h100-sxm") CHECK(isl.total_gpus() <= 64);
+  }
+  check_equals_brute_force(space, goal);
+  auto count_of = [&](const std::string& name) {
+    for (const auto& [n, c] : r.counts.rejections())
+      if (n == name) return c;
+    return std::uint64_t{0};
+  };
+  CHECK(count_of("gpu_quota:h100-sxm") > 0);
+  CHECK(count_of("max_total_cost_usd") > 0);
+}
+
+TEST_CASE("an infeasible space gives an empty front and counts that say why") {
+  const model::Scenario b = gpt13b_base();
+  SECTION("nothing fits in memory") {
+    model::Scenario big = b;
+    big.model.layers = 96; big.model.hidden = 12288; big.model.heads = 96; big.model.kv_heads = 96;
+    big.model.ffn_hidden = 4 * 12288;  // GPT-3 175B, unsharded, on 8-16 GPUs
+    big.plan.sharding = model::Sharding::none;
+    big.cluster.islands[0].gpus = 8;
+    const search::Space space(big, {tp_axis(big, {1, 2}), gpus_axis(big, {8, 16}), recompute_axis(big)});
+    const search::SearchResult r = search::search(space, search::Goal{}, exhaustive());
+    CHECK(r.front.empty());
+    CHECK(r.complete);
+    CHECK(r.counts.feasible == 0);
+    REQUIRE(r.counts.rejections().size() == 1);
+    CHECK(r.counts.rejections()[0].first == "out_of_memory");
+    CHECK(r.counts.rejections()[0].second == space.size());
+  }
+  SECTION("no parallel degree divides the model") {
+    const search::Space space(b, {tp_axis(b, {3, 7}), recompute_axis(b), gpu_axis(b), micro_batch_axis(b, {1, 2})});
+    const search::SearchResult r = search::search(space, search::Goal{}, exhaustive());
+    CHECK(r.front.empty());
+    CHECK(r.counts.evaluated == 0);
+    REQUIRE(r.counts.rejections().size() == 1);
+    CHECK(r.counts.rejections()[0].first == "heads_not_divisible_by_tp");
+    CHECK(r.counts.pruned == space.size() - 2);  // one look per tp value
+  }
+  SECTION("the quota allows nothing") {
+    search::Goal goal;
+    goal.quotas = {search::GpuQuota{"h100-sxm", 0}, search::GpuQuota{"a100-sxm-80gb", 0}};
+    const search::SearchResult r = search::search(small_space(), goal, exhaustive());
+    CHECK(r.front.empty());
+    check_counts_add_up(r);
+  }
+}
+
+TEST_CASE("the --all sink receives every feasible candidate once, in index order, for any thread count") {
+  const tbb::global_control workers(tbb::global_control::max_allowed_parallelism, 4);
+  const search::Space space = small_space();
+  auto run = [&](int threads) {
+    std::vector<std::uint64_t> seen;
+    search::SearchOptions o = exhaustive();
+    o.sink = [&](std::span<const search::CandidateRecord> batch) {
+      for (const search::CandidateRecord& r : batch) {
+        CHECK(r.estimate.feasible);
+        CHECK(r.objectives[0] == r.estimate.total_cost_usd);
+        seen.push_back(r.index);
+      }
+    };
+    search::SearchResult result;
+    tbb::task_arena(threads).execute([&] { result = search::search(space, search::Goal{}, o); });
+    CHECK(seen.size() == result.counts.feasible);
+    CHECK(std::is_sorted(seen.begin(), seen.end()));
+    CHECK(std::adjacent_find(seen.begin(), seen.end()) == seen.end());
+    return std::make_pair(seen, result);
+  };
+  const auto [seen1, r1] = run(1);
+  const auto [seen3, r3] = run(3);
+  CHECK(seen1 == seen3);
+  check_identical(r1, r3);
+  const search::SearchResult plain = search::search(space, search::Goal{}, exhaustive());
+  check_identical(r1, plain);
+}
+
+TEST_CASE("a stop flag or an expired time limit ends the search early, marked incomplete") {
+  const search::Space space = small_space();
+  std::atomic<bool> stop{true};
+  const search::SearchResult stopped = search::search(space, search::Goal{}, exhaustive(), stop);
+  CHECK_FALSE(stopped.complete);
+  CHECK(stopped.counts.visited < space.size());
+  CHECK(stopped.counts.visited == stopped.counts.feasible + stopped.counts.rejected());
+
+  search::SearchOptions timed = exhaustive();
+  timed.time_limit_s = 1e-9;
+  CHECK_FALSE(search::search(space, search::Goal{}, timed).complete);
+}
+
+TEST_CASE("progress is reported, and auto explains its choice") {
+  const search::Space space = small_space();
+  search::SearchOptions o;  // auto
+  o.progress_interval_s = 0;
+  std::uint64_t last_done = 0, last_total = 0;
+  o.progress = [&](std::uint64_t done, std::uint64_t total) {
+    CHECK(done >= last_done);
+    last_done = done;
+    last_total = total;
+  };
+  tbb::task_arena(1).execute([&] {
+    const search::SearchResult r = search::search(space, search::Goal{}, o);
+    CHECK(r.method == search::Method::exhaustive);
+    CHECK(r.method_reason.find("exhaustive") != std::string::npos);
+  });
+  CHECK(last_total == space.size());
+  CHECK(last_done > 0);
+
+  o.evaluations = 100;
+  o.auto_time_budget_s = 1e-3;
+  o.auto_estimates_per_s = 1e3;
+  const search::MethodChoice choice = search::choose_method(space, search::Goal{}, o);
+  CHECK(choice.method == search::Method::anneal);
+  CHECK(choice.reason.find("anneal") != std::string::npos);
+}
+
+TEST_CASE("auto prices the work that pruning leaves, the same way for any thread count") {
+  const tbb::global_control workers(tbb::global_control::max_allowed_parallelism, 4);
+  const search::Space space = small_space();
+  const search::SearchResult r = search::search(space, search::Goal{}, exhaustive());
+  // A space that needs exactly r.counts.evaluated estimates and some examined candidates: a budget just
+  // above their price goes exhaustive, one just below goes anneal; the boundary does not move with threads.
+  search::SearchOptions o;
+  o.evaluations = 10;
+  o.auto_checks_per_s = 1e6;
+  o.auto_estimates_per_s = 1e5;  // an estimate costs 10 checks
+  const double estimates_s = static_cast<double>(r.counts.evaluated) / o.auto_estimates_per_s;
+  std::vector<std::string> reasons;
+  for (int threads : {1, 4}) {
+    tbb::task_arena(threads).execute([&] {
+      o.auto_time_budget_s = estimates_s;  // examined candidates come on top: too little
+      CHECK(search::choose_method(space, search::Goal{}, o).method == search::Method::anneal);
+      o.auto_time_budget_s = estimates_s + static_cast<double>(space.size()) / o.auto_checks_per_s;
+      const search::MethodChoice c = search::choose_method(space, search::Goal{}, o);
+      CHECK(c.method == search::Method::exhaustive);
+      INFO(c.reason);
+      CHECK(c.reason.find(std::to_string(r.counts.evaluated) + " an estimate") != std::string::npos);
+      reasons.push_back(c.reason);
+    });
+  }
+  CHECK(reasons[0] == reasons[1]);  // same examined count, whatever the split
+}
+
+// Issue 4 regression: with 12 GPUs, tp=2 and pp=4 violate "tp*cp*pp divides the island" (blamed on pp and the
+// GPU count) but tp=3 with the same pp and GPUs is consistent. Pruning on the blamed fields alone would have
+// rejected the whole block, tp=3 included.
+TEST_CASE("pruning keeps a plan that pruning on blamed fields alone would drop") {
+  model::Scenario b = gpt13b_base();
+  b.model.heads = 48; b.model.kv_heads = 48; b.model.ffn_hidden = 12 * 1024; b.model.layers = 48;
+  b.cluster.islands[0].gpus = 12;
+  b.cluster.islands[0].gpus_per_node = 4;
+  b.training.global_batch = 48;
+  b.plan.sharding = model::Sharding::fsdp;
+  b.training.tokens = 1e9;
+  const search::Space space(b, {gpus_axis(b, {12}), pp_axis(b, {4}), tp_axis(b, {2, 3}), recompute_axis(b)});
+  const search::SearchResult r = search::search(space, search::Goal{}, exhaustive());
+  check_counts_add_up(r);
+  REQUIRE_FALSE(r.front.empty());
+  for (const search::FrontPoint& p : r.front) CHECK(p.scenario.plan.tp == 3);
+  CHECK(r.counts.rejections()[0].first == "parallel_degrees_do_not_divide_gpus");
+  CHECK(r.counts.rejections()[0].second == 3);  // tp=2 with each recompute value
+}
