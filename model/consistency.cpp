@@ -74,7 +74,9 @@ Violation check_consistency(const Scenario& s) noexcept {
   if (m.ffn_hidden % plan.tp != 0)
     return violation(RejectReason::ffn_not_divisible_by_tp, FieldId::plan_tp, plan.tp, FieldId::model_ffn_hidden,
                      m.ffn_hidden);
-  if (m.layers % (plan.pp * plan.interleave) != 0)
+  // Uneven stages are allowed (the fullest takes ceil(L/pp)); the interleaved schedule needs equal chunks, and
+  // every stage needs at least one layer.
+  if (plan.pp > m.layers || (plan.interleave > 1 && m.layers % (plan.pp * plan.interleave) != 0))
     return violation(RejectReason::layers_not_divisible_by_pipeline,
                      plan.interleave > 1 ? FieldId::plan_interleave : FieldId::plan_pp,
                      plan.interleave > 1 ? plan.interleave : plan.pp, FieldId::model_layers, m.layers);

@@ -24,7 +24,7 @@ void add_all_islands(ByteRanges& out, FieldId field) {
 
 // The rules of check_consistency (model/consistency.cpp) in the order it tests them; each stage adds the fields
 // its rules read. A reason's inputs are the union of every stage up to the last one that can return it.
-enum class Stage { tp_vs_model, pipeline, context, islands, plan_vs_islands, per_island, batch, all };
+enum class Stage { tp_vs_model, pipeline, context, islands, wan, plan_vs_islands, per_island, batch, all };
 
 Stage last_stage(RejectReason r) {
   switch (r) {
@@ -34,6 +34,7 @@ Stage last_stage(RejectReason r) {
     case RejectReason::layers_not_divisible_by_pipeline: return Stage::pipeline;
     case RejectReason::seq_not_divisible_by_cp: return Stage::context;
     case RejectReason::diloco_needs_islands: return Stage::islands;
+    case RejectReason::wan_link_missing: return Stage::wan;
     case RejectReason::pipeline_exceeds_islands:
     case RejectReason::heterogeneous_plan_invalid: return Stage::plan_vs_islands;
     case RejectReason::island_not_whole_nodes:
@@ -105,6 +106,11 @@ ConsistencyInputs consistency_inputs(RejectReason reason) noexcept {
     r.add(field_bytes(FieldId::plan_sync, -1));
     r.add(field_bytes(FieldId::cluster_islands, -1));
     add_all_islands(r, FieldId::island_count);
+  }
+  if (reaches(Stage::wan)) {  // several islands need a WAN link between every pair: the default and overrides
+    r.add(bytes_at<WanLink>(offsetof(Scenario, cluster.wan)));
+    r.add(ByteRange{offsetof(Scenario, cluster.links), sizeof(ClusterSpec::links)});
+    r.add(bytes_at<int>(offsetof(Scenario, cluster.link_overrides)));
   }
   if (reaches(Stage::plan_vs_islands)) r.add(field_bytes(FieldId::plan_pp_across_islands, -1));
   if (reaches(Stage::per_island)) {  // whole nodes, tp*cp*pp | gpus, hsdp shard group

@@ -1,6 +1,7 @@
 #include "model/island_step.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "model/collectives.hpp"
 #include "model/kernel_time.hpp"
@@ -102,7 +103,10 @@ IslandStep island_step(const Scenario& s, const IslandSpec& island, const Parame
 
   // ---- one micro-batch through one stage -------------------------------------------------------------
   const LayerCost lc = layer_cost(m, gpu, plan, s.training.precision, b, l);
-  const double layers_per_stage = static_cast<double>(m.layers) / plan.pp;
+  // Uneven splits (layers % pp != 0, as DeepSpeed and Megatron-Core allow) put ceil(L/pp) layers on the fullest
+  // stage, which sets the pipeline's pace; the fill/drain bubble runs at the average stage.
+  const double layers_per_stage = std::ceil(static_cast<double>(m.layers) / plan.pp);
+  const double average_layers = static_cast<double>(m.layers) / plan.pp;
   const PassCost logits = logits_cost(m, gpu, s.training.precision, b, l);
 
   const double body_compute = layers_per_stage * (lc.forward.compute_s() + lc.backward.compute_s());
@@ -138,7 +142,7 @@ IslandStep island_step(const Scenario& s, const IslandSpec& island, const Parame
   const double last_stage_mb = body + logits.total_s() + p2p;
   const bool last_is_slowest = last_stage_mb >= first_stage_mb;
   const double slowest_mb = std::max(first_stage_mb, last_stage_mb);
-  const double average_mb = body + logits.total_s() / plan.pp + p2p;
+  const double average_mb = body * average_layers / layers_per_stage + logits.total_s() / plan.pp + p2p;
   st.stage_microbatch_s = slowest_mb;
 
   // ---- the step: steady state at the slowest stage + fill/drain bubble (p-1)/v [Narayanan et al. 2021 §2.2]

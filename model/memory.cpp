@@ -1,6 +1,7 @@
 #include "model/memory.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace shardmeter::model {
 
@@ -61,7 +62,7 @@ MemoryBreakdown stage_memory(const Scenario& s, const IslandLayout& l,
   const ModelSpec& m = s.model;
   const PlanSpec& plan = s.plan;
   const int b = s.training.micro_batch;
-  const double layers_per_stage = static_cast<double>(m.layers) / plan.pp;
+  const double layers_per_stage = std::ceil(static_cast<double>(m.layers) / plan.pp);  // the fullest stage
   const bool holds_embedding = position == StagePosition::first || position == StagePosition::only;
   const bool holds_head = position == StagePosition::last || position == StagePosition::only;
 

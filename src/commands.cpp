@@ -15,6 +15,10 @@ namespace {
 constexpr std::array kCommands = {
     Command{"estimate", "estimate SCENARIO [--set KEY=VALUE]... [--json] [--data-dir DIR]",
             "Predict step time, throughput, MFU, memory, cost and the bottleneck of one scenario", run_estimate},
+    Command{"validate", "validate [CSV] [--data-dir DIR]",
+            "Predict every published run of the calibration table; print per-row error and MAPE", run_validate},
+    Command{"calibrate", "calibrate [CSV] [--data-dir DIR]",
+            "Fit one set of efficiency constants per GPU type to the table's calibrate rows", run_calibrate},
 };
 
 }  // namespace

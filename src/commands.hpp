@@ -42,5 +42,7 @@ void print_command_help(const Command& command, const boost::program_options::op
 
 // ---- commands ------------------------------------------------------------------------------------------
 int run_estimate(const std::vector<std::string>& args, std::ostream& out);   // src/command_estimate.cpp
+int run_validate(const std::vector<std::string>& args, std::ostream& out);   // src/command_validate.cpp
+int run_calibrate(const std::vector<std::string>& args, std::ostream& out);  // src/command_calibrate.cpp
 
 }  // namespace shardmeter::cli

@@ -91,12 +91,15 @@ std::string problem_text(const m::Scenario& s, const ScenarioDocument& doc, cons
     case m::RejectReason::layers_not_divisible_by_pipeline:
       if (plan.interleave > 1)
         return "gives pp x interleave = " + number(plan.pp * plan.interleave) +
-               " pipeline chunks, which does not divide " + other;
-      return "does not divide " + other;
+               " pipeline chunks, which does not divide " + other + " (the interleaved schedule needs equal chunks)";
+      return "leaves a pipeline stage without layers: it exceeds " + other;
     case m::RejectReason::seq_not_divisible_by_cp:
       return "splits each sequence into 2 x cp = " + number(2 * plan.cp) +
              " chunks (for causal load balance), which does not divide " + other;
     case m::RejectReason::global_batch_not_divisible: {
+      if (plan.sync == m::SyncMode::diloco)
+        return "is not divisible by islands x micro_batch x island " + number(v.island) +
+               "'s data-parallel degree = " + number(v.other_value) + " (each DiLoCo island trains an equal share)";
       const int dp = m::total_data_parallel(s);
       const std::int64_t replicas_batch = static_cast<std::int64_t>(s.training.micro_batch) * dp;
       if (dp <= 0) return "cannot be split: the plan leaves no data-parallel replica";
@@ -122,6 +125,9 @@ std::string problem_text(const m::Scenario& s, const ScenarioDocument& doc, cons
       return "cannot be combined with " + other;
     case m::RejectReason::diloco_needs_islands:
       return "needs at least two islands, but " + other;
+    case m::RejectReason::wan_link_missing:
+      return "(islands in total) need a WAN link between every pair: add cluster.wan {bandwidth_gbps, latency_ms} "
+             "or a cluster.links entry for island " + number(v.island);
     case m::RejectReason::none:
     case m::RejectReason::out_of_memory:
     case m::RejectReason::count_:
