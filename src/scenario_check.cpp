@@ -147,7 +147,8 @@ void check_magnitudes(const m::Scenario& s, const ScenarioDocument& doc) {
     const Provenance where = provenance(doc, key);
     throw ScenarioError(where.where, key, number(p.interleave > 1 ? p.interleave : p.pp) + where.note,
                         "gives pp x interleave = " + number(static_cast<double>(chunks)) +
-                            " pipeline chunks, more than model.layers = " + number(s.model.layers));
+                            " pipeline chunks, more than model.layers = " + number(s.model.layers) +
+                            provenance(doc, "model.layers").note);
   }
 }
 
