@@ -18,11 +18,11 @@ int run_estimate(const std::vector<std::string>& args, std::ostream& out) {
   const Command& command = *find_command("estimate");
   po::options_description options("Options");
   options.add_options()
-      ("set", po::value<std::vector<std::string>>()->composing(),
+      ("set", po::value<std::vector<std::string>>()->composing()->value_name("KEY=VALUE"),
        "override one scenario key by its dotted path, e.g. --set plan.tp=4 --set cluster.islands.0.gpus=512 "
        "(repeatable; VALUE is YAML: 4, zero1, [1, 2], {gpu: h100-sxm, gpus: 64})")
       ("json", po::bool_switch(), "print one JSON object instead of the table (field names: README.md)")
-      ("data-dir", po::value<std::string>(), "catalogs and model presets (default: $SHARDMETER_DATA_DIR or the "
+      ("data-dir", po::value<std::string>()->value_name("DIR"), "catalogs and model presets (default: $SHARDMETER_DATA_DIR or the "
        "source tree's scenarios/)")
       ("help,h", "print this help");
   const po::variables_map vm = parse_command_line(command, args, options, "scenario");

@@ -12,6 +12,8 @@ namespace m = shardmeter::model;
 namespace {
 
 // Fields an inline `gpu:` map must give; the rest default (model/hardware_spec.hpp) or come from the island.
+constexpr std::int64_t kMaxGpusPerEntry = 100'000'000;
+
 constexpr std::string_view kInlineRequired[] = {"bf16_tflops", "hbm_gb", "hbm_tbps", "scaleup_gbps", "scaleup_link"};
 
 GpuEntry inline_gpu(const YamlField& field, const Catalog& catalog) {
@@ -73,6 +75,11 @@ m::IslandSpec parse_island(const YamlField& field, int index, const Catalog& cat
     island.gpus = nodes * island.gpus_per_node;
   }
   map.read("count", island.count, Range::between(1, 1e5));
+  // The model counts GPUs in int: keep every entry (and so every product of parallel degrees) well inside it.
+  if (static_cast<std::int64_t>(island.gpus) * island.count > kMaxGpusPerEntry)
+    throw map[map.has("count") ? "count" : (has_gpus ? "gpus" : "nodes")].error(
+        "gives " + std::to_string(static_cast<std::int64_t>(island.gpus) * island.count) + " GPUs; at most " +
+        std::to_string(kMaxGpusPerEntry) + " per island entry are supported");
 
   // Scale-out: the node's whole injection bandwidth, at the link type's efficiency and latency.
   const double node_bytes_per_s = m::gbit_per_s_to_bytes_per_s(entry.node_network_gbps);

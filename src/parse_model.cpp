@@ -14,10 +14,14 @@ namespace {
 
 constexpr int kMaxDim = 10'000'000;
 
-// The model keys a map gives, each remembered with its field (for error positions after merging).
-using GivenKeys = std::map<std::string, YamlField, std::less<>>;
+// A model key as given, remembered with its field (for error positions after merging) and its origin.
+struct GivenKey {
+  YamlField field;
+  bool from_preset;
+};
+using GivenKeys = std::map<std::string, GivenKey, std::less<>>;
 
-void apply_model_keys(const YamlMap& map, m::ModelSpec& model, GivenKeys& given) {
+void apply_model_keys(const YamlMap& map, bool from_preset, m::ModelSpec& model, GivenKeys& given) {
   const Range count = Range::between(1, kMaxDim);
   map.read("layers", model.layers, count);
   map.read("hidden", model.hidden, count);
@@ -34,7 +38,8 @@ void apply_model_keys(const YamlMap& map, m::ModelSpec& model, GivenKeys& given)
   map.read("tied_embeddings", model.tied_embeddings);
   map.read("dropout", model.dropout);
   for (const KeySpec& key : section_keys(Section::model))
-    if (key.name != "preset" && map.has(key.name)) given.insert_or_assign(std::string(key.name), map[key.name]);
+    if (key.name != "preset" && map.has(key.name))
+      given.insert_or_assign(std::string(key.name), GivenKey{map[key.name], from_preset});
 }
 
 // SwiGLU MLPs keep the parameter count of a 4h GELU MLP with 2/3 of the width, rounded up to a multiple of
@@ -68,9 +73,15 @@ void parse_model(const YamlField& field, const Catalog& catalog, m::ModelSpec& o
     std::vector<std::string_view> preset_keys;
     for (std::string_view key : keys)
       if (key != "preset") preset_keys.push_back(key);
-    apply_model_keys(YamlMap(YamlField(*preset_source, it->second, "model"), preset_keys), out, given);
+    apply_model_keys(YamlMap(YamlField(*preset_source, it->second, "model"), preset_keys), true, out, given);
   }
-  apply_model_keys(model, out, given);
+  apply_model_keys(model, false, out, given);
+  // " (from model.preset = NAME)" for a value the preset gave, to follow the value it is compared with.
+  const auto origin = [&](std::string_view key) {
+    const auto it = given.find(key);
+    return it != given.end() && it->second.from_preset ? " (from model.preset = " + model["preset"].as_string() + ")"
+                                                       : std::string();
+  };
 
   for (std::string_view required : {"layers", "hidden", "heads", "vocab", "seq_len"})
     if (given.find(required) == given.end())
@@ -79,18 +90,21 @@ void parse_model(const YamlField& field, const Catalog& catalog, m::ModelSpec& o
   if (given.find("kv_heads") == given.end()) out.kv_heads = out.heads;
   if (given.find("head_dim") == given.end()) {
     if (out.hidden % out.heads != 0)
-      throw given.at("heads").error("does not divide model.hidden = " + std::to_string(out.hidden) +
-                                    "; give model.head_dim explicitly");
+      throw given.at("heads").field.error("does not divide model.hidden = " + std::to_string(out.hidden) +
+                                          origin("hidden") + "; give model.head_dim explicitly");
     out.head_dim = out.hidden / out.heads;
   }
   if (given.find("ffn_hidden") == given.end()) out.ffn_hidden = default_ffn_hidden(out);
 
-  // Grouped-query attention shares each K/V head among heads / kv_heads query heads.
+  // Grouped-query attention shares each K/V head among heads / kv_heads query heads. Blame the key the user
+  // wrote in the scenario (kv_heads first); a preset's own inconsistency is reported in the preset file.
   if (out.kv_heads > out.heads || out.heads % out.kv_heads != 0) {
-    const YamlField& blamed = given.count("kv_heads") ? given.at("kv_heads") : given.at("heads");
-    throw blamed.error(blamed.path() == "model.kv_heads"
-                           ? "does not divide model.heads = " + std::to_string(out.heads)
-                           : "is not a multiple of model.kv_heads = " + std::to_string(out.kv_heads));
+    const auto kv = given.find("kv_heads");
+    const bool blame_heads = (kv == given.end() || kv->second.from_preset) && !given.at("heads").from_preset;
+    if (blame_heads)
+      throw given.at("heads").field.error("is not a multiple of model.kv_heads = " + std::to_string(out.kv_heads) +
+                                          origin("kv_heads"));
+    throw kv->second.field.error("does not divide model.heads = " + std::to_string(out.heads) + origin("heads"));
   }
 }
 

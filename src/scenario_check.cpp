@@ -16,7 +16,7 @@ namespace m = shardmeter::model;
 namespace {
 
 std::string number(double v) {
-  if (std::fabs(v) < 1e15 && v == std::floor(v)) return fmt::format("{}", static_cast<long long>(v));
+  if (std::fabs(v) < 9e18 && v == std::floor(v)) return fmt::format("{}", static_cast<long long>(v));
   return fmt::format("{:g}", v);
 }
 
@@ -136,9 +136,32 @@ std::string problem_text(const m::Scenario& s, const ScenarioDocument& doc, cons
   return std::string(m::describe(v.reason)) + (v.other != m::FieldId::none ? " " + other : "");
 }
 
+// Degrees so large that the model's int products of them (tp x cp x pp, pp x interleave) could overflow can
+// never be consistent; reject them first, in their own words.
+void check_magnitudes(const m::Scenario& s, const ScenarioDocument& doc) {
+  const m::PlanSpec& p = s.plan;
+  const std::int64_t tp_cp_pp = static_cast<std::int64_t>(p.tp) * p.cp * p.pp;
+  if (tp_cp_pp > s.cluster.total_gpus()) {
+    const Provenance where = provenance(doc, "plan.pp");
+    throw ScenarioError(where.where, "plan.pp", number(p.pp) + where.note,
+                        "gives tp x cp x pp = " + number(static_cast<double>(tp_cp_pp)) +
+                            ", more than the cluster's " + number(static_cast<double>(s.cluster.total_gpus())) + " GPUs");
+  }
+  const std::int64_t chunks = static_cast<std::int64_t>(p.pp) * p.interleave;
+  if (chunks > s.model.layers) {
+    const std::string key = p.interleave > 1 ? "plan.interleave" : "plan.pp";
+    const Provenance where = provenance(doc, key);
+    throw ScenarioError(where.where, key, number(p.interleave > 1 ? p.interleave : p.pp) + where.note,
+                        "gives pp x interleave = " + number(static_cast<double>(chunks)) +
+                            " pipeline chunks, more than model.layers = " + number(s.model.layers) +
+                            provenance(doc, "model.layers").note);
+  }
+}
+
 }  // namespace
 
 void check_scenario(const m::Scenario& scenario, const ScenarioDocument& doc) {
+  check_magnitudes(scenario, doc);
   const m::Violation v = m::check_consistency(scenario);
   if (!v) return;
   const std::string path = field_path(v.field, v.island);

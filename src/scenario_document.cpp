@@ -66,8 +66,9 @@ void apply_override(ScenarioDocument& doc, const Override& o) {
       const std::size_t size = current.size();
       if (!is_index(part) || std::stoul(part) > size)
         throw ScenarioError(where, o.key, o.value,
-                            "cannot be set: " + parent + " is a list of " + std::to_string(size) + " entries, so " +
-                                part + " is not an index in it (0 to " + std::to_string(size) + ")");
+                            "cannot be set: " + parent + " has " + std::to_string(size) +
+                                (size == 1 ? " entry" : " entries") + ", so the index must be 0 to " +
+                                std::to_string(size) + " (" + std::to_string(size) + " appends an entry)");
       const std::size_t index = std::stoul(part);
       if (index == size) {
         current.push_back(last ? value : YAML::Node(YAML::NodeType::Map));
@@ -92,6 +93,36 @@ void apply_override(ScenarioDocument& doc, const Override& o) {
     }
   }
   doc.overridden[o.key] = o.text;
+  doc.applied.push_back(o);
+}
+
+ScenarioDocument::ScenarioDocument(const ScenarioDocument& other)
+    : path(other.path), text(other.text), overridden(), applied() {
+  // Documents built in code (no text) are cloned; yaml-cpp's Clone drops positions, which only code-built
+  // documents lack anyway.
+  root.reset(other.text.empty() ? YAML::Clone(other.root) : YAML::Load(text));
+  for (const Override& o : other.applied) apply_override(*this, o);
+}
+
+ScenarioDocument& ScenarioDocument::operator=(const ScenarioDocument& other) {
+  if (this != &other) *this = ScenarioDocument(other);
+  return *this;
+}
+
+ScenarioDocument::ScenarioDocument(ScenarioDocument&& other) noexcept
+    : path(std::move(other.path)),
+      text(std::move(other.text)),
+      root(other.root),
+      overridden(std::move(other.overridden)),
+      applied(std::move(other.applied)) {}
+
+ScenarioDocument& ScenarioDocument::operator=(ScenarioDocument&& other) noexcept {
+  path = std::move(other.path);
+  text = std::move(other.text);
+  root.reset(other.root);  // rebind the handle; never `root = other.root` (that writes through)
+  overridden = std::move(other.overridden);
+  applied = std::move(other.applied);
+  return *this;
 }
 
 ScenarioDocument read_scenario_document(const std::string& path, const std::vector<Override>& overrides) {

@@ -18,7 +18,11 @@ std::string compose(const SourceLocation& where, const std::string& key, const s
   if (!key.empty() && !value.empty()) subject += " = " + value;
   if (key.empty()) subject = value;
   if (!subject.empty()) text += subject + (problem.empty() ? "" : " ");
-  return text + problem;
+  text += problem;
+  // One line, printable: control characters (a newline in a value, a stray byte in a binary file) become '?'.
+  for (char& c : text)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  return text;
 }
 
 }  // namespace

@@ -28,6 +28,17 @@ struct ScenarioDocument {
   std::string text;                  // file contents (provenance for result files)
   YAML::Node root;
   std::map<std::string, std::string> overridden;  // dotted key -> override text, for error locations
+  std::vector<Override> applied;     // the overrides applied to `text`, in order
+
+  ScenarioDocument() = default;
+  // Copies are deep and independent: yaml-cpp nodes are shared handles (assigning one writes through it), so a
+  // copy re-parses `text` and replays `applied`, keeping every line/column position. Copy a document before
+  // applying overrides to it (e.g. per search axis value) and the original stays untouched.
+  ScenarioDocument(const ScenarioDocument& other);
+  ScenarioDocument& operator=(const ScenarioDocument& other);
+  ScenarioDocument(ScenarioDocument&& other) noexcept;
+  ScenarioDocument& operator=(ScenarioDocument&& other) noexcept;
+  ~ScenarioDocument() = default;
 };
 
 ScenarioDocument read_scenario_document(const std::string& path, const std::vector<Override>& overrides = {});

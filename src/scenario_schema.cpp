@@ -168,27 +168,31 @@ constexpr std::array kPresetFile = {
 
 struct SectionInfo {
   Section section;
-  std::string_view title;
+  std::string_view where;  // the YAML path of the section, shown as code
+  std::string_view note;
   std::span<const KeySpec> keys;
 };
 
 const std::array kSections = {
-    SectionInfo{Section::top, "top level", kTop},
-    SectionInfo{Section::model, "model:", kModel},
-    SectionInfo{Section::training, "training:", kTraining},
-    SectionInfo{Section::cluster, "cluster:", kCluster},
-    SectionInfo{Section::island, "cluster.islands[N]: (plus any GPU field below, overriding the catalog)", kIsland},
-    SectionInfo{Section::gpu_fields, "GPU fields (scenarios/gpus.yaml entries, inline `gpu:` maps, island overrides)", kGpuFields},
-    SectionInfo{Section::gpu_catalog, "GPU catalog-only fields (scenarios/gpus.yaml; also allowed in inline `gpu:` maps, with `name`)", kGpuCatalog},
-    SectionInfo{Section::efficiency, "...efficiency: (inside a GPU entry or an island)", kEfficiency},
-    SectionInfo{Section::wan, "cluster.wan:", kWan},
-    SectionInfo{Section::link_override, "cluster.links[N]:", kLinkOverride},
-    SectionInfo{Section::plan, "plan:", kPlan},
-    SectionInfo{Section::diloco, "plan.diloco:", kDiloco},
-    SectionInfo{Section::runtime, "runtime:", kRuntime},
-    SectionInfo{Section::goodput, "goodput:", kGoodput},
-    SectionInfo{Section::link_catalog, "scenarios/links.yaml entries (links.<name>:)", kLinkCatalog},
-    SectionInfo{Section::preset_file, "scenarios/models/<preset>.yaml", kPresetFile},
+    SectionInfo{Section::top, "", "Top level of a scenario file", kTop},
+    SectionInfo{Section::model, "model:", "", kModel},
+    SectionInfo{Section::training, "training:", "", kTraining},
+    SectionInfo{Section::cluster, "cluster:", "", kCluster},
+    SectionInfo{Section::island, "cluster.islands[N]:", "plus any GPU field below, overriding the catalog's value",
+                kIsland},
+    SectionInfo{Section::gpu_fields, "gpus.NAME:",
+                "GPU fields: entries of scenarios/gpus.yaml, inline `gpu:` maps, and island overrides", kGpuFields},
+    SectionInfo{Section::gpu_catalog, "gpus.NAME:",
+                "catalog-only GPU fields (also allowed in an inline `gpu:` map, with `name`)", kGpuCatalog},
+    SectionInfo{Section::efficiency, "efficiency:", "inside a GPU entry, an inline `gpu:` map or an island", kEfficiency},
+    SectionInfo{Section::wan, "cluster.wan:", "", kWan},
+    SectionInfo{Section::link_override, "cluster.links[N]:", "", kLinkOverride},
+    SectionInfo{Section::plan, "plan:", "", kPlan},
+    SectionInfo{Section::diloco, "plan.diloco:", "", kDiloco},
+    SectionInfo{Section::runtime, "runtime:", "", kRuntime},
+    SectionInfo{Section::goodput, "goodput:", "", kGoodput},
+    SectionInfo{Section::link_catalog, "links.NAME:", "entries of scenarios/links.yaml", kLinkCatalog},
+    SectionInfo{Section::preset_file, "", "A model preset file, scenarios/models/NAME.yaml", kPresetFile},
 };
 
 // A '|' inside a Markdown table cell must be escaped.
@@ -219,7 +223,9 @@ std::vector<std::string_view> key_names(std::initializer_list<Section> sections)
 std::string schema_markdown() {
   std::string out;
   for (const SectionInfo& s : kSections) {
-    out += fmt::format("**{}**\n\n| key | type | unit | default | meaning |\n|---|---|---|---|---|\n", s.title);
+    std::string heading = s.where.empty() ? "" : fmt::format("`{}`", s.where);
+    if (!s.note.empty()) heading += (heading.empty() ? "" : " — ") + std::string(s.note);
+    out += fmt::format("**{}**\n\n| key | type | unit | default | meaning |\n|---|---|---|---|---|\n", heading);
     for (const KeySpec& k : s.keys)
       out += fmt::format("| `{}` | {} | {} | {} | {} |\n", k.name, escape_pipes(k.type), k.unit, escape_pipes(k.default_text),
                          escape_pipes(k.description));

@@ -118,15 +118,17 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 }  // namespace
 
 std::string closest_match(std::string_view word, std::span<const std::string_view> candidates) {
+  // A candidate that extends the word ("h100" -> "h100-sxm") beats one that is merely close in edit distance.
   const std::size_t limit = std::max<std::size_t>(2, word.size() / 3);
   std::string best;
-  std::size_t best_distance = std::string_view::npos;
+  std::pair<int, std::size_t> best_score{2, 0};
   for (std::string_view c : candidates) {
     const std::size_t d = edit_distance(word, c);
     const bool prefix = word.size() >= 3 && (c.starts_with(word) || word.starts_with(c));
-    if ((d <= limit || prefix) && d < best_distance) {
+    const std::pair<int, std::size_t> score{prefix ? 0 : 1, d};
+    if ((d <= limit || prefix) && score < best_score) {
       best = std::string(c);
-      best_distance = d;
+      best_score = score;
     }
   }
   return best;
@@ -145,13 +147,23 @@ bool Range::contains(double v) const {
   return v <= max;
 }
 
+namespace {
+
+// 1048576 rather than 1.04858e+06; 0.85 as 0.85.
+std::string bound_text(double v) {
+  if (std::fabs(v) < 1e15 && v == std::floor(v)) return fmt::format("{}", static_cast<long long>(v));
+  return fmt::format("{:g}", v);
+}
+
+}  // namespace
+
 std::string Range::text() const {
   const bool has_min = std::isfinite(min);
   const bool has_max = std::isfinite(max);
-  if (has_min && has_max && !min_exclusive) return fmt::format("between {:g} and {:g}", min, max);
-  if (has_min && has_max) return fmt::format("greater than {:g} and at most {:g}", min, max);
-  if (has_min) return fmt::format("{} {:g}", min_exclusive ? "greater than" : "at least", min);
-  if (has_max) return fmt::format("at most {:g}", max);
+  if (has_min && has_max && !min_exclusive) return "between " + bound_text(min) + " and " + bound_text(max);
+  if (has_min && has_max) return "greater than " + bound_text(min) + " and at most " + bound_text(max);
+  if (has_min) return (min_exclusive ? "greater than " : "at least ") + bound_text(min);
+  if (has_max) return "at most " + bound_text(max);
   return "finite";
 }
 
@@ -205,7 +217,9 @@ std::int64_t YamlField::as_int64(Range range) const {
   if (!node_.IsScalar()) throw error("is not an integer");
   double v = 0;
   // Integers may be written in scientific notation when they are whole (e.g. 1e3).
-  if (!parse_number(node_.Scalar(), v) || v != std::floor(v) || std::fabs(v) > 9.0e15) throw error("is not an integer");
+  if (!parse_number(node_.Scalar(), v) || v != std::floor(v)) throw error("is not an integer");
+  range.min = std::max(range.min, -9.0e15);  // exactly representable in a double and an int64
+  range.max = std::min(range.max, 9.0e15);
   if (!range.contains(v)) throw error("is out of range: must be " + range.text());
   return static_cast<std::int64_t>(v);
 }

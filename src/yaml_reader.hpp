@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -55,6 +56,17 @@ class YamlField {
 public:
   YamlField(const YamlSource& source, YAML::Node node, std::string path)
       : source_(&source), node_(std::move(node)), path_(std::move(path)) {}
+  YamlField(const YamlField&) = default;
+  // Rebinds to other's node. (YAML::Node::operator= would write other's value *into* the node this field
+  // refers to, i.e. into the document or catalog it was read from.)
+  YamlField& operator=(const YamlField& other) {
+    if (this == &other) return *this;
+    source_ = other.source_;
+    path_ = other.path_;
+    std::destroy_at(&node_);
+    std::construct_at(&node_, other.node_);
+    return *this;
+  }
 
   const std::string& path() const { return path_; }
   const YAML::Node& node() const { return node_; }

@@ -166,3 +166,20 @@ TEST_CASE("bad command lines exit with status 2 and one line") {
   r = run_shardmeter("");
   CHECK(r.status == 2);
 }
+
+TEST_CASE("degrees too large for any island are rejected in their own words") {
+  check_rejected("small.yaml", "--set plan.pp=100000",
+                 "plan.pp = 100000 gives tp x cp x pp = 400000, more than the cluster's 16 GPUs", {"plan.pp=100000"});
+  check_rejected("small.yaml", "--set plan.interleave=32",
+                 "plan.interleave = 32 gives pp x interleave = 64 pipeline chunks, more than model.layers = 32 (from "
+                 "model.preset = llama3-8b)",
+                 {"plan.interleave=32"});
+}
+
+TEST_CASE("messages stay on one line whatever the value holds") {
+  check_rejected("small.yaml", "--set name=[a", "name = [a is not valid YAML: end of sequence flow not found",
+                 {"name=[a"});
+  // A double-quoted YAML scalar with an escaped newline: the value itself holds a line break.
+  const std::string message = load_error("small.yaml", {"plan.tp=\"4\\n5\""});
+  CHECK(message == "--set plan.tp=\"4\\n5\": plan.tp = 4?5 is not an integer");
+}
