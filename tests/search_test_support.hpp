@@ -163,7 +163,7 @@ inline s::Space small_space() {
   axes.push_back(recompute_axis(b));
   axes.push_back(micro_batch_axis(b, {1, 2, 4}));
   axes.push_back(sharding_axis(b, {m::Sharding::none, m::Sharding::zero1, m::Sharding::fsdp, m::Sharding::hsdp}));
-  axes.push_back(pp_axis(b, {1, 2, 4, 16}));
+  axes.push_back(pp_axis(b, {1, 2, 4, 64}));  // 64 stages exceed 40 layers
   axes.push_back(tp_axis(b, {1, 2, 3, 8}));
   return s::Space(b, std::move(axes));
 }

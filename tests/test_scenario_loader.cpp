@@ -165,7 +165,8 @@ TEST_CASE("an inline GPU map") {
 
 TEST_CASE("overrides reach nested keys and list indices, creating maps and appending list entries") {
   const LoadedScenario l = load("small.yaml", {"plan.diloco.outer_bits=8", "cluster.islands.0.gpus=32",
-                                               "cluster.islands.1={gpu: h100-sxm, nodes: 1}", "runtime.fragmentation_fraction=0.1",
+                                               "cluster.islands.1={gpu: h100-sxm, nodes: 1}", "cluster.wan={bandwidth_gbps: 10, latency_ms: 20}",
+                                               "runtime.fragmentation_fraction=0.1",
                                                "training.tokens=300e9", "plan.sharding=zero1"});
   const m::Scenario& s = l.scenario;
   CHECK(s.plan.diloco.outer_bits == 8);
