@@ -45,10 +45,10 @@ void load_links(const std::string& path, Catalog& catalog) {
 
 // Fields every catalog GPU must give, and the numeric ones that must cite a source.
 constexpr std::string_view kRequiredGpuFields[] = {
-    "bf16_tflops",   "hbm_gb",        "hbm_tbps",    "scaleup_gbps",           "scaleup_link", "scaleup_domain_gpus",
+    "bf16_tflops",   "hbm_gib",        "hbm_tbps",    "scaleup_gbps",           "scaleup_link", "scaleup_domain_gpus",
     "gpus_per_node", "node_network_gbps", "scaleout_link", "price_usd_per_gpu_hour", "efficiency",   "sources"};
 constexpr std::string_view kCitedGpuFields[] = {
-    "bf16_tflops",       "fp8_tflops",    "hbm_gb",                 "hbm_tbps",
+    "bf16_tflops",       "fp8_tflops",    "hbm_gib",                 "hbm_tbps",
     "scaleup_gbps",      "scaleup_domain_gpus", "gpus_per_node",    "node_network_gbps",
     "price_usd_per_gpu_hour", "price_high_usd_per_gpu_hour", "spot_price_usd_per_gpu_hour", "efficiency"};
 

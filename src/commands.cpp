@@ -19,6 +19,8 @@ constexpr std::array kCommands = {
             "Predict every published run of the calibration table; print per-row error and MAPE", run_validate},
     Command{"calibrate", "calibrate [CSV] [--data-dir DIR]",
             "Fit one set of efficiency constants per GPU type to the table's calibrate rows", run_calibrate},
+    Command{"schema", "schema", "Print every scenario key with its type, unit, default and meaning (Markdown)",
+            run_schema},
 };
 
 }  // namespace

@@ -66,7 +66,7 @@ void apply_gpu_fields(const YamlMap& map, GpuEntry& entry, const std::map<std::s
   double v = 0;
   if (map.read("bf16_tflops", v, Range::positive())) gpu.peak_flops_per_s = m::tflops_to_flops_per_s(v);
   if (map.read("fp8_tflops", v, Range::at_least(0))) gpu.peak_fp8_flops_per_s = m::tflops_to_flops_per_s(v);
-  if (map.read("hbm_gb", v, Range::positive())) gpu.hbm_bytes = v * m::kGB;
+  if (map.read("hbm_gib", v, Range::positive())) gpu.hbm_bytes = v * m::kGiB;  // HBM capacities are binary: "80 GB" = 80 GiB
   if (map.read("hbm_tbps", v, Range::positive())) gpu.hbm_bytes_per_s = m::tbyte_per_s_to_bytes_per_s(v);
   if (map.read("scaleup_gbps", v, Range::positive())) gpu.scaleup.bytes_per_s = m::gbyte_per_s_to_bytes_per_s(v);
   if (map.has("scaleup_link")) gpu.scaleup = resolve_link(map["scaleup_link"], links, gpu.scaleup.bytes_per_s);

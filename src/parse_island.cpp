@@ -14,7 +14,7 @@ namespace {
 // Fields an inline `gpu:` map must give; the rest default (model/hardware_spec.hpp) or come from the island.
 constexpr std::int64_t kMaxGpusPerEntry = 100'000'000;
 
-constexpr std::string_view kInlineRequired[] = {"bf16_tflops", "hbm_gb", "hbm_tbps", "scaleup_gbps", "scaleup_link"};
+constexpr std::string_view kInlineRequired[] = {"bf16_tflops", "hbm_gib", "hbm_tbps", "scaleup_gbps", "scaleup_link"};
 
 GpuEntry inline_gpu(const YamlField& field, const Catalog& catalog) {
   auto keys = key_names({Section::gpu_fields, Section::gpu_catalog});

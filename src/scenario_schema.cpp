@@ -67,7 +67,7 @@ constexpr std::array kIsland = {
 constexpr std::array kGpuFields = {
   KeySpec{"bf16_tflops", "number", "TFLOP/s", "catalog", "Dense bf16/fp16 tensor-core peak per GPU"},
   KeySpec{"fp8_tflops", "number", "TFLOP/s", "catalog (0 = no fp8)", "Dense fp8 peak per GPU"},
-  KeySpec{"hbm_gb", "number", "GB (1e9 bytes)", "catalog", "Device memory per GPU"},
+  KeySpec{"hbm_gib", "number", "GiB (2^30 bytes)", "catalog", "Device memory per GPU, as marketed (an \"80 GB\" HBM part holds 80 GiB)"},
   KeySpec{"hbm_tbps", "number", "TB/s", "catalog", "Device memory bandwidth"},
   KeySpec{"scaleup_gbps", "number", "GB/s per GPU, unidirectional", "catalog", "Scale-up (NVLink / xGMI / PCIe) bandwidth"},
   KeySpec{"scaleup_link", "name", "", "catalog", "Scale-up link type in scenarios/links.yaml"},

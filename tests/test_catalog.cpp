@@ -48,7 +48,7 @@ TEST_CASE("the GPU catalog has every required type, with sources") {
     CHECK(e.node_network_gbps > 0);
     CHECK(e.gpu.price_usd_per_gpu_hour > 0);
     CHECK(e.price_high_usd_per_gpu_hour >= e.gpu.price_usd_per_gpu_hour);
-    for (const char* field : {"bf16_tflops", "hbm_gb", "hbm_tbps", "scaleup_gbps", "node_network_gbps",
+    for (const char* field : {"bf16_tflops", "hbm_gib", "hbm_tbps", "scaleup_gbps", "node_network_gbps",
                               "price_usd_per_gpu_hour", "efficiency"})
       CHECK(e.sources.count(field) == 1);
   }

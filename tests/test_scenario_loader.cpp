@@ -92,7 +92,7 @@ TEST_CASE("catalog GPU values are converted to SI once") {
   CHECK(isl.gpu.name.view() == "h100-sxm");
   CHECK(isl.gpu.peak_flops_per_s == Approx(989e12));
   CHECK(isl.gpu.peak_fp8_flops_per_s == Approx(1979e12));
-  CHECK(isl.gpu.hbm_bytes == Approx(80e9));
+  CHECK(isl.gpu.hbm_bytes == Approx(80.0 * 1024 * 1024 * 1024));  // hbm_gib: 80
   CHECK(isl.gpu.hbm_bytes_per_s == Approx(3.35e12));
   CHECK(isl.gpu.scaleup.bytes_per_s == Approx(450e9));  // GB/s per GPU
   CHECK(isl.gpu.scaleup.type.view() == "nvlink4");
@@ -118,7 +118,7 @@ TEST_CASE("island overrides, nodes, count, spot, WAN and link overrides") {
   CHECK(west.count == 2);
   CHECK(west.spot);
   CHECK(west.price_usd_per_gpu_hour == Approx(0.57));      // a100-sxm-80gb spot price
-  CHECK(west.gpu.hbm_bytes == Approx(72e9));
+  CHECK(west.gpu.hbm_bytes == Approx(72.0 * 1024 * 1024 * 1024));
   CHECK(west.gpu.gemm_efficiency == Approx(0.5));
   CHECK(west.gpu.kernel_overhead_s == Approx(6e-6));
   CHECK(west.gpu.attention_efficiency == Approx(catalog().gpus.at("a100-sxm-80gb").gpu.attention_efficiency));
@@ -148,13 +148,13 @@ TEST_CASE("island overrides, nodes, count, spot, WAN and link overrides") {
 }
 
 TEST_CASE("an inline GPU map") {
-  const LoadedScenario l = load("small.yaml", {"cluster.islands.0.gpu={name: my-gpu, bf16_tflops: 500, hbm_gb: 96, "
+  const LoadedScenario l = load("small.yaml", {"cluster.islands.0.gpu={name: my-gpu, bf16_tflops: 500, hbm_gib: 96, "
                                                "hbm_tbps: 4, scaleup_gbps: 100, scaleup_link: pcie5, "
                                                "node_network_gbps: 800, scaleout_link: roce, gpus_per_node: 4}"});
   const m::IslandSpec& isl = island(l, 0);
   CHECK(isl.gpu.name.view() == "my-gpu");
   CHECK(isl.gpu.peak_flops_per_s == Approx(500e12));
-  CHECK(isl.gpu.hbm_bytes == Approx(96e9));
+  CHECK(isl.gpu.hbm_bytes == Approx(96.0 * 1024 * 1024 * 1024));
   CHECK(isl.gpu.hbm_bytes_per_s == Approx(4e12));
   CHECK(isl.gpu.scaleup.bytes_per_s == Approx(100e9));
   CHECK(isl.gpu.scaleup.efficiency == Approx(catalog().links.at("pcie5").efficiency));
