@@ -7,7 +7,7 @@ PKGS     = cmake ninja-build g++ libtbb-dev libboost-program-options-dev libhdf5
 APT      = apt-get -o DPkg::Lock::Timeout=600
 SUDO     = $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
-.PHONY: all deps configure build run test bench validate clean
+.PHONY: all deps configure build run test bench validate clean readme-schema
 
 all: build
 
@@ -39,3 +39,9 @@ validate: build
 
 clean:
 	rm -rf $(BUILD)
+
+# Regenerate README.md's scenario-key table (between the schema markers) from the declared schema.
+readme-schema: build
+	./$(BUILD)/shardmeter schema > $(BUILD)/schema.md
+	awk -v f=$(BUILD)/schema.md '/<!-- schema:begin -->/ {print; while ((getline l < f) > 0) print l; skip=1; next} \
+	     /<!-- schema:end -->/ {skip=0} !skip' README.md > $(BUILD)/README.md.tmp && mv $(BUILD)/README.md.tmp README.md

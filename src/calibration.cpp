@@ -43,15 +43,19 @@ double mape(std::vector<ValidationRun*>& rows, const EfficiencyConstants& c) {
 }  // namespace
 
 std::vector<GpuFit> calibrate(std::vector<ValidationRun>& runs) {
-  std::map<std::string, std::vector<ValidationRun*>> by_gpu;
+  std::map<std::string, std::vector<ValidationRun*>> by_family;
   for (ValidationRun& r : runs)
-    if (r.use == RowUse::calibrate && r.convertible) by_gpu[std::string(r.scenario.cluster.islands[0].gpu.name.view())].push_back(&r);
+    if (r.use == RowUse::calibrate && r.convertible) by_family[r.gpu_family].push_back(&r);
 
   std::vector<GpuFit> fits;
-  for (auto& [gpu, rows] : by_gpu) {
+  for (auto& [family, rows] : by_family) {
     GpuFit fit;
-    fit.gpu = gpu;
+    fit.family = family;
     fit.rows = static_cast<int>(rows.size());
+    for (const ValidationRun* r : rows) {
+      const std::string gpu(r->scenario.cluster.islands[0].gpu.name.view());
+      if (std::find(fit.gpus.begin(), fit.gpus.end(), gpu) == fit.gpus.end()) fit.gpus.push_back(gpu);
+    }
     const model::GpuSpec& spec = rows.front()->scenario.cluster.islands[0].gpu;
     fit.before = {spec.gemm_efficiency, spec.gemm_half_dim, spec.attention_efficiency, spec.overlap_slowdown};
     fit.mape_before = mape(rows, fit.before);
@@ -84,7 +88,7 @@ std::vector<GpuFit> calibrate(std::vector<ValidationRun>& runs) {
     fit.mape_after = best;
     fits.push_back(fit);
     for (ValidationRun& r : runs)
-      if (r.scenario.cluster.islands[0].gpu.name.view() == gpu) apply(r.scenario.cluster.islands[0].gpu, fit.after);
+      if (r.gpu_family == family) apply(r.scenario.cluster.islands[0].gpu, fit.after);
   }
   return fits;
 }

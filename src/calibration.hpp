@@ -16,14 +16,15 @@ struct EfficiencyConstants {
 };
 
 struct GpuFit {
-  std::string gpu;
-  int rows = 0;                 // calibrate rows of this GPU type
+  std::string family;           // GPU types sharing a die (catalog `family`) share one set
+  std::vector<std::string> gpus;   // catalog types of the calibrate rows
+  int rows = 0;                 // calibrate rows of this family
   EfficiencyConstants before, after;
   double mape_before = 0, mape_after = 0;   // over those rows, percent
 };
 
 // Coordinate search within physical bounds, deterministic. Updates the scenarios of every run (calibrate,
-// holdout and reference) of each fitted GPU type with the fitted constants.
+// holdout and reference) of each fitted GPU family with the fitted constants.
 std::vector<GpuFit> calibrate(std::vector<ValidationRun>& runs);
 
 }  // namespace shardmeter::cli

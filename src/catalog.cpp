@@ -67,6 +67,8 @@ void load_gpus(const std::string& path, Catalog& catalog) {
     GpuEntry entry = blank_gpu_entry();
     entry.gpu.name.assign(name);
     apply_gpu_fields(map, entry, catalog.links);
+    entry.family = name;
+    map.read("family", entry.family);
     for (std::string_view field : kCitedGpuFields)
       if (map.has(field) && entry.sources.count(std::string(field)) == 0)
         throw map.missing("sources." + std::string(field), "is missing: every number in the catalog cites its source");

@@ -17,6 +17,7 @@ struct GpuEntry {
   double node_network_gbps = 0;        // Gbit/s per node (scale-out)
   std::string scaleout_link;           // key into links
   double price_high_usd_per_gpu_hour = 0;       // hyperscaler list price (reports only)
+  std::string family;                           // types sharing a die share calibrated constants (default: name)
   std::map<std::string, std::string> sources;   // field -> citation
 };
 

@@ -4,6 +4,7 @@
 #include <ostream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "src/calibration.hpp"
 #include "src/cli.hpp"
@@ -34,9 +35,11 @@ int run_calibrate(const std::vector<std::string>& args, std::ostream& out) {
 
   std::vector<ValidationRun> runs = load_validation_runs(csv, load_catalog(dir));
   const std::vector<GpuFit> fits = calibrate(runs);
-  out << "Fitted on `calibrate` rows only (one set per GPU type); paste into scenarios/gpus.yaml:\n\n";
+  out << "Fitted on `calibrate` rows only (one set per GPU family); paste into every entry of the family in\n"
+         "scenarios/gpus.yaml:\n\n";
   for (const GpuFit& f : fits) {
-    out << fmt::format("  {}:  # {} calibrate rows, MAPE {:.1f}% -> {:.1f}%\n", f.gpu, f.rows, f.mape_before, f.mape_after);
+    out << fmt::format("  family {} ({}):  # {} calibrate rows, MAPE {:.1f}% -> {:.1f}%\n", f.family,
+                       fmt::join(f.gpus, ", "), f.rows, f.mape_before, f.mape_after);
     out << fmt::format("    efficiency: {{gemm: {:.3f}, gemm_half_dim: {:.0f}, attention: {:.3f}, overlap_slowdown: {:.2f}}}\n",
                        f.after.gemm, f.after.gemm_half_dim, f.after.attention, f.after.overlap_slowdown);
   }

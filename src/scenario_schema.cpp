@@ -82,6 +82,7 @@ constexpr std::array kGpuFields = {
 
 constexpr std::array kGpuCatalog = {
   KeySpec{"price_high_usd_per_gpu_hour", "number", "USD per GPU-hour", "0", "Hyperscaler list price (reports only)"},
+  KeySpec{"family", "string", "", "the entry's name", "GPU types sharing a die share calibrated efficiency constants"},
   KeySpec{"sources", "map", "", "{}", "Field -> citation of the number"},
 };
 
@@ -91,6 +92,7 @@ constexpr std::array kEfficiency = {
   KeySpec{"attention", "number", "fraction of peak", "catalog", "Fused (flash) attention kernels"},
   KeySpec{"hbm", "number", "fraction", "0.85", "Memory-bound kernels, of HBM bandwidth"},
   KeySpec{"kernel_overhead_us", "number", "µs", "4", "Launch + sync cost per kernel"},
+  KeySpec{"overlap_slowdown", "number", "fraction", "0.3", "Compute lost per second of communication hidden under it"},
 };
 
 constexpr std::array kWan = {

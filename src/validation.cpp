@@ -130,9 +130,12 @@ std::vector<ValidationRun> load_validation_runs(const std::string& csv_path, con
     r.metric = row.at("metric");
     r.flop_convention = row.at("flop_convention");
     r.use = parse_use(row, csv_path);
+    r.fully_specified = row.at("fully_specified") == "true";
     r.line = row.line;
     r.published_value = parse_number(row, "value", csv_path);
     r.scenario = parse_scenario(row_document(row, csv_path), catalog);
+    const auto gpu = catalog.gpus.find(row.at("gpu"));
+    r.gpu_family = gpu != catalog.gpus.end() ? gpu->second.family : row.at("gpu");
     r.measured_step_s = measured_step_time_s(r.metric, r.flop_convention, r.published_value, r.scenario);
     r.convertible = r.measured_step_s > 0;
     runs.push_back(std::move(r));

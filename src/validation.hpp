@@ -18,9 +18,11 @@ struct ValidationRun {
   std::string metric;            // as published: seconds_per_iter, tflops_per_gpu, tokens_per_s, ...
   std::string flop_convention;
   RowUse use = RowUse::reference;
+  bool fully_specified = false;  // every column known from the source (not inferred)
   int line = 0;
   double published_value = 0;
   model::Scenario scenario{};
+  std::string gpu_family;        // catalog family of the run's GPU (calibration groups by it)
   double measured_step_s = 0;    // the published figure converted to seconds per optimizer step
   bool convertible = true;       // false when the source's FLOP convention is unknown
   double predicted_step_s = 0;

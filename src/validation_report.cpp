@@ -44,12 +44,13 @@ std::string format_validation_report(const std::vector<ValidationRun>& runs) {
 
   std::map<std::string, std::vector<const ValidationRun*>> by_source;
   std::map<std::string, std::vector<const ValidationRun*>> by_use;
-  std::vector<const ValidationRun*> scored, reference, korthikanti;
+  std::vector<const ValidationRun*> scored, reference, korthikanti, fully_specified;
   for (const ValidationRun& r : runs) {
     const bool comparable = r.convertible && r.rejected == model::RejectReason::none;
     if (r.scored()) {
       by_source[r.source_group].push_back(&r);
       scored.push_back(&r);
+      if (r.fully_specified) fully_specified.push_back(&r);
     }
     if (comparable) by_use[std::string(to_string(r.use))].push_back(&r);
     if (comparable && r.use == RowUse::reference) reference.push_back(&r);
@@ -61,6 +62,7 @@ std::string format_validation_report(const std::vector<ValidationRun>& runs) {
   text += "\nMAPE per use:\n";
   for (const char* use : {"calibrate", "holdout", "reference"})
     if (by_use.count(use)) text += summary_line(use, summarize(by_use[use]));
+  text += summary_line("fully specified (scored)", summarize(fully_specified));
   if (!korthikanti.empty()) {
     const ErrorSummary k = summarize(korthikanti);
     text += fmt::format(
