@@ -27,10 +27,12 @@ Violation check_island(const Scenario& s, int i) {
   if (island.gpus % plan.tp != 0)
     return violation(RejectReason::parallel_degrees_do_not_divide_gpus, FieldId::plan_tp, plan.tp,
                      FieldId::island_gpus, island.gpus, i);
-  if (island.gpus % (plan.tp * plan.cp) != 0)
+  // Products in 64 bits: the search may combine large degrees.
+  const std::int64_t tp_cp64 = std::int64_t{plan.tp} * plan.cp;
+  if (island.gpus % tp_cp64 != 0)
     return violation(RejectReason::parallel_degrees_do_not_divide_gpus, FieldId::plan_cp, plan.cp,
                      FieldId::island_gpus, island.gpus, i);
-  if (island.gpus % (plan.tp * plan.cp * pp_here) != 0)
+  if (island.gpus % (tp_cp64 * pp_here) != 0)
     return violation(RejectReason::parallel_degrees_do_not_divide_gpus, FieldId::plan_pp, plan.pp,
                      FieldId::island_gpus, island.gpus, i);
   if (plan.sharding == Sharding::hsdp) {
@@ -48,8 +50,8 @@ Violation check_island(const Scenario& s, int i) {
 
 int island_data_parallel(const Scenario& s, int i) noexcept {
   const IslandSpec& island = s.cluster.islands[static_cast<std::size_t>(i)];
-  const int per_replica = s.plan.tp * s.plan.cp * stages_per_island(s);
-  return per_replica > 0 ? island.gpus / per_replica : 0;
+  const std::int64_t per_replica = std::int64_t{s.plan.tp} * s.plan.cp * stages_per_island(s);
+  return per_replica > 0 ? static_cast<int>(island.gpus / per_replica) : 0;
 }
 
 int total_data_parallel(const Scenario& s) noexcept {
