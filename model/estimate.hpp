@@ -14,7 +14,7 @@ struct TimeBreakdown {
   double compute_s = 0;          // GEMMs and attention of forward + backward
   double recompute_s = 0;        // extra forward work from activation recomputation
   double memory_bound_s = 0;     // norms, activations, softmax, dropout, residuals at HBM bandwidth
-  double tp_comm_s = 0;          // tensor/sequence-parallel collectives on the critical path
+  double tp_comm_s = 0;          // tensor/sequence- and context-parallel collectives on the critical path
   double pp_comm_s = 0;          // pipeline point-to-point transfers on the critical path
   double bubble_s = 0;           // pipeline fill and drain
   double dp_comm_s = 0;          // exposed data-parallel / ZeRO / FSDP / HSDP collectives inside islands

@@ -1,6 +1,8 @@
 #include "model/layer_cost.hpp"
 
+#include "model/collectives.hpp"
 #include "model/kernel_time.hpp"
+#include "model/overlap.hpp"
 
 namespace shardmeter::model {
 
@@ -100,12 +102,25 @@ LayerCost layer_cost(const ModelSpec& m, const GpuSpec& gpu, const PlanSpec& pla
   // Hidden part still slows the GEMMs it overlaps (see model/overlap.hpp).
   if (plan.tp_comm_overlap) tp_one *= (1.0 - kTpOverlapHidden) + gpu.overlap_slowdown * kTpOverlapHidden;
 
-  // Forward: 2 TP collectives per block (after attention, after MLP) [Shoeybi et al. 2019 §3].
-  c.forward = PassCost{gemm_fwd, attn.attention_s, mem_fwd + attn.memory_s, 2.0 * tp_one};
-  // Backward: input and weight gradients (2x forward GEMMs), 2 TP collectives; memory-bound work ~2x forward.
+  // Context parallelism: every rank needs the K and V of the whole sequence (its TP shard of heads). Ring
+  // attention passes KV blocks around the CP group while computing (Megatron-Core CP; Liu et al. 2023, Ring
+  // Attention): forward all-gathers KV, backward gathers KV again and reduce-scatters dKV; overlapped with the
+  // attention kernels, only the part that does not fit under them is exposed. Counted with TP communication.
   const double attn_bwd = plan.attention == AttentionKernel::flash ? kFlashBackwardFactor * attn.attention_s
                                                                    : 2.0 * attn.attention_s;
-  c.backward = PassCost{2.0 * gemm_fwd, attn_bwd, 2.0 * (mem_fwd + attn.memory_s), 2.0 * tp_one};
+  double cp_fwd = 0, cp_bwd = 0;
+  if (plan.cp > 1) {
+    const double kv_bytes = kActivationBytes * 2.0 * micro_batch * static_cast<double>(m.seq_len) *
+                            (static_cast<double>(m.kv_heads) * m.head_dim / plan.tp);
+    const double gather = hierarchical_all_gather_s(kv_bytes, layout.cp_group, layout.links);
+    cp_fwd = exposed_after_overlap(gather, attn.attention_s, gpu.overlap_slowdown);
+    cp_bwd = exposed_after_overlap(2.0 * gather, attn_bwd, gpu.overlap_slowdown);
+  }
+
+  // Forward: 2 TP collectives per block (after attention, after MLP) [Shoeybi et al. 2019 §3].
+  c.forward = PassCost{gemm_fwd, attn.attention_s, mem_fwd + attn.memory_s, 2.0 * tp_one + cp_fwd};
+  // Backward: input and weight gradients (2x forward GEMMs), 2 TP collectives; memory-bound work ~2x forward.
+  c.backward = PassCost{2.0 * gemm_fwd, attn_bwd, 2.0 * (mem_fwd + attn.memory_s), 2.0 * tp_one + cp_bwd};
 
   switch (plan.recompute) {
     case Recompute::none:

@@ -73,3 +73,21 @@ TEST_CASE("An inconsistent plan is rejected before any estimate, with its reason
   s.training.global_batch = 1000;
   CHECK(model::evaluate(s).reject_reason == model::RejectReason::global_batch_not_divisible);
 }
+
+TEST_CASE("Context parallelism exchanges K and V around the CP group, hidden under attention when it can be") {
+  model::Scenario s = test::llama8b_fsdp(test::h100_sxm(), 64, 1);
+  s.model.seq_len = 65536;
+  s.plan.cp = 4;
+  s.training.global_batch = 64;
+  const model::Estimate fast_links = model::evaluate(s);
+  REQUIRE(fast_links.reject_reason == model::RejectReason::none);
+  // KV per layer: 2 (K, V) x 65536 tokens x 8 kv heads x 128 x 2 bytes = 268 MB, all-gathered over 4 NVLink ranks;
+  // at 1/100 of NVLink bandwidth the exchange no longer fits under the attention kernels.
+  model::Scenario slow = s;
+  slow.cluster.islands[0].gpu.scaleup.bytes_per_s /= 100;
+  const model::Estimate slow_links = model::evaluate(slow);
+  CHECK(slow_links.time.tp_comm_s > fast_links.time.tp_comm_s + 1.0);
+  s.plan.cp = 1;
+  s.training.global_batch = 64;
+  CHECK(model::evaluate(s).time.tp_comm_s == 0.0);  // tp = 1, cp = 1: no TP/CP traffic at all
+}
