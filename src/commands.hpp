@@ -43,7 +43,7 @@ void print_command_help(const Command& command, const boost::program_options::op
 // ---- commands ------------------------------------------------------------------------------------------
 int run_estimate(const std::vector<std::string>& args, std::ostream& out);   // src/command_estimate.cpp
 int run_validate(const std::vector<std::string>& args, std::ostream& out);   // src/command_validate.cpp
-int run_calibrate(const std::vector<std::string>& args, std::ostream& out);  // src/command_calibrate.cpp
+int run_calibrate(const std::vector<std::string>& args, std::ostream& out);  // src/command_validate.cpp
 int run_schema(const std::vector<std::string>& args, std::ostream& out);     // src/command_schema.cpp
 
 }  // namespace shardmeter::cli
