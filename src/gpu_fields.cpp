@@ -35,7 +35,7 @@ void apply_efficiency(const YamlMap& map, m::GpuSpec& gpu) {
   eff.read("gemm_half_dim", gpu.gemm_half_dim, Range::at_least(0));
   eff.read("attention", gpu.attention_efficiency, Range::fraction());
   eff.read("hbm", gpu.hbm_efficiency, Range::fraction());
-  eff.read("overlap_slowdown", gpu.overlap_slowdown, Range::fraction());
+  eff.read("overlap_slowdown", gpu.overlap_slowdown, Range::between(0, 1));  // 0: no contention
   double overhead_us = 0;
   if (eff.read("kernel_overhead_us", overhead_us, Range::at_least(0))) gpu.kernel_overhead_s = m::us_to_s(overhead_us);
 }
