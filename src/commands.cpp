@@ -21,6 +21,9 @@ constexpr std::array kCommands = {
             "Fit one set of efficiency constants per GPU type to the table's calibrate rows", run_calibrate},
     Command{"schema", "schema", "Print every scenario key with its type, unit, default and meaning (Markdown)",
             run_schema},
+    Command{"report", "report FRONT.h5 [--baseline OLD.h5] -o report.html [--markdown report.md]",
+            "Write a self-contained HTML report (plot, tables, changes since a baseline) of a search's front",
+            run_report},
 };
 
 }  // namespace
