@@ -24,6 +24,8 @@ constexpr std::array kCommands = {
     Command{"report", "report FRONT.h5 [--baseline OLD.h5] -o report.html [--markdown report.md]",
             "Write a self-contained HTML report (plot, tables, changes since a baseline) of a search's front",
             run_report},
+    Command{"export", "export FRONT.h5 [--pick cheapest|fastest|knee|N] --format FORMAT [-o FILE]",
+            "Export one plan of a front for plan-json, torchtitan, megatron, deepspeed or torchrun", run_export},
 };
 
 }  // namespace

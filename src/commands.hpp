@@ -46,5 +46,6 @@ int run_validate(const std::vector<std::string>& args, std::ostream& out);   // 
 int run_calibrate(const std::vector<std::string>& args, std::ostream& out);  // src/command_calibrate.cpp
 int run_schema(const std::vector<std::string>& args, std::ostream& out);     // src/command_schema.cpp
 int run_report(const std::vector<std::string>& args, std::ostream& out);     // src/command_report.cpp
+int run_export(const std::vector<std::string>& args, std::ostream& out);     // src/command_export.cpp
 
 }  // namespace shardmeter::cli
