@@ -125,6 +125,7 @@ td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 td.better { color: #00734d; font-weight: 600; }
 td.worse { color: #b23a00; font-weight: 600; }
 table.kv th { background: none; font-weight: 600; width: 12em; }
+table.kv td { white-space: normal; }
 .swatch { display: inline-block; width: 10px; height: 10px; border-radius: 50%; margin-right: 6px; }
 .badge { display: inline-block; font-size: 11px; border-radius: 8px; padding: 0 6px; margin-left: 6px; color: #fff; background: #555; }
 .badge.cheapest { background: #00734d; }

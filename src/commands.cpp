@@ -26,6 +26,10 @@ constexpr std::array kCommands = {
             run_report},
     Command{"export", "export FRONT.h5 [--pick cheapest|fastest|knee|N] --format FORMAT [-o FILE]",
             "Export one plan of a front for plan-json, torchtitan, megatron, deepspeed or torchrun", run_export},
+    Command{"nightly",
+            "nightly DIR_OF_SCENARIOS --out RESULTS_DIR [--prices prices.yaml] [--date YYYY-MM-DD] [--threads N]",
+            "Search every scenario of a directory, write reports and an index compared with the previous run",
+            run_nightly},
 };
 
 }  // namespace

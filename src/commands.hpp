@@ -47,5 +47,6 @@ int run_calibrate(const std::vector<std::string>& args, std::ostream& out);  // 
 int run_schema(const std::vector<std::string>& args, std::ostream& out);     // src/command_schema.cpp
 int run_report(const std::vector<std::string>& args, std::ostream& out);     // src/command_report.cpp
 int run_export(const std::vector<std::string>& args, std::ostream& out);     // src/command_export.cpp
+int run_nightly(const std::vector<std::string>& args, std::ostream& out);    // src/command_nightly.cpp
 
 }  // namespace shardmeter::cli
