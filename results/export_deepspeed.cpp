@@ -45,7 +45,7 @@ void check(const DeployPlan& p) {
 
 Exported export_deepspeed(const DeployPlan& p, const ExportSource& /*source*/) {
   check(p);
-  using nlohmann::json;
+  using json = nlohmann::ordered_json;   // keys in the order written
   Exported out;
   // DeepSpeed's data-parallel size is world / (tp x pp) [check() ruled out cp].
   json j;

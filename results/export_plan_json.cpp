@@ -11,12 +11,14 @@ namespace shardmeter::results {
 
 namespace {
 
-nlohmann::json finite_or_null(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
+nlohmann::ordered_json finite_or_null(double v) {
+  return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(nullptr);
+}
 
 }  // namespace
 
 Exported export_plan_json(const DeployPlan& p, const ExportSource& source) {
-  using nlohmann::json;
+  using json = nlohmann::ordered_json;   // keys in the order written, so the file reads top-down
   const RunInfo& info = *source.info;
   json j;
   j["format"] = "shardmeter-plan";
