@@ -21,6 +21,15 @@ constexpr std::array kCommands = {
             "Fit one set of efficiency constants per GPU type to the table's calibrate rows", run_calibrate},
     Command{"schema", "schema", "Print every scenario key with its type, unit, default and meaning (Markdown)",
             run_schema},
+    Command{"report", "report FRONT.h5 [--baseline OLD.h5] -o report.html [--markdown report.md]",
+            "Write a self-contained HTML report (plot, tables, changes since a baseline) of a search's front",
+            run_report},
+    Command{"export", "export FRONT.h5 [--pick cheapest|fastest|knee|N] --format FORMAT [-o FILE]",
+            "Export one plan of a front for plan-json, torchtitan, megatron, deepspeed or torchrun", run_export},
+    Command{"nightly",
+            "nightly DIR_OF_SCENARIOS --out RESULTS_DIR [--prices prices.yaml] [--date YYYY-MM-DD] [--threads N]",
+            "Search every scenario of a directory, write reports and an index compared with the previous run",
+            run_nightly},
 };
 
 }  // namespace

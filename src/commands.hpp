@@ -45,5 +45,8 @@ int run_estimate(const std::vector<std::string>& args, std::ostream& out);   // 
 int run_validate(const std::vector<std::string>& args, std::ostream& out);   // src/command_validate.cpp
 int run_calibrate(const std::vector<std::string>& args, std::ostream& out);  // src/command_validate.cpp
 int run_schema(const std::vector<std::string>& args, std::ostream& out);     // src/command_schema.cpp
+int run_report(const std::vector<std::string>& args, std::ostream& out);     // src/command_report.cpp
+int run_export(const std::vector<std::string>& args, std::ostream& out);     // src/command_export.cpp
+int run_nightly(const std::vector<std::string>& args, std::ostream& out);    // src/command_nightly.cpp
 
 }  // namespace shardmeter::cli

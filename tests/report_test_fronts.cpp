@@ -1,0 +1,119 @@
+#include "tests/report_test_fronts.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace shardmeter::test {
+
+namespace m = shardmeter::model;
+
+results::FrontPoint plan_point(const PlanPoint& p) {
+  results::FrontPoint f{};
+  m::Scenario& s = f.scenario;
+  s.model.layers = p.layers;
+  s.model.hidden = p.hidden;
+  s.model.seq_len = p.seq_len;
+  s.training.global_batch = p.global_batch;
+  s.training.micro_batch = p.micro_batch;
+  s.training.tokens = 15e12;
+  s.training.precision = p.precision;
+  s.plan.tp = p.tp;
+  s.plan.pp = p.pp;
+  s.plan.cp = p.cp;
+  s.plan.interleave = p.interleave;
+  s.plan.sequence_parallel = p.sequence_parallel;
+  s.plan.sharding = p.sharding;
+  s.plan.shard_group = p.shard_group;
+  s.plan.recompute = p.recompute;
+  s.plan.sync = p.sync;
+  s.plan.diloco.inner_steps = p.inner_steps;
+  s.plan.diloco.outer_bits = p.outer_bits;
+  s.cluster.island_entries = p.second ? 2 : 1;
+  const auto set_island = [&](int i, const std::string& gpu, int gpus, int count) {
+    m::IslandSpec& isl = s.cluster.islands[static_cast<std::size_t>(i)];
+    isl.name.assign(i == 0 ? "us-east" : "eu-west");
+    isl.gpu.name.assign(gpu);
+    isl.gpus = gpus;
+    isl.count = count;
+    isl.gpus_per_node = p.gpus_per_node;
+    isl.price_usd_per_gpu_hour = 2.0 + i;
+    isl.node_network.bytes_per_s = 3200e9 / 8;
+  };
+  set_island(0, p.gpu, p.gpus, p.count);
+  if (p.second) set_island(1, p.second->first, p.second->second, 1);
+
+  m::Estimate& e = f.estimate;
+  e.feasible = true;
+  e.tokens_per_s = p.tokens_per_s;
+  e.total_cost_usd = p.cost_usd;
+  e.mfu = 0.38;
+  e.gpus = static_cast<int>(s.cluster.total_gpus());
+  e.wall_clock_s = 15e12 / p.tokens_per_s;
+  e.memory_per_gpu_bytes = 60e9;
+  e.memory_capacity_bytes = 74e9;
+  e.bottleneck = m::Bottleneck::compute;
+  e.island_entries = s.cluster.island_entries;
+  const double total = static_cast<double>(s.cluster.total_gpus());
+  e.islands[0].batch_share = p.gpus * p.count / total;
+  if (p.second) e.islands[1].batch_share = p.second->second / total;
+  f.index = p.index;
+  f.axis_values = {p.gpu, std::to_string(p.tp)};
+  return f;
+}
+
+results::RunInfo front_run_info(const std::string& scenario_name) {
+  results::RunInfo info;
+  info.scenario_text = "name: " + scenario_name + "\nmodel: {preset: llama3-70b}\nsearch:\n  axes:\n"
+                       "    cluster.islands.0.gpu: [a100-sxm-80gb, h100-sxm, h200-sxm]\n    plan.tp: [2, 4, 8]\n";
+  info.scenario_name = scenario_name;
+  info.version = "0.1.0";
+  info.method = "exhaustive";
+  info.seed = 7;
+  info.threads = 2;
+  info.space_size = 4096;
+  info.evaluated = 4096;
+  info.feasible = 1500;
+  info.rejected = {{"out_of_memory", 1800}, {"heads_not_divisible_by_tp", 796}};
+  info.elapsed_s = 1.5;
+  info.complete = true;
+  info.objectives = {{"total_cost_usd", results::Direction::minimize}, {"tokens_per_s", results::Direction::maximize}};
+  info.axes = {"cluster.islands.0.gpu", "plan.tp"};
+  info.created = "2025-01-02T03:04:05Z";
+  return info;
+}
+
+std::vector<results::FrontPoint> realistic_front(bool baseline) {
+  static const char* kGpus[] = {"a100-sxm-80gb", "h100-sxm", "h200-sxm"};
+  std::vector<results::FrontPoint> points;
+  const int n = baseline ? 9 : 10;
+  for (int i = 0; i < n; ++i) {
+    PlanPoint p;
+    p.gpu = kGpus[i % 3];
+    p.count = 1 + i % 4;
+    p.gpus = 64 << (i / 3);
+    p.tp = 2 << (i % 3);
+    p.pp = 2;
+    p.global_batch = 1024;
+    p.tokens_per_s = 2e5 * std::pow(1.45, i);
+    p.cost_usd = 1.2e6 * std::exp(0.02 * i * i) * (baseline ? 1.08 : 1.0);
+    p.index = static_cast<std::uint64_t>(100 + i);
+    points.push_back(plan_point(p));
+  }
+  if (baseline) {   // an old plan on the baseline front that is not on the new one
+    PlanPoint old;
+    old.gpu = "a100-sxm-80gb";
+    old.gpus = 256;
+    old.tp = 4;
+    old.pp = 8;
+    old.tokens_per_s = 1.5e6;
+    old.cost_usd = 2.3e6;
+    old.index = 99;
+    points.push_back(plan_point(old));
+    std::sort(points.begin(), points.end(), [](const auto& a, const auto& b) {
+      return a.estimate.total_cost_usd < b.estimate.total_cost_usd;
+    });
+  }
+  return points;
+}
+
+}  // namespace shardmeter::test

@@ -1,0 +1,44 @@
+#pragma once
+// Hand-built fronts for the report, nightly and export tests: plans described by a few fields, with made-up
+// metrics that are easy to check (not model output).
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/enums.hpp"
+#include "results/front_point.hpp"
+
+namespace shardmeter::test {
+
+struct PlanPoint {
+  std::string gpu = "h100-sxm";
+  int gpus = 512;                 // per island
+  int count = 1;                  // identical islands of entry 0
+  int gpus_per_node = 8;
+  std::optional<std::pair<std::string, int>> second;   // a second island entry: GPU type and GPUs
+  int tp = 8, pp = 4, cp = 1, interleave = 1;
+  bool sequence_parallel = true;
+  model::Sharding sharding = model::Sharding::zero1;
+  int shard_group = 0;
+  model::Recompute recompute = model::Recompute::selective;
+  model::SyncMode sync = model::SyncMode::synchronous;
+  model::Precision precision = model::Precision::bf16;
+  int inner_steps = 100, outer_bits = 32;
+  std::int64_t global_batch = 512;
+  int micro_batch = 1;
+  int layers = 80, hidden = 8192, seq_len = 8192;
+  double cost_usd = 1e6;
+  double tokens_per_s = 1e6;
+  std::uint64_t index = 0;
+};
+
+results::FrontPoint plan_point(const PlanPoint& p);
+// Run info for a front of `scenario_name` with axes {cluster.islands.0.gpu, plan.tp} (the points' labels).
+results::RunInfo front_run_info(const std::string& scenario_name);
+
+// Ten plans on three GPU types and one to four islands; throughput spans more than a decade (2e5 to 5.7e6
+// tokens/s), cost grows slowly, then fast (a clear knee). `baseline`: the same plans 8 % dearer, without the
+// fastest one and with an old plan that has since left the front.
+std::vector<results::FrontPoint> realistic_front(bool baseline = false);
+
+}  // namespace shardmeter::test

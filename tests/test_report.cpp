@@ -1,0 +1,227 @@
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "results/front_diff.hpp"
+#include "results/front_picks.hpp"
+#include "results/hdf5_reader.hpp"
+#include "results/hdf5_writer.hpp"
+#include "results/report_html.hpp"
+#include "results/report_markdown.hpp"
+#include "results/report_model.hpp"
+#include "results/row_layout.hpp"
+#include "tests/report_test_fronts.hpp"
+#include "tests/results_test_points.hpp"
+#include "tests/run_shardmeter.hpp"
+#include "tests/xml_check.hpp"
+
+using namespace shardmeter;
+using test::PlanPoint;
+
+namespace {
+
+results::ResultFile file_of(const std::vector<results::FrontPoint>& points, const std::string& name) {
+  results::ResultFile f;
+  f.info = test::front_run_info(name);
+  f.front = results::RowLayout::fit(points, f.info.axes).table(points);
+  return f;
+}
+
+results::ReportModel model_of(const results::ResultFile& front, const results::ResultFile* baseline = nullptr) {
+  results::ReportInput in;
+  in.front = &front;
+  in.front_label = "runs/2025-01-02/x.h5";
+  in.baseline = baseline;
+  in.baseline_label = baseline ? "runs/2025-01-01/x.h5" : "";
+  in.generator = "shardmeter test";
+  return results::build_report_model(in);
+}
+
+// Fronts with hand-checkable costs: plans differ by their tp (part of the plan key).
+std::vector<results::FrontPoint> hand_front(const std::vector<std::tuple<int, double, double>>& tp_cost_throughput) {
+  std::vector<results::FrontPoint> points;
+  for (const auto& [tp, cost, throughput] : tp_cost_throughput) {
+    PlanPoint p;
+    p.tp = tp;
+    p.cost_usd = cost;
+    p.tokens_per_s = throughput;
+    points.push_back(test::plan_point(p));
+  }
+  return points;
+}
+
+}  // namespace
+
+TEST_CASE("The knee is the plan farthest from the cheapest-fastest line in normalised log space", "[report][knee]") {
+  using P = std::pair<double, double>;   // (cost, throughput)
+  // u = log t / log 10: 0, 0.903, 1; v = log c / log 10: 0, 0.301, 1; u - v = 0, 0.602, 0.
+  CHECK(results::knee_of(std::vector<P>{{1, 1}, {2, 8}, {10, 10}}) == 1);
+  CHECK(results::knee_of(std::vector<P>{{1, 1}, {3, 9}, {2, 8}, {10, 10}}) == 2);   // 0.903 - 0.301 > 0.954 - 0.477
+  // A front bowed the other way, or of two plans: no point on the favourable side, so the cheapest.
+  CHECK(results::knee_of(std::vector<P>{{1, 1}, {8, 2}, {10, 10}}) == 0);
+  CHECK(results::knee_of(std::vector<P>{{5, 10}, {1, 1}}) == 1);
+  CHECK(results::knee_of(std::vector<P>{{7, 3}}) == 0);
+  // All throughputs equal: u = 0 everywhere, the cheapest.
+  CHECK(results::knee_of(std::vector<P>{{1, 5}, {2, 5}}) == 0);
+}
+
+TEST_CASE("Cheapest, fastest and knee picks of a front's rows", "[report][knee]") {
+  const results::ResultFile f = file_of(hand_front({{2, 1e6, 1e5}, {4, 2e6, 8e5}, {8, 1e7, 1e6}}), "picks");
+  const auto picks = results::pick_front(f.front.rows);
+  REQUIRE(picks);
+  CHECK(picks->cheapest == 0);
+  CHECK(picks->fastest == 2);
+  CHECK(picks->knee == 1);
+  CHECK(results::pick_by_name(*picks, "knee") == std::optional<std::size_t>(1));
+  CHECK_FALSE(results::pick_by_name(*picks, "best"));
+  CHECK_FALSE(results::pick_front({}));
+}
+
+TEST_CASE("Baseline cost at matched throughput reads the baseline front's step function", "[report][baseline]") {
+  using P = std::pair<double, double>;   // (cost, throughput)
+  const std::vector<P> base{{1, 10}, {2, 20}, {3, 30}};
+  CHECK(results::step_cost_at(base, 5) == std::optional<double>(1));
+  CHECK(results::step_cost_at(base, 10) == std::optional<double>(1));
+  CHECK(results::step_cost_at(base, 15) == std::optional<double>(2));
+  CHECK(results::step_cost_at(base, 30) == std::optional<double>(3));
+  CHECK_FALSE(results::step_cost_at(base, 31));
+}
+
+TEST_CASE("Baseline diff: joined, left, kept and the cost change at matched throughput", "[report][baseline]") {
+  // Baseline: tp 2 ($1.0M, 1000 t/s), tp 4 ($2.0M, 2000), tp 8 ($3.0M, 3000).
+  // Now:      tp 2 re-priced to $0.9M, tp 4 unchanged, a new plan (tp 1) at $2.5M reaching 3500; tp 8 gone.
+  const results::ResultFile before = file_of(hand_front({{2, 1e6, 1000}, {4, 2e6, 2000}, {8, 3e6, 3000}}), "x");
+  const results::ResultFile now = file_of(hand_front({{2, 0.9e6, 1000}, {4, 2e6, 2000}, {1, 2.5e6, 3500}}), "x");
+  const results::FrontDiff d = results::diff_fronts(now.front, before.front);
+  CHECK(d.joined == std::vector<std::size_t>{2});
+  CHECK(d.left == std::vector<std::size_t>{2});
+  CHECK(d.kept == std::vector<std::pair<std::size_t, std::size_t>>{{0, 0}, {1, 1}});
+  REQUIRE(d.matched.size() == 3);
+  CHECK(d.matched[0].baseline_cost_usd == std::optional<double>(1e6));
+  CHECK(*d.matched[0].relative_change() == Approx(-0.1));
+  CHECK(*d.matched[1].relative_change() == Approx(0.0));
+  CHECK_FALSE(d.matched[2].baseline_cost_usd);   // no baseline plan reaches 3500 tokens/s
+  CHECK(*d.cheapest_cost_change == Approx(-0.1));
+  CHECK(*d.fastest_throughput_change == Approx(500.0 / 3000.0));
+}
+
+TEST_CASE("Re-priced islands are the same plan: prices are not part of the plan key", "[report][baseline]") {
+  std::vector<results::FrontPoint> a = hand_front({{2, 1e6, 1000}});
+  std::vector<results::FrontPoint> b = a;
+  b[0].scenario.cluster.islands[0].price_usd_per_gpu_hour = 9.99;
+  const results::FrontDiff d = results::diff_fronts(file_of(b, "x").front, file_of(a, "x").front);
+  CHECK(d.joined.empty());
+  CHECK(d.left.empty());
+  CHECK(d.kept.size() == 1);
+}
+
+TEST_CASE("The HTML report is well-formed, self-contained and draws one marker per front row", "[report][html]") {
+  const results::ResultFile now = file_of(test::realistic_front(), "llama3-70b nightly");
+  const results::ResultFile before = file_of(test::realistic_front(true), "llama3-70b nightly");
+  const results::ReportModel m = model_of(now, &before);
+  const std::string html = results::render_report_html(m);
+  const test::XmlDocument doc = test::parse_xml(html);
+  INFO(doc.error);
+  REQUIRE(doc.ok);
+  CHECK(doc.elements.front().name == "html");
+  CHECK(doc.count_class("front") == now.front.rows.size());            // one marker per plan
+  CHECK(doc.count_class("baseline") == before.front.rows.size());      // the baseline series
+  CHECK(doc.count("svg") == 1);
+  for (const char* word : {"cheapest", "knee", "fastest"}) CHECK(doc.text.find(word) != std::string::npos);
+  // No network: nothing is fetched, nothing runs.
+  CHECK(doc.count("script") == 0);
+  CHECK(doc.count("link") == 0);
+  CHECK(doc.count("img") == 0);
+  CHECK(html.find("@import") == std::string::npos);
+  CHECK(html.find("url(http") == std::string::npos);
+  for (const auto& e : doc.elements)
+    for (const auto& [name, value] : e.attributes)
+      if (name == "href" || name == "src") CHECK(value.rfind("http", 0) != 0);
+  // The front table: header + one row per plan; joined and left plans in their own tables.
+  CHECK(m.diff->joined == std::vector<std::size_t>{9});
+  CHECK(m.diff->left.size() == 1);
+  CHECK(doc.text.find("Joined the front (1)") != std::string::npos);
+  CHECK(doc.text.find("Left the front (1)") != std::string::npos);
+  CHECK(doc.text.find("Provenance") != std::string::npos);
+  CHECK(doc.text.find("exhaustive") != std::string::npos);
+  CHECK(doc.text.find("out_of_memory") != std::string::npos);
+}
+
+TEST_CASE("Report text is escaped: a scenario named <&> stays text", "[report][html]") {
+  results::ResultFile f = file_of(test::realistic_front(), "tiny <&> \"quoted\"");
+  f.info.scenario_text = "name: x\n# </pre><script>alert(1)</script> & more\n";
+  const results::ReportModel m = model_of(f);
+  const std::string html = results::render_report_html(m);
+  const test::XmlDocument doc = test::parse_xml(html);
+  INFO(doc.error);
+  REQUIRE(doc.ok);
+  CHECK(doc.count("script") == 0);
+  CHECK(doc.text.find("ShardMeter report: tiny <&> \"quoted\"") != std::string::npos);
+  CHECK(doc.text.find("</pre><script>alert(1)</script> & more") != std::string::npos);
+  CHECK(html.find("tiny &lt;&amp;&gt; &quot;quoted&quot;") != std::string::npos);
+
+  const std::string md = results::render_report_markdown(m);
+  CHECK(md.find("# ShardMeter report: tiny \\<&\\> \"quoted\"") != std::string::npos);
+}
+
+TEST_CASE("The Markdown report carries the same tables", "[report][markdown]") {
+  const results::ResultFile now = file_of(test::realistic_front(), "x");
+  const results::ResultFile before = file_of(test::realistic_front(true), "x");
+  const std::string md = results::render_report_markdown(model_of(now, &before));
+  const auto count = [&](const std::string& what) {
+    std::size_t n = 0;
+    for (auto p = md.find(what); p != std::string::npos; p = md.find(what, p + 1)) ++n;
+    return n;
+  };
+  CHECK(count("| # | GPU type | islands x GPUs |") == 3);   // front, joined, left
+  CHECK(md.find("## Changes since the baseline") != std::string::npos);
+  CHECK(md.find("### Cost at matched throughput") != std::string::npos);
+  CHECK(md.find("| 0 cheapest | a100-sxm-80gb |") != std::string::npos);
+  CHECK(md.find("```yaml\nname: x\n") != std::string::npos);
+}
+
+TEST_CASE("An empty front still renders, saying so", "[report][html]") {
+  const results::ResultFile f = file_of({}, "empty");
+  const std::string html = results::render_report_html(model_of(f));
+  const test::XmlDocument doc = test::parse_xml(html);
+  INFO(doc.error);
+  REQUIRE(doc.ok);
+  CHECK(doc.text.find("The front is empty") != std::string::npos);
+  CHECK(doc.count_class("front") == 0);
+}
+
+TEST_CASE("shardmeter report writes HTML and Markdown, or nothing on bad input", "[report][cli]") {
+  test::ScratchDir dir;
+  results::write_front(dir / "now.h5", test::front_run_info("x"), test::realistic_front());
+  results::write_front(dir / "old.h5", test::front_run_info("x"), test::realistic_front(true));
+  const std::string d = dir.path().string();
+  const auto ok = testing::run_shardmeter("report now.h5 --baseline old.h5 -o r.html --markdown r.md", d);
+  INFO(ok.err);
+  CHECK(ok.status == 0);
+  CHECK(test::parse_xml(testing::read_text(dir / "r.html")).ok);
+  CHECK(std::filesystem::file_size(dir / "r.md") > 1000);
+
+  const auto missing = testing::run_shardmeter("report nope.h5 -o bad.html", d);
+  CHECK(missing.status == 2);
+  CHECK(missing.err.find("nope.h5") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir / "bad.html"));
+  const auto no_output = testing::run_shardmeter("report now.h5", d);
+  CHECK(no_output.status == 2);
+  CHECK(no_output.err.find("-o") != std::string::npos);
+}
+
+// Not run by default: ctest runs it (tag [report_fixture]) before the Python and Chromium checks of the HTML.
+TEST_CASE("Write a report for the XML and screenshot checks", "[.][report_fixture]") {
+  const char* env = std::getenv("SHARDMETER_REPORT_FIXTURE_DIR");
+  REQUIRE(env != nullptr);
+  const std::filesystem::path dir(env);
+  std::filesystem::create_directories(dir);
+  const results::ResultFile now = file_of(test::realistic_front(), "llama3-70b <nightly> & co");
+  const results::ResultFile before = file_of(test::realistic_front(true), "llama3-70b <nightly> & co");
+  const results::ReportModel m = model_of(now, &before);
+  std::ofstream(dir / "report.html") << results::render_report_html(m);
+  std::ofstream(dir / "report.md") << results::render_report_markdown(m);
+  std::ofstream(dir / "report.expected") << now.front.rows.size() << " " << before.front.rows.size() << "\n";
+}
