@@ -21,6 +21,10 @@ constexpr std::array kCommands = {
             "Fit one set of efficiency constants per GPU type to the table's calibrate rows", run_calibrate},
     Command{"schema", "schema", "Print every scenario key with its type, unit, default and meaning (Markdown)",
             run_schema},
+    Command{"thresholds", "thresholds SCENARIO [--set KEY=VALUE]... [--comm-share F] [--json] [--data-dir DIR]",
+            "FSDP hardware thresholds: minimum bandwidth for a compute-bound step, largest tokens per GPU and "
+            "longest sequence that fit",
+            run_thresholds},
 };
 
 }  // namespace
