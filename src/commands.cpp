@@ -21,6 +21,12 @@ constexpr std::array kCommands = {
             "Fit one set of efficiency constants per GPU type to the table's calibrate rows", run_calibrate},
     Command{"schema", "schema", "Print every scenario key with its type, unit, default and meaning (Markdown)",
             run_schema},
+    Command{"sweep",
+            "sweep SCENARIO --axis KEY=VALUES [--axis KEY=VALUES] [--set KEY=VALUE]... [-o FILE.csv|FILE.h5] "
+            "[--knee F] [--json] [--data-dir DIR]",
+            "Evaluate a scenario along one or two axes; report the island-size knee and the compute/communication "
+            "transition",
+            run_sweep},
     Command{"thresholds", "thresholds SCENARIO [--set KEY=VALUE]... [--comm-share F] [--json] [--data-dir DIR]",
             "FSDP hardware thresholds: minimum bandwidth for a compute-bound step, largest tokens per GPU and "
             "longest sequence that fit",

@@ -45,6 +45,7 @@ int run_estimate(const std::vector<std::string>& args, std::ostream& out);   // 
 int run_validate(const std::vector<std::string>& args, std::ostream& out);   // src/command_validate.cpp
 int run_calibrate(const std::vector<std::string>& args, std::ostream& out);  // src/command_calibrate.cpp
 int run_schema(const std::vector<std::string>& args, std::ostream& out);     // src/command_schema.cpp
+int run_sweep(const std::vector<std::string>& args, std::ostream& out);      // src/command_sweep.cpp
 int run_thresholds(const std::vector<std::string>& args, std::ostream& out); // src/command_thresholds.cpp
 
 }  // namespace shardmeter::cli
