@@ -99,7 +99,7 @@ Estimate evaluate(const Scenario& s) noexcept {
     const auto k = static_cast<std::size_t>(i);
     IslandEstimate& ie = e.islands[k];
     const IslandSpec& island = s.cluster.islands[k];
-    ie.batch_share = job.sequences_per_island[k] * island.count / static_cast<double>(s.training.global_batch);
+    ie.batch_share = job.sequences_per_island[k] / static_cast<double>(s.training.global_batch);
     ie.tokens_per_s = job.island_tokens_per_s[k];
     ie.tokens_per_s_per_gpu = ie.tokens_per_s / island.gpus;
   }

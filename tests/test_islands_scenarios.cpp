@@ -111,3 +111,19 @@ TEST_CASE("estimate --json carries the islands fields with consistent values") {
     CHECK(island.at("tokens_per_s").get<double>() > 0);
   }
 }
+
+TEST_CASE("batch_share is the share of one island of an entry, as documented (regression)") {
+  // estimate.hpp: "fraction of the global batch one island of this entry processes"; it used to be the whole
+  // entry's share (x count), unlike tokens_per_s next to it, which is one island's.
+  const cli::LoadedScenario loaded = cli::load_scenario(shipped("diloco-intellect1"), {}, catalog());
+  const model::Estimate e = model::evaluate(loaded.scenario);
+  double sum = 0;
+  for (int i = 0; i < e.island_entries; ++i) {
+    const auto k = static_cast<std::size_t>(i);
+    CHECK(e.islands[k].batch_share == Approx(1.0 / 14));  // 14 DiLoCo workers, equal shares
+    sum += e.islands[k].batch_share * loaded.scenario.cluster.islands[k].count;
+  }
+  CHECK(sum == Approx(1.0));
+  // One island's tokens/s is its share of the job's trained tokens (all islands run the same inner steps).
+  CHECK(e.islands[0].tokens_per_s == Approx(e.tokens_per_s * e.islands[0].batch_share));
+}
