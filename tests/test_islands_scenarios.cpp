@@ -127,3 +127,24 @@ TEST_CASE("batch_share is the share of one island of an entry, as documented (re
   // One island's tokens/s is its share of the job's trained tokens (all islands run the same inner steps).
   CHECK(e.islands[0].tokens_per_s == Approx(e.tokens_per_s * e.islands[0].batch_share));
 }
+
+TEST_CASE("egress counts the outer syncs that actually happen when fast islands run extra inner steps (regression)") {
+  // hetero-70b-two-regions as DiLoCo: the H100 region runs more than H inner steps per outer step, so the token
+  // budget takes fewer outer syncs than tokens / (H x global batch) - egress used to count the latter.
+  const cli::LoadedScenario loaded =
+      cli::load_scenario(shipped("hetero-70b-two-regions"), {cli::parse_override("plan.sync=diloco")}, catalog());
+  const model::Scenario& s = loaded.scenario;
+  const model::Estimate e = model::evaluate(s);
+  REQUIRE(s.plan.diloco.fast_islands == model::DilocoFastIslands::more_steps);
+  const double period_s = e.step_time_s * s.plan.diloco.inner_steps;
+  const double syncs = s.training.tokens / e.tokens_per_s / period_s;
+  CHECK(syncs < s.training.tokens / (s.plan.diloco.inner_steps * e.tokens_per_step));
+  // Each sync: a ring over 2 regions puts 2 x (2 - 1) x P x 2 bytes (bf16) on the WAN, at $0.02/GB.
+  const double params = e.wan_bytes_per_outer_step / 4;
+  CHECK(e.egress_usd_total == Approx(syncs * 4 * params * 0.02 / 1e9));
+  // Synchronous jobs are unchanged: one all-reduce per step of global batch x seq tokens.
+  const model::Estimate sync = model::evaluate(
+      cli::load_scenario(shipped("hetero-70b-two-regions"), {}, catalog()).scenario);
+  CHECK(sync.egress_usd_total ==
+        Approx(s.training.tokens / sync.tokens_per_step * sync.wan_bytes_per_step * 0.02 / 1e9));
+}
