@@ -76,7 +76,15 @@ int run_sweep(const std::vector<std::string>& args, std::ostream& out) {
       override_texts.push_back(text);
     }
   std::vector<AxisSpec> axes;
-  for (const std::string& text : vm["axis"].as<std::vector<std::string>>()) axes.push_back(axis_from_text(text));
+  for (const std::string& text : vm["axis"].as<std::vector<std::string>>()) {
+    try {
+      axes.push_back(axis_from_text(text));
+    } catch (const ScenarioError& e) {  // name the scenario the axis was meant for, as value errors do
+      SourceLocation where = e.where();
+      where.file = positional.front() + ": " + where.file;
+      throw ScenarioError(where, e.key(), e.value(), e.problem());
+    }
+  }
 
   const auto start = std::chrono::steady_clock::now();
   const Catalog catalog = load_catalog(vm.count("data-dir") ? vm["data-dir"].as<std::string>() : data_dir());
