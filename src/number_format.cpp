@@ -22,7 +22,7 @@ std::string usd(double v) {
   if (!std::isfinite(v)) return "n/a";
   if (v >= 1e9) return fmt::format("${:.2f} B", v / 1e9);
   if (v >= 1e6) return fmt::format("${:.2f} M", v / 1e6);
-  if (v >= 1e3) return "$" + grouped(v);
+  if (v >= 1e3) return fmt::format("${}", grouped(v));  // not "$" + string: GCC 12 -Wrestrict false positive
   return fmt::format("${:.2f}", v);
 }
 
