@@ -49,7 +49,7 @@ struct IslandEstimate {
   double tokens_per_s = 0;           // one island of this entry
   double tokens_per_s_per_gpu = 0;
   double utilization = 0;            // share of wall time spent computing (0-1)
-  double batch_share = 0;            // fraction of the global batch the islands of this entry process together
+  double batch_share = 0;            // fraction of the global batch one island of this entry processes
   double step_time_s = 0;            // standalone time of its share (before waiting for others)
   double memory_per_gpu_bytes = 0;
   double memory_capacity_bytes = 0;  // usable HBM after the fragmentation reserve

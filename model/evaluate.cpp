@@ -99,7 +99,7 @@ Estimate evaluate(const Scenario& s) noexcept {
     const auto k = static_cast<std::size_t>(i);
     IslandEstimate& ie = e.islands[k];
     const IslandSpec& island = s.cluster.islands[k];
-    ie.batch_share = job.sequences_per_island[k] * island.count / static_cast<double>(s.training.global_batch);
+    ie.batch_share = job.sequences_per_island[k] / static_cast<double>(s.training.global_batch);
     ie.tokens_per_s = job.island_tokens_per_s[k];
     ie.tokens_per_s_per_gpu = ie.tokens_per_s / island.gpus;
   }
@@ -113,7 +113,10 @@ Estimate evaluate(const Scenario& s) noexcept {
   e.checkpoint_interval_s = g.checkpoint_interval_s;
   e.wall_clock_s = s.training.tokens / e.tokens_per_s / e.goodput;
   e.gpu_usd_total = e.cost_usd_per_hour * e.wall_clock_s / kSecondsPerHour;
-  const double steps = s.training.tokens / e.tokens_per_step;
+  // Steps of step_time_s it takes to train the budget: tokens / tokens per step for synchronous jobs; for DiLoCo
+  // with fast islands running extra inner steps a period trains more than H x global batch, so count periods by
+  // time, not by the nominal batch.
+  const double steps = s.training.tokens / (e.tokens_per_s * e.step_time_s);
   e.egress_usd_total = steps * e.wan_bytes_per_step * wan_ring(s.cluster).egress_usd_per_byte;
   e.total_cost_usd = e.gpu_usd_total + e.egress_usd_total;
   e.cost_usd_per_million_tokens = e.total_cost_usd / (s.training.tokens / 1e6);

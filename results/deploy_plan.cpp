@@ -58,7 +58,7 @@ DeployPlan make_deploy_plan(const Row& r, std::size_t row_index) {
       d.gpus_per_node = v.gpus_per_node;
       d.spot = v.spot;
       d.price_usd_per_gpu_hour = v.price_usd_per_gpu_hour;
-      d.batch_share = v.count > 0 ? share / static_cast<double>(v.count) : 0;
+      d.batch_share = share;  // islandN_batch_share is already one island's share (model/estimate.hpp)
       d.data_parallel = p.pp_across_islands ? 0 : v.gpus / p.model_parallel;
       if (p.sync == "diloco") {
         rank = 0;

@@ -30,6 +30,16 @@ constexpr std::array kCommands = {
             "nightly DIR_OF_SCENARIOS --out RESULTS_DIR [--prices prices.yaml] [--date YYYY-MM-DD] [--threads N]",
             "Search every scenario of a directory, write reports and an index compared with the previous run",
             run_nightly},
+    Command{"sweep",
+            "sweep SCENARIO --axis KEY=VALUES [--axis KEY=VALUES] [--set KEY=VALUE]... [-o FILE.csv|FILE.h5] "
+            "[--knee F] [--json] [--data-dir DIR]",
+            "Evaluate a scenario along one or two axes; report the island-size knee and the compute/communication "
+            "transition",
+            run_sweep},
+    Command{"thresholds", "thresholds SCENARIO [--set KEY=VALUE]... [--comm-share F] [--json] [--data-dir DIR]",
+            "FSDP hardware thresholds: minimum bandwidth for a compute-bound step, largest tokens per GPU and "
+            "longest sequence that fit",
+            run_thresholds},
 };
 
 }  // namespace

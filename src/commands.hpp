@@ -48,5 +48,7 @@ int run_schema(const std::vector<std::string>& args, std::ostream& out);     // 
 int run_report(const std::vector<std::string>& args, std::ostream& out);     // src/command_report.cpp
 int run_export(const std::vector<std::string>& args, std::ostream& out);     // src/command_export.cpp
 int run_nightly(const std::vector<std::string>& args, std::ostream& out);    // src/command_nightly.cpp
+int run_sweep(const std::vector<std::string>& args, std::ostream& out);      // src/command_sweep.cpp
+int run_thresholds(const std::vector<std::string>& args, std::ostream& out); // src/command_thresholds.cpp
 
 }  // namespace shardmeter::cli

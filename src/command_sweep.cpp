@@ -1,0 +1,109 @@
+// `shardmeter sweep SCENARIO --axis KEY=VALUES [--axis KEY=VALUES] [--set K=V]... [-o out.csv|out.h5] [--knee F]
+// [--json] [--data-dir DIR]`: evaluate the scenario at every point of one or two axes, print a table and the
+// analyses (island-size knee, compute/communication transition), optionally write every point to a file.
+#include <chrono>
+#include <ctime>
+#include <ostream>
+
+#include <fmt/format.h>
+
+#include "results/errors.hpp"
+#include "src/cli.hpp"
+#include "src/commands.hpp"
+#include "src/sweep.hpp"
+#include "src/sweep_output.hpp"
+#include "src/sweep_report.hpp"
+#include "src/version.hpp"
+
+namespace shardmeter::cli {
+
+namespace po = boost::program_options;
+
+namespace {
+
+std::string now_iso8601() {
+  const std::time_t t = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&t, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+}  // namespace
+
+int run_sweep(const std::vector<std::string>& args, std::ostream& out) {
+  const Command& command = *find_command("sweep");
+  po::options_description options("Options");
+  options.add_options()
+      ("axis", po::value<std::vector<std::string>>()->composing()->value_name("KEY=VALUES"),
+       "an axis: a dotted scenario key and its values, a YAML list or a range: --axis plan.tp=[1,2,4,8], "
+       "--axis cluster.islands.0.gpus=64:8192:x2 (geometric), 8:64:+8 (arithmetic); once or twice (the first "
+       "axis varies slowest)")
+      ("set", po::value<std::vector<std::string>>()->composing()->value_name("KEY=VALUE"),
+       "override one scenario key before sweeping (repeatable; as in `estimate`)")
+      ("output,o", po::value<std::string>()->value_name("FILE"),
+       "write every point to FILE: .csv, or .h5/.hdf5 (/front + /sweep; README \"sweep\"); written atomically")
+      ("knee", po::value<double>()->default_value(kDefaultKneeFraction)->value_name("F"),
+       "island-size knee: past it every step returns less than F of the first step's tokens/s per extra $/h")
+      ("json", po::bool_switch(), "print one JSON object instead of the table")
+      ("data-dir", po::value<std::string>()->value_name("DIR"), "catalogs and model presets (default: "
+       "$SHARDMETER_DATA_DIR or the source tree's scenarios/)")
+      ("help,h", "print this help");
+  const po::variables_map vm = parse_command_line(command, args, options, "scenario");
+  if (vm.count("help")) {
+    print_command_help(command, options, out);
+    out << "\nThe knee is computed when an axis is cluster.islands.N.gpus, .nodes or .count; the transition (where\n"
+           "the exposed-communication share of the step crosses 50 %) along the last axis. With two axes both are\n"
+           "computed per value of the other axis. Infeasible points are listed but left out of both analyses.\n";
+    return 0;
+  }
+  const auto positional = vm.count("scenario") ? vm["scenario"].as<std::vector<std::string>>() : std::vector<std::string>{};
+  if (positional.size() != 1)
+    throw UsageError(std::string("shardmeter sweep: ") +
+                     (positional.empty() ? "missing SCENARIO (a YAML file)"
+                                         : "expected one SCENARIO, got " + std::to_string(positional.size())) +
+                     " (see shardmeter sweep --help)");
+  if (!vm.count("axis")) throw UsageError("shardmeter sweep: missing --axis KEY=VALUES (see shardmeter sweep --help)");
+  const std::string output = vm.count("output") ? vm["output"].as<std::string>() : "";
+  if (!output.empty()) sweep_format(output);  // reject a bad extension before any work
+
+  std::vector<Override> overrides;
+  std::vector<std::string> override_texts;
+  if (vm.count("set"))
+    for (const std::string& text : vm["set"].as<std::vector<std::string>>()) {
+      overrides.push_back(parse_override(text));
+      override_texts.push_back(text);
+    }
+  std::vector<AxisSpec> axes;
+  for (const std::string& text : vm["axis"].as<std::vector<std::string>>()) {
+    try {
+      axes.push_back(axis_from_text(text));
+    } catch (const ScenarioError& e) {  // name the scenario the axis was meant for, as value errors do
+      SourceLocation where = e.where();
+      where.file = positional.front() + ": " + where.file;
+      throw ScenarioError(where, e.key(), e.value(), e.problem());
+    }
+  }
+
+  const auto start = std::chrono::steady_clock::now();
+  const Catalog catalog = load_catalog(vm.count("data-dir") ? vm["data-dir"].as<std::string>() : data_dir());
+  const LoadedScenario loaded = load_scenario(positional.front(), overrides, catalog);
+  const Sweep sweep = run_sweep(loaded, catalog, axes, vm["knee"].as<double>());
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  if (!output.empty()) {
+    try {
+      write_sweep(sweep, output, SweepProvenance{loaded.doc.text, override_texts, now_iso8601(), elapsed});
+    } catch (const results::ResultsError& e) {
+      throw UsageError(std::string("shardmeter sweep: ") + e.what());
+    }
+  }
+  if (vm["json"].as<bool>())
+    out << sweep_json(sweep).dump(2) << "\n";
+  else
+    out << format_sweep_table(sweep) << (output.empty() ? "" : "\nWrote " + output + "\n");
+  return 0;
+}
+
+}  // namespace shardmeter::cli
