@@ -45,5 +45,6 @@ int run_estimate(const std::vector<std::string>& args, std::ostream& out);   // 
 int run_validate(const std::vector<std::string>& args, std::ostream& out);   // src/command_validate.cpp
 int run_calibrate(const std::vector<std::string>& args, std::ostream& out);  // src/command_calibrate.cpp
 int run_schema(const std::vector<std::string>& args, std::ostream& out);     // src/command_schema.cpp
+int run_search(const std::vector<std::string>& args, std::ostream& out);     // src/command_search.cpp
 
 }  // namespace shardmeter::cli
