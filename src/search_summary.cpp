@@ -123,6 +123,18 @@ std::string explain_empty_front(const SearchJobResult& job) {
   for (std::size_t i = 0; i < reasons.size() && i < 3; ++i)
     out += fmt::format("  {:>7}  {}: {}\n", percent(share(reasons[i].second, c.visited)), reasons[i].first,
                        describe_rejection(job, reasons[i].first));
+  // Rejections are counted at the first stage that fails, so the constraints (checked last) only see the
+  // candidates that got furthest: say which constraints stopped those, however few they are.
+  std::uint64_t fitted = 0;
+  std::string limits;
+  for (const auto& [name, n] : reasons)
+    if (name.starts_with("max_") || name.starts_with("min_")) {
+      fitted += n;
+      limits += fmt::format("{}{} {}", limits.empty() ? "" : ", ", name, grouped(static_cast<double>(n)));
+    }
+  if (fitted > 0)
+    out += fmt::format("The {} candidates that fit in memory all broke a constraint: {}.\n",
+                       grouped(static_cast<double>(fitted)), limits);
   out += "Widen the axes (more GPUs, tp or pp values, sharding, recompute) or relax search.constraints.\n";
   return out;
 }

@@ -175,6 +175,7 @@ TEST_CASE("an infeasible space gives an empty front and says why, with exit stat
   CHECK_THAT(r.out, Catch::Contains("No feasible plan: all 432 candidates examined were rejected. Top reasons:\n"));
   CHECK_THAT(r.out, Catch::Contains("max_total_cost_usd: total_cost_usd is above the limit "
                                     "search.constraints.max_total_cost_usd = 1"));
+  CHECK_THAT(r.out, Catch::Contains("candidates that fit in memory all broke a constraint: max_total_cost_usd "));
   CHECK_THAT(r.out, Catch::Contains("On the front          0\n"));
   const results::ResultFile file = results::read_front(dir / "front.h5");
   CHECK(file.front.rows.empty());
