@@ -4,10 +4,10 @@
 // Exit status: 0 when the search ran (an empty front is a result, explained on stdout); 2 for bad input
 // (ScenarioError, UsageError, an output that cannot be written); 130 after Ctrl-C, once the front found so far
 // has been printed and written with complete = false.
+#include <signal.h>
 #include <unistd.h>
 
 #include <atomic>
-#include <csignal>
 #include <cmath>
 #include <ctime>
 #include <ostream>
@@ -91,8 +91,9 @@ SearchJobOptions job_options(const po::variables_map& vm, const std::string& sce
   o.threads = option<int>(vm, "threads", 0);
   if (o.threads < 0 || o.threads > 1024) throw usage("--threads must be between 0 (all cores) and 1024");
   o.seed = option<std::uint64_t>(vm, "seed", 0);
-  o.evaluations = option<std::uint64_t>(vm, "evaluations", o.evaluations);
-  if (o.evaluations < 1) throw usage("--evaluations must be at least 1");
+  const std::int64_t evaluations = option<std::int64_t>(vm, "evaluations", static_cast<std::int64_t>(o.evaluations));
+  if (evaluations < 1) throw usage("--evaluations must be at least 1");
+  o.evaluations = static_cast<std::uint64_t>(evaluations);
   o.time_limit_s = option<double>(vm, "time-limit", 0.0);
   if (!std::isfinite(o.time_limit_s) || o.time_limit_s < 0) throw usage("--time-limit must be a number of seconds >= 0");
   o.write_all = vm["all"].as<bool>();
@@ -114,7 +115,7 @@ int run_search(const std::vector<std::string>& args, std::ostream& out) {
       ("method", po::value<std::string>()->value_name("M"), "auto (default) | exhaustive | anneal")
       ("threads", po::value<int>()->value_name("N"), "worker threads (default 0 = all cores); the front is the same for any N")
       ("seed", po::value<std::uint64_t>()->value_name("S"), "annealing seed (default 0)")
-      ("evaluations", po::value<std::uint64_t>()->value_name("N"), "annealing budget: candidates to visit (default 200000)")
+      ("evaluations", po::value<std::int64_t>()->value_name("N"), "annealing budget: candidates to visit (default 200000)")
       ("time-limit", po::value<double>()->value_name("S"), "stop after S seconds (the front is then marked incomplete)")
       ("all", po::bool_switch(), "also write every feasible candidate to /all of the HDF5 file")
       ("csv", po::value<std::string>()->value_name("FILE"), "write the front as CSV")
@@ -137,11 +138,12 @@ int run_search(const std::vector<std::string>& args, std::ostream& out) {
                                          : "expected one SCENARIO, got " + std::to_string(positional.size())) +
                      " (see shardmeter search --help)");
   const SearchJobOptions job_opts = job_options(vm, positional.front());
-  const Catalog catalog = load_catalog(option<std::string>(vm, "data-dir", data_dir()));
 
   SearchJobResult job;
   {
+    // From here on Ctrl-C never kills the process: a search it interrupts still writes what it found.
     const SigintGuard guard;
+    const Catalog catalog = load_catalog(option<std::string>(vm, "data-dir", data_dir()));
     try {
       job = run_search_job(job_opts, catalog, g_interrupted);
     } catch (const results::ResultsError& e) {
