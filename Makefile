@@ -24,8 +24,9 @@ configure: deps
 build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
+# The main job: search the default scenario's plan space, print its Pareto front, write it to HDF5.
 run: build
-	./$(BUILD)/shardmeter estimate scenarios/default.yaml
+	./$(BUILD)/shardmeter search scenarios/default.yaml -o $(BUILD)/default_front.h5
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)

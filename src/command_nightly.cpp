@@ -20,11 +20,6 @@
 
 namespace shardmeter::cli {
 
-// Defined with `shardmeter search` (src/search_job.hpp, developed on another branch). Declared weak so this branch
-// links on its own: without the definition every scenario fails with a clear message. Harmless once merged.
-SearchJobResult run_search_job(const SearchJobOptions& options, const Catalog& catalog, std::atomic<bool>& stop)
-    __attribute__((weak));
-
 namespace po = boost::program_options;
 
 namespace {
@@ -42,11 +37,6 @@ SearchOutcome run_one(const NightlyScenario& s, const std::filesystem::path& day
   if (!s.has_search) {
     o.status = results::ScenarioStatus::skipped;
     o.message = "no search: section";
-    return o;
-  }
-  if (&run_search_job == nullptr) {
-    o.status = results::ScenarioStatus::failed;
-    o.message = "this build has no search job (src/search_job.cpp)";
     return o;
   }
   SearchJobOptions options;

@@ -15,6 +15,11 @@ namespace {
 constexpr std::array kCommands = {
     Command{"estimate", "estimate SCENARIO [--set KEY=VALUE]... [--json] [--data-dir DIR]",
             "Predict step time, throughput, MFU, memory, cost and the bottleneck of one scenario", run_estimate},
+    Command{"search",
+            "search SCENARIO [--set KEY=VALUE]... [-o FRONT.h5] [--method auto|exhaustive|anneal] [--threads N] "
+            "[--seed S] [--evaluations N] [--time-limit S] [--all] [--csv FILE] [--json FILE] [--quiet] [--data-dir DIR]",
+            "Search the scenario's search: space for the cost-throughput Pareto front; print it and write HDF5/CSV/JSON",
+            run_search},
     Command{"validate", "validate [CSV] [--data-dir DIR]",
             "Predict every published run of the calibration table; print per-row error and MAPE", run_validate},
     Command{"calibrate", "calibrate [CSV] [--data-dir DIR]",

@@ -50,5 +50,6 @@ int run_export(const std::vector<std::string>& args, std::ostream& out);     // 
 int run_nightly(const std::vector<std::string>& args, std::ostream& out);    // src/command_nightly.cpp
 int run_sweep(const std::vector<std::string>& args, std::ostream& out);      // src/command_sweep.cpp
 int run_thresholds(const std::vector<std::string>& args, std::ostream& out); // src/command_thresholds.cpp
+int run_search(const std::vector<std::string>& args, std::ostream& out);     // src/command_search.cpp
 
 }  // namespace shardmeter::cli

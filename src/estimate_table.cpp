@@ -10,43 +10,13 @@
 #include "model/units.hpp"
 #include "results/columns.hpp"
 #include "src/enum_names.hpp"
+#include "src/text_format.hpp"
 
 namespace shardmeter::cli {
 
 namespace m = shardmeter::model;
 
 namespace {
-
-// 1234567 -> "1,234,567"
-std::string grouped(double v) {
-  if (!std::isfinite(v)) return "n/a";
-  const long long n = std::llround(v);
-  const std::string digits = std::to_string(n < 0 ? -n : n);
-  std::string text = n < 0 ? "-" : "";
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) text.push_back(',');
-    text.push_back(digits[i]);
-  }
-  return text;
-}
-
-std::string usd(double v) {
-  if (!std::isfinite(v)) return "n/a";
-  if (v >= 1e9) return fmt::format("${:.2f} B", v / 1e9);
-  if (v >= 1e6) return fmt::format("${:.2f} M", v / 1e6);
-  if (v >= 1e3) return fmt::format("${}", grouped(v));
-  return fmt::format("${:.2f}", v);
-}
-
-std::string percent(double fraction) {
-  return std::isfinite(fraction) ? fmt::format("{:.1f} %", 100.0 * fraction) : "n/a";
-}
-
-std::string seconds(double s) {
-  if (!std::isfinite(s)) return "n/a";
-  if (s != 0 && std::fabs(s) < 0.1) return fmt::format("{:.2f} ms", s * 1e3);
-  return fmt::format("{:.3f} s", s);
-}
 
 std::string gb(double bytes) { return std::isfinite(bytes) ? fmt::format("{:.1f} GB", bytes / m::kGB) : "n/a"; }
 

@@ -2,6 +2,7 @@
 #include "src/scenario_loader.hpp"
 #include "src/scenario_parsers.hpp"
 #include "src/scenario_schema.hpp"
+#include "src/search_section.hpp"
 #include "src/zeroed.hpp"
 
 namespace shardmeter::cli {
@@ -26,7 +27,9 @@ model::Scenario parse_scenario(const ScenarioDocument& doc, const Catalog& catal
   parse_plan(top["plan"], s.plan);
   parse_runtime(top["runtime"], s.runtime);
   parse_goodput(top["goodput"], s.cluster, s.goodput);
-  // `search:` is read by the search command (search/), not here; it stays in the document.
+  // `search:` is checked here, so a bad section is an error for every command; `shardmeter search` reads it
+  // again (src/search_job.cpp), `estimate` ignores it.
+  parse_search(top["search"], catalog, s);
   return s;
 }
 

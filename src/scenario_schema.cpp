@@ -18,7 +18,7 @@ constexpr std::array kTop = {
   KeySpec{"plan", "map", "", "all defaults", "Parallel layout (see plan:)"},
   KeySpec{"runtime", "map", "", "all defaults", "Memory the runtime reserves (see runtime:)"},
   KeySpec{"goodput", "map", "", "all defaults", "Failures, checkpoints, restarts (see goodput:)"},
-  KeySpec{"search", "map", "", "none", "Search space; read by `shardmeter search`, ignored by `estimate`"},
+  KeySpec{"search", "map", "", "none", "Search space, constraints and objectives (see search:); used by `shardmeter search`, checked but unused by `estimate`"},
 };
 
 constexpr std::array kModel = {
@@ -154,6 +154,30 @@ constexpr std::array kGoodput = {
   KeySpec{"restart_s", "number", "s", "600", "Time to restart after a failure"},
 };
 
+constexpr std::array kSearch = {
+  KeySpec{"axes", "map", "", "required by `shardmeter search`", "Dotted scenario key -> the values to try (see search.axes); one axis per key, in the order written"},
+  KeySpec{"constraints", "map", "", "none", "Limits every candidate must respect besides memory fit (see search.constraints)"},
+  KeySpec{"objectives", "list", "", "[total_cost_usd, tokens_per_s]", "1 to 4 metrics of the result files; each a name (its natural direction) or a map (see search.objectives[N])"},
+};
+
+constexpr std::array kSearchAxes = {
+  KeySpec{"<dotted key>", "list or range", "the key's", "", "Any key --set accepts (plan.tp, cluster.islands.0.gpu, training.micro_batch, plan.diloco.inner_steps, ...): a YAML list, or a range A:B:xK (geometric), A:B:+K (arithmetic), A:B (step 1)"},
+};
+
+constexpr std::array kSearchConstraints = {
+  KeySpec{"max_total_cost_usd", "number", "USD", "none", "Budget for the whole token budget"},
+  KeySpec{"max_wall_clock_days", "number", "days", "none", "Deadline for the whole token budget, goodput losses included"},
+  KeySpec{"min_tokens_per_s", "number", "tokens/s", "none", "Throughput floor"},
+  KeySpec{"max_<metric>", "number", "the metric's", "none", "Upper bound on any metric column of the result files (results/README.md), e.g. max_memory_per_gpu_gb"},
+  KeySpec{"min_<metric>", "number", "the metric's", "none", "Lower bound on any metric column, e.g. min_mfu: 0.35"},
+  KeySpec{"gpu_quota", "map", "GPUs", "none", "GPU type -> most GPUs of that type over all islands, e.g. {h100-sxm: 512}"},
+};
+
+constexpr std::array kSearchObjective = {
+  KeySpec{"metric", "name", "", "required", "A metric column (total_cost_usd, tokens_per_s, wall_clock_days, mfu, cost_usd_per_million_tokens, ...)"},
+  KeySpec{"sense", "min | max", "", "the metric's natural direction", "Minimise or maximise it (cost, time and memory are minimised; throughput, MFU and goodput maximised)"},
+};
+
 constexpr std::array kLinkCatalog = {
   KeySpec{"efficiency", "number", "fraction", "required", "Achievable fraction of nominal bandwidth for large collectives"},
   KeySpec{"latency_us", "number", "µs", "required", "Per-hop latency (alpha)"},
@@ -193,6 +217,10 @@ const std::array kSections = {
     SectionInfo{Section::diloco, "plan.diloco:", "", kDiloco},
     SectionInfo{Section::runtime, "runtime:", "", kRuntime},
     SectionInfo{Section::goodput, "goodput:", "", kGoodput},
+    SectionInfo{Section::search, "search:", "read by `shardmeter search` (README.md, \"Search\")", kSearch},
+    SectionInfo{Section::search_axes, "search.axes:", "", kSearchAxes},
+    SectionInfo{Section::search_constraints, "search.constraints:", "", kSearchConstraints},
+    SectionInfo{Section::search_objective, "search.objectives[N]:", "a metric name, or this map", kSearchObjective},
     SectionInfo{Section::link_catalog, "links.NAME:", "entries of scenarios/links.yaml", kLinkCatalog},
     SectionInfo{Section::preset_file, "", "A model preset file, scenarios/models/NAME.yaml", kPresetFile},
 };

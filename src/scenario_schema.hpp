@@ -32,6 +32,10 @@ enum class Section {
   diloco,          // plan.diloco:
   runtime,         // runtime:
   goodput,         // goodput:
+  search,          // search: (read by `shardmeter search`)
+  search_axes,     // search.axes: (documentation only: any dotted scenario key)
+  search_constraints,  // search.constraints:
+  search_objective,    // search.objectives[N] in its map form
   link_catalog,    // scenarios/links.yaml entries
   preset_file,     // scenarios/models/<preset>.yaml top level
 };

@@ -11,7 +11,7 @@
 #include "model/evaluate.hpp"
 #include "search/space.hpp"
 #include "src/cli.hpp"
-#include "src/number_format.hpp"
+#include "src/text_format.hpp"
 
 namespace shardmeter::cli {
 

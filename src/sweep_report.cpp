@@ -7,7 +7,7 @@
 
 #include "model/units.hpp"
 #include "results/columns.hpp"
-#include "src/number_format.hpp"
+#include "src/text_format.hpp"
 
 namespace shardmeter::cli {
 

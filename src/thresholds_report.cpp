@@ -7,7 +7,7 @@
 #include "model/evaluate.hpp"
 #include "results/columns.hpp"
 #include "src/cli.hpp"
-#include "src/number_format.hpp"
+#include "src/text_format.hpp"
 
 namespace shardmeter::cli {
 

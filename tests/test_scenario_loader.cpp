@@ -9,6 +9,7 @@
 #include "model/units.hpp"
 #include "src/catalog.hpp"
 #include "src/scenario_loader.hpp"
+#include "src/search_section.hpp"
 
 using namespace shardmeter::cli;
 namespace m = shardmeter::model;
@@ -143,8 +144,14 @@ TEST_CASE("island overrides, nodes, count, spot, WAN and link overrides") {
   CHECK(s.plan.diloco.inner_steps == 50);
   CHECK(s.runtime.runtime_overhead_bytes == Approx(2e9));
   CHECK(s.goodput.failures_per_gpu_hour == Approx(0.48 / (24 * 8)));  // per node-day, first island's 8 GPUs/node
-  const YAML::Node& root = l.doc.root;
-  CHECK(root["search"]["anything"].IsSequence());  // search: is kept for the search command, not parsed here
+  // search: is checked with the rest of the scenario and read in full by the search job (test_search_section.cpp)
+  const SearchSection search = read_search_section(l.doc, catalog(), s);
+  CHECK(search.present);
+  REQUIRE(search.axes.size() == 2);
+  CHECK(search.axes[1].key == "cluster.islands.1.count");
+  CHECK(search.axes[1].values == std::vector<std::string>{"1", "2", "3"});
+  REQUIRE(search.objectives.size() == 2);
+  CHECK(search.objectives[1].metric == "wall_clock_days");
 }
 
 TEST_CASE("an inline GPU map") {

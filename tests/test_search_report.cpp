@@ -1,0 +1,72 @@
+// What `shardmeter search` prints: the front table's plan and metric cells, number formats, and the progress
+// bar that stays silent for short searches.
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <string>
+
+#include "src/front_table.hpp"
+#include "src/progress_bar.hpp"
+#include "src/text_format.hpp"
+#include "tests/results_test_points.hpp"
+
+using namespace shardmeter;
+using namespace shardmeter::cli;
+
+namespace {
+
+std::string contents(std::FILE* f) {
+  std::fflush(f);
+  std::rewind(f);
+  std::string text;
+  for (int c = std::fgetc(f); c != EOF; c = std::fgetc(f)) text.push_back(static_cast<char>(c));
+  return text;
+}
+
+}  // namespace
+
+TEST_CASE("numbers as the search report prints them", "[search_report]") {
+  CHECK(grouped(1234567.4) == "1,234,567");
+  CHECK(usd(950) == "$950.00");
+  CHECK(usd(12345) == "$12,345");
+  CHECK(usd(9.154e6) == "$9.15 M");
+  CHECK(percent(0.3934) == "39.3 %");
+  CHECK(count_si(1.234e6) == "1.23 M");
+  CHECK(count_si(950) == "950");
+  CHECK(duration(0.0042) == "4.20 ms");
+  CHECK(duration(1.234) == "1.23 s");
+  CHECK(duration(125) == "2 min 05 s");
+}
+
+TEST_CASE("the front table: one row per point, plan columns, then cost, throughput, wall-clock, MFU",
+          "[search_report]") {
+  const std::vector<results::FrontPoint> points = test::three_points();
+  const std::string table = format_front_table(points, {{"total_cost_usd", results::Direction::minimize},
+                                                        {"tokens_per_s", results::Direction::maximize},
+                                                        {"step_time_s", results::Direction::minimize}});
+  CHECK(std::count(table.begin(), table.end(), '\n') == 4);
+  CHECK_THAT(table, Catch::StartsWith("#  GPU"));
+  CHECK_THAT(table, Catch::Contains("islands x GPUs") && Catch::Contains("tp/pp/cp") && Catch::Contains("bottleneck"));
+  CHECK_THAT(table, Catch::Contains("step_time_s"));   // an objective the fixed columns do not show
+  CHECK_THAT(table, Catch::Contains("a100-sxm-80gb") && Catch::Contains("h200-sxm"));
+}
+
+TEST_CASE("the progress bar draws only after its delay, and erases itself", "[search_report]") {
+  std::FILE* quiet = std::tmpfile();
+  {
+    ProgressBar bar(quiet, 3600);
+    bar.update(5, 10);
+  }
+  CHECK(contents(quiet).empty());
+  std::fclose(quiet);
+
+  std::FILE* drawn = std::tmpfile();
+  {
+    ProgressBar bar(drawn, 0);
+    bar.update(5, 10);
+  }
+  const std::string text = contents(drawn);
+  CHECK_THAT(text, Catch::StartsWith("\r[###############...............]  50.0 %  5 of 10 candidates"));
+  CHECK_THAT(text, Catch::EndsWith("\r"));
+  std::fclose(drawn);
+}

@@ -1,0 +1,111 @@
+// The shipped search scenarios (scenarios/*.yaml with a `search:` section): each base plan is valid, each
+// space is large enough for a 5 % budget to mean something, the exhaustive front honours the constraints, and
+// annealing with at most 5 % of the space's evaluations reaches at least 95 % of the exhaustive front's
+// hypervolume (issue 4). Runs in-process through run_search_job, as `shardmeter search` does.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "search/hypervolume.hpp"
+#include "src/catalog.hpp"
+#include "src/search_job.hpp"
+#include "src/search_section.hpp"
+
+using namespace shardmeter;
+using namespace shardmeter::cli;
+
+namespace {
+
+const Catalog& catalog() {
+  static const Catalog c = load_catalog(SHARDMETER_SOURCE_DIR "/scenarios");
+  return c;
+}
+
+// Every scenario file of scenarios/ with a search: section (catalogs and presets are not scenarios).
+std::vector<std::string> search_scenarios() {
+  std::vector<std::string> paths;
+  for (const auto& entry : std::filesystem::directory_iterator(SHARDMETER_SOURCE_DIR "/scenarios")) {
+    const std::string name = entry.path().filename().string();
+    if (entry.path().extension() != ".yaml" || name == "gpus.yaml" || name == "links.yaml") continue;
+    const LoadedScenario l = load_scenario(entry.path().string(), {}, catalog());
+    if (read_search_section(l.doc, catalog(), l.scenario).present) paths.push_back(entry.path().string());
+  }
+  std::sort(paths.begin(), paths.end());
+  return paths;
+}
+
+SearchJobResult run(const std::string& path, search::Method method, std::uint64_t evaluations = 200'000,
+                    std::uint64_t seed = 1) {
+  SearchJobOptions o;
+  o.scenario_path = path;
+  o.method = method;
+  o.evaluations = evaluations;
+  o.seed = seed;
+  std::atomic<bool> stop{false};
+  return run_search_job(o, catalog(), stop);
+}
+
+// Reference point in the objectives' own units and senses, fixed by the exhaustive front: 10 % beyond its
+// worst value of each objective.
+std::array<double, 2> reference(const search::SearchResult& exact) {
+  std::array<double, 2> ref{};
+  for (int k = 0; k < 2; ++k) {
+    const bool minimise = exact.objectives[static_cast<std::size_t>(k)].sense == search::Sense::minimize;
+    double worst = exact.front.front().objectives[static_cast<std::size_t>(k)];
+    for (const search::FrontPoint& p : exact.front) {
+      const double v = p.objectives[static_cast<std::size_t>(k)];
+      worst = minimise ? std::max(worst, v) : std::min(worst, v);
+    }
+    ref[static_cast<std::size_t>(k)] = minimise ? worst * 1.1 : worst * 0.9;
+  }
+  return ref;
+}
+
+}  // namespace
+
+TEST_CASE("the shipped search scenarios: default plus at least three more", "[search_scenarios]") {
+  const std::vector<std::string> paths = search_scenarios();
+  CHECK(paths.size() >= 4);
+  CHECK(std::find(paths.begin(), paths.end(), SHARDMETER_SOURCE_DIR "/scenarios/default.yaml") != paths.end());
+}
+
+TEST_CASE("annealing reaches 95 % of the exhaustive hypervolume with 5 % of the evaluations on every shipped "
+          "scenario", "[search_scenarios]") {
+  for (const std::string& path : search_scenarios()) {
+    INFO(path);
+    const SearchJobResult exact = run(path, search::Method::exhaustive);
+    const search::SearchCounts& c = exact.result.counts;
+    REQUIRE(exact.result.complete);
+    REQUIRE(c.visited == c.space_size);
+    REQUIRE(exact.result.front.size() >= 3);
+    CHECK(c.space_size >= 50'000);   // 5 % is then at least 2,500 evaluations
+
+    // The front honours the scenario's constraints.
+    const SearchSection section = read_search_section(exact.scenario.doc, catalog(), exact.scenario.scenario);
+    const search::Goal goal = make_goal(section);
+    for (const search::FrontPoint& p : exact.result.front) {
+      CHECK(p.estimate.feasible);
+      for (const search::MetricConstraint& k : goal.constraints) {
+        INFO(k.name);
+        if (k.limit == search::Limit::at_most) CHECK(k.get(p.estimate) <= k.value);
+        else CHECK(k.get(p.estimate) >= k.value);
+      }
+    }
+
+    const std::uint64_t budget = c.space_size / 20;
+    const std::array<double, 2> ref = reference(exact.result);
+    const double exact_hv = search::hypervolume_2d(exact.result.front, exact.result.objectives, ref);
+    REQUIRE(exact_hv > 0);
+    for (std::uint64_t seed : {1, 2}) {
+      const SearchJobResult annealed = run(path, search::Method::anneal, budget, seed);
+      INFO("seed " << seed << ": " << annealed.result.front.size() << " points of " << exact.result.front.size());
+      CHECK(annealed.result.counts.visited <= budget);
+      const double hv = search::hypervolume_2d(annealed.result.front, annealed.result.objectives, ref);
+      CHECK(hv / exact_hv >= 0.95);
+    }
+  }
+}
