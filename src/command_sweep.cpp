@@ -3,15 +3,18 @@
 // analyses (island-size knee, compute/communication transition), optionally write every point to a file.
 #include <chrono>
 #include <ctime>
+#include <filesystem>
 #include <ostream>
 
 #include <fmt/format.h>
 
+#include "results/atomic_file.hpp"
 #include "results/errors.hpp"
 #include "src/cli.hpp"
 #include "src/commands.hpp"
 #include "src/sweep.hpp"
 #include "src/sweep_output.hpp"
+#include "src/sweep_plot.hpp"
 #include "src/sweep_report.hpp"
 #include "src/version.hpp"
 
@@ -44,6 +47,9 @@ int run_sweep(const std::vector<std::string>& args, std::ostream& out) {
        "override one scenario key before sweeping (repeatable; as in `estimate`)")
       ("output,o", po::value<std::string>()->value_name("FILE"),
        "write every point to FILE: .csv, or .h5/.hdf5 (/front + /sweep; README \"sweep\"); written atomically")
+      ("plot", po::value<std::string>()->value_name("FILE.svg"),
+       "draw throughput per GPU and cost per million tokens against the swept (last) axis, with the knee and the "
+       "compute/communication transition marked, into FILE.svg (written atomically)")
       ("knee", po::value<double>()->default_value(kDefaultKneeFraction)->value_name("F"),
        "island-size knee: past it every step returns less than F of the first step's tokens/s per extra $/h")
       ("json", po::bool_switch(), "print one JSON object instead of the table")
@@ -67,6 +73,9 @@ int run_sweep(const std::vector<std::string>& args, std::ostream& out) {
   if (!vm.count("axis")) throw UsageError("shardmeter sweep: missing --axis KEY=VALUES (see shardmeter sweep --help)");
   const std::string output = vm.count("output") ? vm["output"].as<std::string>() : "";
   if (!output.empty()) sweep_format(output);  // reject a bad extension before any work
+  const std::string plot = vm.count("plot") ? vm["plot"].as<std::string>() : "";
+  if (!plot.empty() && std::filesystem::path(plot).extension() != ".svg")
+    throw UsageError("shardmeter sweep: --plot " + plot + " must name a .svg file");
 
   std::vector<Override> overrides;
   std::vector<std::string> override_texts;
@@ -99,10 +108,18 @@ int run_sweep(const std::vector<std::string>& args, std::ostream& out) {
       throw UsageError(std::string("shardmeter sweep: ") + e.what());
     }
   }
+  if (!plot.empty()) {
+    try {
+      results::write_text_atomically(plot, sweep_plot_svg(sweep));
+    } catch (const results::ResultsError& e) {
+      throw UsageError(std::string("shardmeter sweep: ") + e.what());
+    }
+  }
   if (vm["json"].as<bool>())
     out << sweep_json(sweep).dump(2) << "\n";
   else
-    out << format_sweep_table(sweep) << (output.empty() ? "" : "\nWrote " + output + "\n");
+    out << format_sweep_table(sweep) << (output.empty() ? "" : "\nWrote " + output + "\n")
+        << (plot.empty() ? "" : "Wrote " + plot + "\n");
   return 0;
 }
 

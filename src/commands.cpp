@@ -37,7 +37,7 @@ constexpr std::array kCommands = {
             run_nightly},
     Command{"sweep",
             "sweep SCENARIO --axis KEY=VALUES [--axis KEY=VALUES] [--set KEY=VALUE]... [-o FILE.csv|FILE.h5] "
-            "[--knee F] [--json] [--data-dir DIR]",
+            "[--plot FILE.svg] [--knee F] [--json] [--data-dir DIR]",
             "Evaluate a scenario along one or two axes; report the island-size knee and the compute/communication "
             "transition",
             run_sweep},
