@@ -23,7 +23,7 @@ constexpr std::array kCommands = {
     Command{"validate", "validate [CSV] [--data-dir DIR]",
             "Predict every published run of the calibration table; print per-row error and MAPE", run_validate},
     Command{"calibrate", "calibrate [CSV] [--data-dir DIR]",
-            "Fit one set of efficiency constants per GPU type to the table's calibrate rows", run_calibrate},
+            "Fit one set of efficiency constants per GPU family to the table's calibrate rows", run_calibrate},
     Command{"schema", "schema", "Print every scenario key with its type, unit, default and meaning (Markdown)",
             run_schema},
     Command{"report", "report FRONT.h5 [--baseline OLD.h5] -o report.html [--markdown report.md]",

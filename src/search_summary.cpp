@@ -23,7 +23,7 @@ constexpr std::array kReasons = {
   ReasonText{"heads_not_divisible_by_tp", "tp does not divide the attention heads"},
   ReasonText{"kv_heads_not_divisible_by_tp", "tp does not divide the key/value heads"},
   ReasonText{"ffn_not_divisible_by_tp", "tp does not divide ffn_hidden"},
-  ReasonText{"layers_not_divisible_by_pipeline", "pp x interleave does not divide the layers"},
+  ReasonText{"layers_not_divisible_by_pipeline", "more stages than layers, or pp x interleave does not divide them"},
   ReasonText{"seq_not_divisible_by_cp", "2 x cp does not divide seq_len"},
   ReasonText{"global_batch_not_divisible", "global_batch is not a multiple of micro_batch x data-parallel degree"},
   ReasonText{"interleave_needs_pipeline", "interleave needs pp > 1 and a micro-batch count per step divisible by pp"},
