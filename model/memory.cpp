@@ -53,6 +53,27 @@ double layer_activation_bytes(const ModelSpec& m, const PlanSpec& plan, int micr
   return bytes;
 }
 
+bool model_states_exceed_memory(const Scenario& s) noexcept {
+  const ParameterCounts params = count_parameters(s.model);
+  const int islands = s.cluster.total_islands();
+  const int stages_here = s.plan.pp_across_islands && islands > 0 ? s.plan.pp / islands : 0;
+  for (int i = 0; i < s.cluster.island_entries; ++i) {
+    const IslandSpec& island = s.cluster.islands[static_cast<std::size_t>(i)];
+    const IslandLayout l = make_layout(island, s.plan, stages_here);
+    // The same stages stage_memory() sizes: the first holds the embedding, the last the head (or the tied copy).
+    const StagePosition position = s.plan.pp > 1 ? StagePosition::first : StagePosition::only;
+    MemoryBreakdown m = stage_memory(s, l, params, 1, position);
+    if (s.plan.pp > 1) {
+      const MemoryBreakdown last = stage_memory(s, l, params, 1, StagePosition::last);
+      if (last.weights_bytes > m.weights_bytes) m = last;
+    }
+    const double states = m.weights_bytes + m.gradients_bytes + m.optimizer_bytes + m.outer_state_bytes +
+                          m.runtime_overhead_bytes;
+    if (states > usable_memory_bytes(island.gpu, s.runtime)) return true;
+  }
+  return false;
+}
+
 double usable_memory_bytes(const GpuSpec& gpu, const RuntimeSpec& runtime) noexcept {
   return gpu.hbm_bytes * (1.0 - runtime.fragmentation_fraction);
 }

@@ -24,6 +24,12 @@ enum class StagePosition { first, middle, last, only };
 MemoryBreakdown stage_memory(const Scenario& scenario, const IslandLayout& layout,
                              const ParameterCounts& params, int microbatches, StagePosition position) noexcept;
 
+// A lower bound of some GPU's peak memory that needs no step model: the model states (weights, gradients, optimizer
+// and DiLoCo outer state after ZeRO sharding) of the fullest stage plus the runtime overhead, activations left
+// out. When it exceeds the usable memory of any island, model::evaluate reports out_of_memory too, so the search
+// rejects such candidates before the full estimate. Call on a consistent scenario.
+bool model_states_exceed_memory(const Scenario& scenario) noexcept;
+
 // Memory the tensors may use: HBM minus the fragmentation reserve (MODEL_NOTES §2.4).
 double usable_memory_bytes(const GpuSpec& gpu, const RuntimeSpec& runtime) noexcept;
 

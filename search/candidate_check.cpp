@@ -9,6 +9,7 @@
 
 #include "model/consistency.hpp"
 #include "model/evaluate.hpp"
+#include "model/memory.hpp"
 #include "model/field_offsets.hpp"
 
 namespace shardmeter::search {
@@ -95,6 +96,11 @@ Outcome CandidateCheck::screen(const model::Scenario& s) const noexcept {
     }
   }
   out.prune_position = no_prune_;
+  // Cheap memory bound: model states alone over capacity means evaluate() would say out_of_memory as well.
+  if (model::model_states_exceed_memory(s)) {
+    out.code = static_cast<int>(model::RejectReason::out_of_memory);
+    out.memory_bound = true;
+  }
   return out;
 }
 

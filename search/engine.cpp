@@ -5,6 +5,7 @@ namespace shardmeter::search {
 void Tally::add(const Tally& other) {
   visited += other.visited;
   evaluated += other.evaluated;
+  memory_bound += other.memory_bound;
   feasible += other.feasible;
   pruned += other.pruned;
   if (rejected.size() < other.rejected.size()) rejected.resize(other.rejected.size(), 0);
@@ -15,6 +16,7 @@ void Tally::count(const Outcome& outcome, std::uint64_t block_extra, bool examin
   visited += 1 + block_extra;
   pruned += block_extra + (examined_is_pruned ? 1 : 0);
   if (outcome.evaluated) ++evaluated;
+  if (outcome.memory_bound) ++memory_bound;
   if (outcome.code == Outcome::kFeasible) {
     ++feasible;
   } else {

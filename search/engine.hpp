@@ -19,6 +19,7 @@ namespace shardmeter::search {
 struct Tally {
   std::uint64_t visited = 0;
   std::uint64_t evaluated = 0;
+  std::uint64_t memory_bound = 0;
   std::uint64_t feasible = 0;
   std::uint64_t pruned = 0;
   std::vector<std::uint64_t> rejected;   // by rejection code

@@ -27,6 +27,7 @@ struct SearchCounts {
   std::uint64_t space_size = 0;
   std::uint64_t visited = 0;      // candidates considered
   std::uint64_t evaluated = 0;    // model::evaluate calls
+  std::uint64_t memory_bound = 0; // out_of_memory without an estimate: model states alone exceed the HBM
   std::uint64_t feasible = 0;     // fit in memory and satisfy every constraint
   std::uint64_t pruned = 0;       // rejected as part of a block, without being looked at (inside rejected)
   std::vector<std::string> reason_names;        // model reasons, gpu_quota:<gpu>, constraint names, non_finite_objective

@@ -91,6 +91,7 @@ SearchResult search(const Space& space, const Goal& goal, const SearchOptions& o
   c.space_size = space.size();
   c.visited = out.tally.visited;
   c.evaluated = out.tally.evaluated;
+  c.memory_bound = out.tally.memory_bound;
   c.feasible = out.tally.feasible;
   c.pruned = out.tally.pruned;
   c.reason_names = check.code_names();

@@ -89,9 +89,13 @@ std::string format_search_summary(const SearchJobResult& job, bool interrupted) 
                          (automatic ? (seed.empty() ? "" : " (" + seed + ")")
                                     : " (requested" + (seed.empty() ? "" : ", " + seed) + ")"));
   if (automatic) row(out, "", job.method_reason);
-  row(out, "Examined", fmt::format("{} candidates ({} of the space); {} model estimates",
+  row(out, "Examined", fmt::format("{} candidates ({} of the space); {} model estimates{}",
                                    grouped(static_cast<double>(c.visited)), percent(share(c.visited, c.space_size)),
-                                   grouped(static_cast<double>(c.evaluated))));
+                                   grouped(static_cast<double>(c.evaluated)),
+                                   c.memory_bound > 0
+                                       ? fmt::format(" (and {} out of memory on model states alone, not estimated)",
+                                                     grouped(static_cast<double>(c.memory_bound)))
+                                       : ""));
   row(out, "Rejected", fmt::format("{} ({}){}", grouped(static_cast<double>(c.rejected())),
                                    percent(share(c.rejected(), c.visited)),
                                    c.pruned > 0 ? fmt::format(", {} of them by whole blocks (pruned)",

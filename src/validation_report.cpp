@@ -28,15 +28,16 @@ std::string summary_line(const std::string& label, const ErrorSummary& s) {
 
 std::string format_validation_report(const std::vector<ValidationRun>& runs) {
   std::string text;
-  text += fmt::format("{:<34} {:<9} {:>12} {:>10} {:>10} {:>8}  {}\n", "run", "use", "published", "measured_s",
-                      "model_s", "error", "note");
+  text += fmt::format("{:<34} {:<9} {:>12} {:<18} {:>10} {:>10} {:>8}  {}\n", "run", "use", "published",
+                      "FLOP convention", "measured_s", "model_s", "error", "note");
   for (const ValidationRun& r : runs) {
     const std::string published = fmt::format("{:.6g} {}", r.published_value,
                                               r.metric == "seconds_per_iter" ? "s" :
                                               r.metric == "tflops_per_gpu" ? "TF/GPU" :
                                               r.metric == "mfu" ? "% MFU" : r.metric == "tokens_per_s" ? "tok/s" : "tok/s/GPU");
     const bool comparable = r.convertible && r.rejected == model::RejectReason::none;
-    text += fmt::format("{:<34} {:<9} {:>12} {:>10} {:>10} {:>8}  {}\n", r.id, to_string(r.use), published,
+    text += fmt::format("{:<34} {:<9} {:>12} {:<18} {:>10} {:>10} {:>8}  {}\n", r.id, to_string(r.use), published,
+                        r.flop_convention == "none" ? "- (time/tokens)" : r.flop_convention,
                         r.convertible ? format_seconds(r.measured_step_s) : "-",
                         comparable ? format_seconds(r.predicted_step_s) : "-",
                         comparable ? fmt::format("{:+.1f}%", 100 * r.error()) : "-", row_note(r));

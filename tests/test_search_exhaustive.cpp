@@ -38,7 +38,7 @@ void check_counts_add_up(const search::SearchResult& r) {
                              name == "non_finite_objective";
     if (!after_model) cheap += c.rejected_by_reason[i];
   }
-  CHECK(c.evaluated + cheap == c.space_size);
+  CHECK(c.evaluated + c.memory_bound + cheap == c.space_size);
   CHECK(c.pruned <= cheap);
 }
 
