@@ -21,7 +21,6 @@
 #include "src/search_job.hpp"
 #include "src/search_summary.hpp"
 #include "src/text_format.hpp"
-#include "src/version.hpp"
 
 namespace shardmeter::cli {
 
@@ -79,8 +78,7 @@ SearchJobOptions job_options(const po::variables_map& vm, const std::string& sce
   };
   SearchJobOptions o;
   o.scenario_path = scenario;
-  if (vm.count("set"))
-    for (const std::string& text : vm["set"].as<std::vector<std::string>>()) o.overrides.push_back(parse_override(text));
+  o.overrides = scenario_overrides(vm);
   o.output_h5 = option<std::string>(vm, "output", "");
   o.output_csv = option<std::string>(vm, "csv", "");
   o.output_json = option<std::string>(vm, "json", "");
@@ -108,9 +106,8 @@ SearchJobOptions job_options(const po::variables_map& vm, const std::string& sce
 int run_search(const std::vector<std::string>& args, std::ostream& out) {
   const Command& command = *find_command("search");
   po::options_description options("Options");
+  add_scenario_options(options);
   options.add_options()
-      ("set", po::value<std::vector<std::string>>()->composing()->value_name("KEY=VALUE"),
-       "override one scenario key before the search (repeatable; as for estimate)")
       ("output,o", po::value<std::string>()->value_name("FILE.h5"), "write the front (and --all) to this HDF5 file")
       ("method", po::value<std::string>()->value_name("M"), "auto (default) | exhaustive | anneal")
       ("threads", po::value<int>()->value_name("N"), "worker threads (default 0 = all cores); the front is the same for any N")
@@ -121,8 +118,6 @@ int run_search(const std::vector<std::string>& args, std::ostream& out) {
       ("csv", po::value<std::string>()->value_name("FILE"), "write the front as CSV")
       ("json", po::value<std::string>()->value_name("FILE"), "write the front and the run's provenance as JSON")
       ("quiet,q", po::bool_switch(), "no progress bar (it is drawn on a terminal for searches longer than 1 s)")
-      ("data-dir", po::value<std::string>()->value_name("DIR"), "catalogs and model presets (default: $SHARDMETER_DATA_DIR or the "
-       "source tree's scenarios/)")
       ("help,h", "print this help");
   const po::variables_map vm = parse_command_line(command, args, options, "scenario");
   if (vm.count("help")) {
@@ -131,19 +126,13 @@ int run_search(const std::vector<std::string>& args, std::ostream& out) {
            "(the front found so far is printed and written, marked complete = false).\n";
     return 0;
   }
-  const auto positional = vm.count("scenario") ? vm["scenario"].as<std::vector<std::string>>() : std::vector<std::string>{};
-  if (positional.size() != 1)
-    throw UsageError(std::string("shardmeter search: ") +
-                     (positional.empty() ? "missing SCENARIO (a YAML file with a search: section)"
-                                         : "expected one SCENARIO, got " + std::to_string(positional.size())) +
-                     " (see shardmeter search --help)");
-  const SearchJobOptions job_opts = job_options(vm, positional.front());
+  const SearchJobOptions job_opts = job_options(vm, single_scenario(command, vm, "a YAML file with a search: section"));
 
   SearchJobResult job;
   {
     // From here on Ctrl-C never kills the process: a search it interrupts still writes what it found.
     const SigintGuard guard;
-    const Catalog catalog = load_catalog(option<std::string>(vm, "data-dir", data_dir()));
+    const Catalog catalog = load_catalog(data_dir_option(vm));
     try {
       job = run_search_job(job_opts, catalog, g_interrupted);
     } catch (const results::ResultsError& e) {

@@ -16,7 +16,6 @@
 #include "src/sweep_output.hpp"
 #include "src/sweep_plot.hpp"
 #include "src/sweep_report.hpp"
-#include "src/version.hpp"
 
 namespace shardmeter::cli {
 
@@ -38,13 +37,12 @@ std::string now_iso8601() {
 int run_sweep(const std::vector<std::string>& args, std::ostream& out) {
   const Command& command = *find_command("sweep");
   po::options_description options("Options");
+  add_scenario_options(options);
   options.add_options()
       ("axis", po::value<std::vector<std::string>>()->composing()->value_name("KEY=VALUES"),
        "an axis: a dotted scenario key and its values, a YAML list or a range: --axis plan.tp=[1,2,4,8], "
        "--axis cluster.islands.0.gpus=64:8192:x2 (geometric), 8:64:+8 (arithmetic); once or twice (the first "
        "axis varies slowest)")
-      ("set", po::value<std::vector<std::string>>()->composing()->value_name("KEY=VALUE"),
-       "override one scenario key before sweeping (repeatable; as in `estimate`)")
       ("output,o", po::value<std::string>()->value_name("FILE"),
        "write every point to FILE: .csv, or .h5/.hdf5 (/front + /sweep; README \"sweep\"); written atomically")
       ("plot", po::value<std::string>()->value_name("FILE.svg"),
@@ -53,8 +51,6 @@ int run_sweep(const std::vector<std::string>& args, std::ostream& out) {
       ("knee", po::value<double>()->default_value(kDefaultKneeFraction)->value_name("F"),
        "island-size knee: past it every step returns less than F of the first step's tokens/s per extra $/h")
       ("json", po::bool_switch(), "print one JSON object instead of the table")
-      ("data-dir", po::value<std::string>()->value_name("DIR"), "catalogs and model presets (default: "
-       "$SHARDMETER_DATA_DIR or the source tree's scenarios/)")
       ("help,h", "print this help");
   const po::variables_map vm = parse_command_line(command, args, options, "scenario");
   if (vm.count("help")) {
@@ -64,12 +60,7 @@ int run_sweep(const std::vector<std::string>& args, std::ostream& out) {
            "computed per value of the other axis. Infeasible points are listed but left out of both analyses.\n";
     return 0;
   }
-  const auto positional = vm.count("scenario") ? vm["scenario"].as<std::vector<std::string>>() : std::vector<std::string>{};
-  if (positional.size() != 1)
-    throw UsageError(std::string("shardmeter sweep: ") +
-                     (positional.empty() ? "missing SCENARIO (a YAML file)"
-                                         : "expected one SCENARIO, got " + std::to_string(positional.size())) +
-                     " (see shardmeter sweep --help)");
+  const std::string path = single_scenario(command, vm);
   if (!vm.count("axis")) throw UsageError("shardmeter sweep: missing --axis KEY=VALUES (see shardmeter sweep --help)");
   const std::string output = vm.count("output") ? vm["output"].as<std::string>() : "";
   if (!output.empty()) sweep_format(output);  // reject a bad extension before any work
@@ -77,27 +68,23 @@ int run_sweep(const std::vector<std::string>& args, std::ostream& out) {
   if (!plot.empty() && std::filesystem::path(plot).extension() != ".svg")
     throw UsageError("shardmeter sweep: --plot " + plot + " must name a .svg file");
 
-  std::vector<Override> overrides;
+  const std::vector<Override> overrides = scenario_overrides(vm);
   std::vector<std::string> override_texts;
-  if (vm.count("set"))
-    for (const std::string& text : vm["set"].as<std::vector<std::string>>()) {
-      overrides.push_back(parse_override(text));
-      override_texts.push_back(text);
-    }
+  for (const Override& o : overrides) override_texts.push_back(o.text);
   std::vector<AxisSpec> axes;
   for (const std::string& text : vm["axis"].as<std::vector<std::string>>()) {
     try {
       axes.push_back(axis_from_text(text));
     } catch (const ScenarioError& e) {  // name the scenario the axis was meant for, as value errors do
       SourceLocation where = e.where();
-      where.file = positional.front() + ": " + where.file;
+      where.file = path + ": " + where.file;
       throw ScenarioError(where, e.key(), e.value(), e.problem());
     }
   }
 
   const auto start = std::chrono::steady_clock::now();
-  const Catalog catalog = load_catalog(vm.count("data-dir") ? vm["data-dir"].as<std::string>() : data_dir());
-  const LoadedScenario loaded = load_scenario(positional.front(), overrides, catalog);
+  const Catalog catalog = load_catalog(data_dir_option(vm));
+  const LoadedScenario loaded = load_scenario(path, overrides, catalog);
   const Sweep sweep = run_sweep(loaded, catalog, axes, vm["knee"].as<double>());
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 

@@ -8,7 +8,6 @@
 #include "src/commands.hpp"
 #include "src/scenario_loader.hpp"
 #include "src/thresholds_report.hpp"
-#include "src/version.hpp"
 
 namespace shardmeter::cli {
 
@@ -17,34 +16,23 @@ namespace po = boost::program_options;
 int run_thresholds(const std::vector<std::string>& args, std::ostream& out) {
   const Command& command = *find_command("thresholds");
   po::options_description options("Options");
+  add_scenario_options(options);
   options.add_options()
-      ("set", po::value<std::vector<std::string>>()->composing()->value_name("KEY=VALUE"),
-       "override one scenario key (repeatable; as in `estimate`)")
       ("comm-share", po::value<double>()->default_value(model::kComputeBoundCommShare)->value_name("F"),
        "compute-bound means exposed communication is at most F of the step")
       ("json", po::bool_switch(), "print one JSON object instead of the report")
-      ("data-dir", po::value<std::string>()->value_name("DIR"), "catalogs and model presets (default: "
-       "$SHARDMETER_DATA_DIR or the source tree's scenarios/)")
       ("help,h", "print this help");
   const po::variables_map vm = parse_command_line(command, args, options, "scenario");
   if (vm.count("help")) {
     print_command_help(command, options, out);
     return 0;
   }
-  const auto positional = vm.count("scenario") ? vm["scenario"].as<std::vector<std::string>>() : std::vector<std::string>{};
-  if (positional.size() != 1)
-    throw UsageError(std::string("shardmeter thresholds: ") +
-                     (positional.empty() ? "missing SCENARIO (a YAML file)"
-                                         : "expected one SCENARIO, got " + std::to_string(positional.size())) +
-                     " (see shardmeter thresholds --help)");
-  std::vector<Override> overrides;
-  if (vm.count("set"))
-    for (const std::string& text : vm["set"].as<std::vector<std::string>>()) overrides.push_back(parse_override(text));
+  const std::string path = single_scenario(command, vm);
   const double share = vm["comm-share"].as<double>();
   if (!(share > 0 && share < 1))
     throw UsageError("shardmeter thresholds: --comm-share " + std::to_string(share) + " is not a fraction in (0, 1)");
-  const Catalog catalog = load_catalog(vm.count("data-dir") ? vm["data-dir"].as<std::string>() : data_dir());
-  const LoadedScenario loaded = load_scenario(positional.front(), overrides, catalog);
+  const Catalog catalog = load_catalog(data_dir_option(vm));
+  const LoadedScenario loaded = load_scenario(path, scenario_overrides(vm), catalog);
   const ThresholdsReport report = compute_thresholds(loaded, share);
   if (vm["json"].as<bool>())
     out << thresholds_json(report).dump(2) << "\n";

@@ -4,6 +4,7 @@
 #include <ostream>
 
 #include "src/cli.hpp"
+#include "src/version.hpp"
 
 namespace shardmeter::cli {
 
@@ -73,6 +74,36 @@ po::variables_map parse_command_line(const Command& command, const std::vector<s
                      std::string(command.name) + " --help)");
   }
   return vm;
+}
+
+void add_scenario_options(po::options_description& options) {
+  options.add_options()
+      ("set", po::value<std::vector<std::string>>()->composing()->value_name("KEY=VALUE"),
+       "override one scenario key by its dotted path, e.g. --set plan.tp=4 --set cluster.islands.0.gpus=512 "
+       "(repeatable; VALUE is YAML: 4, zero1, [1, 2], {gpu: h100-sxm, gpus: 64})")
+      ("data-dir", po::value<std::string>()->value_name("DIR"),
+       "catalogs and model presets (default: $SHARDMETER_DATA_DIR or the source tree's scenarios/)");
+}
+
+std::string single_scenario(const Command& command, const po::variables_map& vm, const char* what) {
+  const auto positional = vm.count("scenario") ? vm["scenario"].as<std::vector<std::string>>() : std::vector<std::string>{};
+  if (positional.size() == 1) return positional.front();
+  const std::string name(command.name);
+  throw UsageError("shardmeter " + name + ": " +
+                   (positional.empty() ? "missing SCENARIO (" + std::string(what) + ")"
+                                       : "expected one SCENARIO, got " + std::to_string(positional.size())) +
+                   " (see shardmeter " + name + " --help)");
+}
+
+std::vector<Override> scenario_overrides(const po::variables_map& vm) {
+  std::vector<Override> overrides;
+  if (vm.count("set"))
+    for (const std::string& text : vm["set"].as<std::vector<std::string>>()) overrides.push_back(parse_override(text));
+  return overrides;
+}
+
+std::string data_dir_option(const po::variables_map& vm) {
+  return vm.count("data-dir") ? vm["data-dir"].as<std::string>() : data_dir();
 }
 
 void print_command_help(const Command& command, const po::options_description& options, std::ostream& out) {

@@ -17,6 +17,8 @@
 
 #include <boost/program_options.hpp>
 
+#include "src/scenario_loader.hpp"
+
 namespace shardmeter::cli {
 
 using CommandFunction = int (*)(const std::vector<std::string>& args, std::ostream& out);
@@ -39,6 +41,17 @@ boost::program_options::variables_map parse_command_line(const Command& command,
 // "Usage: shardmeter <usage>\n<summary>\n\n<options>"
 void print_command_help(const Command& command, const boost::program_options::options_description& options,
                         std::ostream& out);
+
+// ---- helpers for commands that read one scenario (estimate, search, sweep, thresholds) --------------------
+// Adds `--set KEY=VALUE` (repeatable) and `--data-dir DIR`.
+void add_scenario_options(boost::program_options::options_description& options);
+// The single SCENARIO positional argument (collected under "scenario"); UsageError naming the command otherwise.
+std::string single_scenario(const Command& command, const boost::program_options::variables_map& vm,
+                            const char* what = "a YAML file");
+// The --set overrides, parsed (ScenarioError for a malformed one), in command-line order.
+std::vector<Override> scenario_overrides(const boost::program_options::variables_map& vm);
+// --data-dir, or $SHARDMETER_DATA_DIR, or the source tree's scenarios/.
+std::string data_dir_option(const boost::program_options::variables_map& vm);
 
 // ---- commands ------------------------------------------------------------------------------------------
 int run_estimate(const std::vector<std::string>& args, std::ostream& out);   // src/command_estimate.cpp
