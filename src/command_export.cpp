@@ -60,10 +60,7 @@ int run_export(const std::vector<std::string>& args, std::ostream& out) {
     print_command_help(command, options, out);
     return 0;
   }
-  const auto positional = vm.count("front") ? vm["front"].as<std::vector<std::string>>() : std::vector<std::string>{};
-  if (positional.size() != 1)
-    throw UsageError(std::string("shardmeter export: ") + (positional.empty() ? "missing FRONT.h5" : "expected one FRONT.h5") +
-                     " (see shardmeter export --help)");
+  const std::string front_path = single_positional(command, vm, "front", "FRONT.h5");
   if (!vm.count("format")) throw UsageError("shardmeter export: missing --format (" + formats + ")");
   const std::string format_name = vm["format"].as<std::string>();
   const auto format = results::parse_export_format(format_name);
@@ -76,7 +73,7 @@ int run_export(const std::vector<std::string>& args, std::ostream& out) {
   const std::string pick = vm["pick"].as<std::string>();
 
   try {
-    const results::ResultFile file = results::read_front(positional.front());
+    const results::ResultFile file = results::read_front(front_path);
     const std::size_t row = pick_row(file.front, pick);
     results::DeployPlan plan = results::make_deploy_plan(file.front.rows[row], row);
     std::string why_not;
@@ -87,7 +84,7 @@ int run_export(const std::vector<std::string>& args, std::ostream& out) {
       why_not = e.what();
     }
     if (!plan.scenario) std::cerr << "shardmeter export: note: scenario not rebuilt (" << why_not << ")\n";
-    const results::ExportSource source{&file.info, &file.front.rows[row], positional.front(), pick};
+    const results::ExportSource source{&file.info, &file.front.rows[row], front_path, pick};
     const results::Exported exported = results::export_plan(*format, plan, source);
     if (vm.count("output")) results::write_text_atomically(vm["output"].as<std::string>(), exported.text);
     else out << exported.text;

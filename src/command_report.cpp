@@ -31,11 +31,7 @@ int run_report(const std::vector<std::string>& args, std::ostream& out) {
     print_command_help(command, options, out);
     return 0;
   }
-  const auto positional = vm.count("front") ? vm["front"].as<std::vector<std::string>>() : std::vector<std::string>{};
-  if (positional.size() != 1)
-    throw UsageError(std::string("shardmeter report: ") +
-                     (positional.empty() ? "missing FRONT.h5" : "expected one FRONT.h5") +
-                     " (see shardmeter report --help)");
+  const std::string front_path = single_positional(command, vm, "front", "FRONT.h5");
   if (!vm.count("output")) throw UsageError("shardmeter report: missing -o FILE.html (see shardmeter report --help)");
   const std::string html_path = vm["output"].as<std::string>();
   const std::string md_path = vm.count("markdown") ? vm["markdown"].as<std::string>() : "";
@@ -43,12 +39,12 @@ int run_report(const std::vector<std::string>& args, std::ostream& out) {
     throw UsageError("shardmeter report: -o and --markdown name the same file " + html_path);
 
   try {
-    const results::ResultFile front = results::read_front(positional.front());
+    const results::ResultFile front = results::read_front(front_path);
     std::optional<results::ResultFile> baseline;
     if (vm.count("baseline")) baseline = results::read_front(vm["baseline"].as<std::string>());
     results::ReportInput input;
     input.front = &front;
-    input.front_label = positional.front();
+    input.front_label = front_path;
     input.baseline = baseline ? &*baseline : nullptr;
     input.baseline_label = vm.count("baseline") ? vm["baseline"].as<std::string>() : "";
     input.generator = std::string("shardmeter ") + version();

@@ -85,14 +85,20 @@ void add_scenario_options(po::options_description& options) {
        "catalogs and model presets (default: $SHARDMETER_DATA_DIR or the source tree's scenarios/)");
 }
 
-std::string single_scenario(const Command& command, const po::variables_map& vm, const char* what) {
-  const auto positional = vm.count("scenario") ? vm["scenario"].as<std::vector<std::string>>() : std::vector<std::string>{};
+std::string single_positional(const Command& command, const po::variables_map& vm, const char* key, const char* label,
+                              const char* what) {
+  const auto positional = vm.count(key) ? vm[key].as<std::vector<std::string>>() : std::vector<std::string>{};
   if (positional.size() == 1) return positional.front();
   const std::string name(command.name);
+  const std::string explained = *what ? std::string(label) + " (" + what + ")" : std::string(label);
   throw UsageError("shardmeter " + name + ": " +
-                   (positional.empty() ? "missing SCENARIO (" + std::string(what) + ")"
-                                       : "expected one SCENARIO, got " + std::to_string(positional.size())) +
+                   (positional.empty() ? "missing " + explained
+                                       : "expected one " + std::string(label) + ", got " + std::to_string(positional.size())) +
                    " (see shardmeter " + name + " --help)");
+}
+
+std::string single_scenario(const Command& command, const po::variables_map& vm, const char* what) {
+  return single_positional(command, vm, "scenario", "SCENARIO", what);
 }
 
 std::vector<Override> scenario_overrides(const po::variables_map& vm) {

@@ -45,7 +45,11 @@ void print_command_help(const Command& command, const boost::program_options::op
 // ---- helpers for commands that read one scenario (estimate, search, sweep, thresholds) --------------------
 // Adds `--set KEY=VALUE` (repeatable) and `--data-dir DIR`.
 void add_scenario_options(boost::program_options::options_description& options);
-// The single SCENARIO positional argument (collected under "scenario"); UsageError naming the command otherwise.
+// The one positional argument collected under `key` (parse_command_line's positional_name); UsageError naming the
+// command and `label` ("SCENARIO", "FRONT.h5") otherwise, with `what` in parentheses when given.
+std::string single_positional(const Command& command, const boost::program_options::variables_map& vm,
+                              const char* key, const char* label, const char* what = "");
+// single_positional for "scenario" / SCENARIO.
 std::string single_scenario(const Command& command, const boost::program_options::variables_map& vm,
                             const char* what = "a YAML file");
 // The --set overrides, parsed (ScenarioError for a malformed one), in command-line order.
