@@ -49,9 +49,10 @@ void describe_scenario(std::string& out, const LoadedScenario& loaded) {
   std::string cluster;
   for (int i = 0; i < s.cluster.island_entries; ++i) {
     const m::IslandSpec& isl = s.cluster.islands[static_cast<std::size_t>(i)];
-    cluster += fmt::format("{}{}{} x {} ({} nodes of {}) at ${:.2f}/GPU-hour{}", i > 0 ? "; " : "",
-                           isl.count > 1 ? fmt::format("{} x ", isl.count) : "", isl.gpus, isl.gpu.name.view(),
-                           isl.nodes(), isl.gpus_per_node, isl.price_usd_per_gpu_hour, isl.spot ? " (spot)" : "");
+    cluster += fmt::format("{}{}{} x {} ({} node{} of {}) at ${:.2f}/GPU-hour{}", i > 0 ? "; " : "",
+                           isl.count > 1 ? fmt::format("{} islands of ", isl.count) : "", isl.gpus, isl.gpu.name.view(),
+                           isl.nodes(), isl.nodes() == 1 ? "" : "s", isl.gpus_per_node, isl.price_usd_per_gpu_hour,
+                           isl.spot ? " (spot)" : "");
   }
   row(out, "Cluster", fmt::format("{} GPUs: {}", s.cluster.total_gpus(), cluster));
 
