@@ -1,16 +1,13 @@
 #include <catch2/catch.hpp>
 
 #include "src/axis_builder.hpp"
+#include "catalog_fixture.hpp"
 #include "src/version.hpp"
 
 using namespace shardmeter;
 using namespace shardmeter::cli;
 
 namespace {
-const Catalog& catalog() {
-  static const Catalog c = load_catalog(SHARDMETER_SOURCE_DIR "/scenarios");
-  return c;
-}
 }  // namespace
 
 TEST_CASE("ranges expand geometrically, arithmetically and by one") {
@@ -43,21 +40,21 @@ TEST_CASE("axes from the command line take lists, ranges and maps") {
 }
 
 TEST_CASE("an axis value becomes the byte patch that --set would produce") {
-  const LoadedScenario base = load_scenario(SHARDMETER_SOURCE_DIR "/scenarios/default.yaml", {}, catalog());
-  const search::Axis axis = build_axis(base.doc, base.scenario, catalog(), axis_from_text("plan.tp=[1, 4, 8]"));
+  const LoadedScenario base = load_scenario(SHARDMETER_SOURCE_DIR "/scenarios/default.yaml", {}, test::shipped_catalog());
+  const search::Axis axis = build_axis(base.doc, base.scenario, test::shipped_catalog(), axis_from_text("plan.tp=[1, 4, 8]"));
   REQUIRE(axis.patches.size() == 3);
   CHECK(axis.labels == std::vector<std::string>{"1", "4", "8"});
   const LoadedScenario direct = load_scenario(SHARDMETER_SOURCE_DIR "/scenarios/default.yaml",
-                                              {parse_override("plan.tp=4")}, catalog());
+                                              {parse_override("plan.tp=4")}, test::shipped_catalog());
   model::Scenario patched = base.scenario;
   axis.patches[1].apply(patched);
   CHECK(search::same_bytes(patched, direct.scenario));
 
-  const search::Axis gpus = build_axis(base.doc, base.scenario, catalog(),
+  const search::Axis gpus = build_axis(base.doc, base.scenario, test::shipped_catalog(),
                                        axis_from_text("cluster.islands.0.gpu=[a100-sxm-80gb, h200-sxm]"));
   model::Scenario h200 = base.scenario;
   gpus.patches[1].apply(h200);
   CHECK(h200.cluster.islands[0].gpu.name.view() == "h200-sxm");
-  CHECK_THROWS_AS(build_axis(base.doc, base.scenario, catalog(), axis_from_text("cluster.islands.0.gpu=[tpu-v5]")),
+  CHECK_THROWS_AS(build_axis(base.doc, base.scenario, test::shipped_catalog(), axis_from_text("cluster.islands.0.gpu=[tpu-v5]")),
                   ScenarioError);
 }

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "model/parameters.hpp"
+#include "catalog_fixture.hpp"
 #include "src/catalog.hpp"
 #include "src/scenario_loader.hpp"
 
@@ -14,18 +15,13 @@ namespace m = shardmeter::model;
 
 namespace {
 
-const Catalog& catalog() {
-  static const Catalog c = load_catalog(SHARDMETER_SOURCE_DIR "/scenarios");
-  return c;
-}
-
 // A preset's model as the loader reads it (through a scenario that names it).
 m::ModelSpec preset_model(const std::string& name) {
   ScenarioDocument doc;
   doc.path = "preset-test";
   doc.root = YAML::Load("{name: t, model: {preset: " + name +
                         "}, training: {global_batch: 1}, cluster: {islands: [{gpu: h100-sxm, gpus: 8}]}}");
-  return parse_scenario(doc, catalog()).model;
+  return parse_scenario(doc, shardmeter::test::shipped_catalog()).model;
 }
 
 int decimals(const std::string& text) {
@@ -39,8 +35,8 @@ TEST_CASE("the GPU catalog has every required type, with sources") {
   for (const char* name : {"a100-sxm-40gb", "a100-sxm-80gb", "h100-sxm", "h100-pcie", "h200-sxm", "b200", "gb200",
                            "mi300x", "mi325x", "l40s", "rtx-4090"}) {
     INFO(name);
-    REQUIRE(catalog().gpus.count(name) == 1);
-    const GpuEntry& e = catalog().gpus.at(name);
+    REQUIRE(shardmeter::test::shipped_catalog().gpus.count(name) == 1);
+    const GpuEntry& e = shardmeter::test::shipped_catalog().gpus.at(name);
     CHECK(e.gpu.peak_flops_per_s > 0);
     CHECK(e.gpu.hbm_bytes > 0);
     CHECK(e.gpu.hbm_bytes_per_s > 0);
@@ -52,19 +48,19 @@ TEST_CASE("the GPU catalog has every required type, with sources") {
                               "price_usd_per_gpu_hour", "efficiency"})
       CHECK(e.sources.count(field) == 1);
   }
-  CHECK(catalog().gpus.at("gb200").gpu.scaleup_domain_gpus == 72);
-  CHECK(catalog().gpus.at("gb200").gpus_per_node == 4);
-  CHECK(catalog().gpus.at("a100-sxm-80gb").node_network_gbps == 1600);  // 8 x 200 Gbit/s HDR
+  CHECK(shardmeter::test::shipped_catalog().gpus.at("gb200").gpu.scaleup_domain_gpus == 72);
+  CHECK(shardmeter::test::shipped_catalog().gpus.at("gb200").gpus_per_node == 4);
+  CHECK(shardmeter::test::shipped_catalog().gpus.at("a100-sxm-80gb").node_network_gbps == 1600);  // 8 x 200 Gbit/s HDR
 }
 
 TEST_CASE("the link catalog has every required type") {
   for (const char* name : {"nvlink3", "nvlink4", "nvlink5", "xgmi", "pcie4", "pcie5", "ib-hdr", "ib-ndr", "efa",
                            "roce", "ethernet"}) {
     INFO(name);
-    REQUIRE(catalog().links.count(name) == 1);
-    CHECK(catalog().links.at(name).efficiency > 0);
-    CHECK(catalog().links.at(name).efficiency <= 1);
-    CHECK_FALSE(catalog().links.at(name).source.empty());
+    REQUIRE(shardmeter::test::shipped_catalog().links.count(name) == 1);
+    CHECK(shardmeter::test::shipped_catalog().links.at(name).efficiency > 0);
+    CHECK(shardmeter::test::shipped_catalog().links.at(name).efficiency <= 1);
+    CHECK_FALSE(shardmeter::test::shipped_catalog().links.at(name).source.empty());
   }
 }
 
@@ -80,11 +76,11 @@ TEST_CASE("every preset reproduces its published parameter count") {
                             "megatron-gpt-310.1b", "megatron-gpt-529.6b", "megatron-gpt-1008b", "megatron-22b",
                             "mt-nlg-530b", "megatron-1t", "llama2-7b", "llama2-13b", "llama2-70b", "llama3-8b",
                             "llama3-70b", "llama3-405b", "mistral-7b"};
-  for (const char* name : required) CHECK(catalog().model_presets.count(name) == 1);
-  for (const auto& [name, path] : catalog().preset_files) {
+  for (const char* name : required) CHECK(shardmeter::test::shipped_catalog().model_presets.count(name) == 1);
+  for (const auto& [name, path] : shardmeter::test::shipped_catalog().preset_files) {
     INFO(name);
     const double computed_b = m::count_parameters(preset_model(name)).total / 1e9;
-    const double published_b = catalog().preset_info.at(name).published_params_b;
+    const double published_b = shardmeter::test::shipped_catalog().preset_info.at(name).published_params_b;
     const std::string published_text = YAML::LoadFile(path)["published_params_b"].Scalar();
     const double scale = std::pow(10.0, decimals(published_text));
     const bool within = std::fabs(computed_b - published_b) <= 0.005 * published_b;

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/evaluate.hpp"
+#include "catalog_fixture.hpp"
 #include "run_shardmeter.hpp"
 #include "src/scenario_loader.hpp"
 #include "src/version.hpp"
@@ -16,11 +17,6 @@ using namespace shardmeter;
 using shardmeter::testing::run_shardmeter;
 
 namespace {
-
-const cli::Catalog& catalog() {
-  static const cli::Catalog c = cli::load_catalog(SHARDMETER_SOURCE_DIR "/scenarios");
-  return c;
-}
 
 std::string shipped(const std::string& name) { return SHARDMETER_SOURCE_DIR "/scenarios/" + name + ".yaml"; }
 
@@ -38,7 +34,7 @@ TEST_CASE("shipped islands scenarios load, evaluate feasibly and run through swe
   };
   for (const auto& c : cases) {
     INFO(c.name);
-    const cli::LoadedScenario loaded = cli::load_scenario(shipped(c.name), {}, catalog());
+    const cli::LoadedScenario loaded = cli::load_scenario(shipped(c.name), {}, test::shipped_catalog());
     const model::Estimate e = model::evaluate(loaded.scenario);
     CHECK(e.feasible);
     CHECK(e.tokens_per_s > 0);
@@ -50,7 +46,7 @@ TEST_CASE("shipped islands scenarios load, evaluate feasibly and run through swe
 }
 
 TEST_CASE("INTELLECT-1: predicted compute utilisation inside the published 83-96 %, syncs of 1-7 minutes") {
-  const cli::LoadedScenario global = cli::load_scenario(shipped("diloco-intellect1"), {}, catalog());
+  const cli::LoadedScenario global = cli::load_scenario(shipped("diloco-intellect1"), {}, test::shipped_catalog());
   const model::Estimate e = model::evaluate(global.scenario);
   CHECK(e.compute_utilization >= 0.83);
   CHECK(e.compute_utilization <= 0.96);
@@ -62,16 +58,16 @@ TEST_CASE("INTELLECT-1: predicted compute utilisation inside the published 83-96
   CHECK(sync_min <= 7.5);
   // The US-only phase: 2.45 Gbit/s effective, the 1-minute syncs.
   const cli::LoadedScenario us =
-      cli::load_scenario(shipped("diloco-intellect1"), {cli::parse_override("cluster.wan.bandwidth_gbps=3.5")}, catalog());
+      cli::load_scenario(shipped("diloco-intellect1"), {cli::parse_override("cluster.wan.bandwidth_gbps=3.5")}, test::shipped_catalog());
   const model::Estimate u = model::evaluate(us.scenario);
   CHECK(u.compute_utilization > e.compute_utilization);
   CHECK(u.time.wan_s * 100 / 60 == Approx(1.0).margin(0.15));
 }
 
 TEST_CASE("hetero 70B: DiLoCo beats the synchronous balanced split on throughput and cost, egress included") {
-  const cli::LoadedScenario sync = cli::load_scenario(shipped("hetero-70b-two-regions"), {}, catalog());
+  const cli::LoadedScenario sync = cli::load_scenario(shipped("hetero-70b-two-regions"), {}, test::shipped_catalog());
   const cli::LoadedScenario diloco =
-      cli::load_scenario(shipped("hetero-70b-two-regions"), {cli::parse_override("plan.sync=diloco")}, catalog());
+      cli::load_scenario(shipped("hetero-70b-two-regions"), {cli::parse_override("plan.sync=diloco")}, test::shipped_catalog());
   const model::Estimate s = model::evaluate(sync.scenario), d = model::evaluate(diloco.scenario);
   REQUIRE(s.feasible);
   REQUIRE(d.feasible);
@@ -115,7 +111,7 @@ TEST_CASE("estimate --json carries the islands fields with consistent values") {
 TEST_CASE("batch_share is the share of one island of an entry, as documented (regression)") {
   // estimate.hpp: "fraction of the global batch one island of this entry processes"; it used to be the whole
   // entry's share (x count), unlike tokens_per_s next to it, which is one island's.
-  const cli::LoadedScenario loaded = cli::load_scenario(shipped("diloco-intellect1"), {}, catalog());
+  const cli::LoadedScenario loaded = cli::load_scenario(shipped("diloco-intellect1"), {}, test::shipped_catalog());
   const model::Estimate e = model::evaluate(loaded.scenario);
   double sum = 0;
   for (int i = 0; i < e.island_entries; ++i) {
@@ -132,7 +128,7 @@ TEST_CASE("egress counts the outer syncs that actually happen when fast islands 
   // hetero-70b-two-regions as DiLoCo: the H100 region runs more than H inner steps per outer step, so the token
   // budget takes fewer outer syncs than tokens / (H x global batch) - egress used to count the latter.
   const cli::LoadedScenario loaded =
-      cli::load_scenario(shipped("hetero-70b-two-regions"), {cli::parse_override("plan.sync=diloco")}, catalog());
+      cli::load_scenario(shipped("hetero-70b-two-regions"), {cli::parse_override("plan.sync=diloco")}, test::shipped_catalog());
   const model::Scenario& s = loaded.scenario;
   const model::Estimate e = model::evaluate(s);
   REQUIRE(s.plan.diloco.fast_islands == model::DilocoFastIslands::more_steps);
@@ -144,7 +140,7 @@ TEST_CASE("egress counts the outer syncs that actually happen when fast islands 
   CHECK(e.egress_usd_total == Approx(syncs * 4 * params * 0.02 / 1e9));
   // Synchronous jobs are unchanged: one all-reduce per step of global batch x seq tokens.
   const model::Estimate sync = model::evaluate(
-      cli::load_scenario(shipped("hetero-70b-two-regions"), {}, catalog()).scenario);
+      cli::load_scenario(shipped("hetero-70b-two-regions"), {}, test::shipped_catalog()).scenario);
   CHECK(sync.egress_usd_total ==
         Approx(s.training.tokens / sync.tokens_per_step * sync.wan_bytes_per_step * 0.02 / 1e9));
 }

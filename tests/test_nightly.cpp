@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "results/hdf5_writer.hpp"
+#include "catalog_fixture.hpp"
 #include "src/catalog.hpp"
 #include "src/nightly.hpp"
 #include "src/price_overrides.hpp"
@@ -30,15 +31,10 @@ void write(const fs::path& path, const std::string& text) {
   std::ofstream(path) << text;
 }
 
-const cli::Catalog& shipped_catalog() {
-  static const cli::Catalog catalog = cli::load_catalog(SHARDMETER_SOURCE_DIR "/scenarios");
-  return catalog;
-}
-
 std::string price_error(const std::string& yaml, const fs::path& path) {
   write(path, yaml);
   try {
-    cli::load_price_overrides(path.string(), shipped_catalog());
+    cli::load_price_overrides(path.string(), test::shipped_catalog());
   } catch (const cli::ScenarioError& e) {
     return e.what();
   }
@@ -136,7 +132,7 @@ TEST_CASE("Price overrides apply to the catalog; errors name file, line and colu
   const fs::path path = dir / "prices.yaml";
   write(path, "prices:\n  h100-sxm: {price_usd_per_gpu_hour: 1.75, spot_price_usd_per_gpu_hour: 0.9}\n"
               "  a100-sxm-80gb:\n    price_usd_per_gpu_hour: 0.8\n");
-  cli::Catalog catalog = shipped_catalog();
+  cli::Catalog catalog = test::shipped_catalog();
   const double a100_spot = catalog.gpus.at("a100-sxm-80gb").gpu.spot_price_usd_per_gpu_hour;
   cli::apply_price_overrides(catalog, cli::load_price_overrides(path.string(), catalog));
   CHECK(catalog.gpus.at("h100-sxm").gpu.price_usd_per_gpu_hour == 1.75);

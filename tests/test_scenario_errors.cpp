@@ -7,6 +7,7 @@
 
 #include "run_shardmeter.hpp"
 #include "src/catalog.hpp"
+#include "catalog_fixture.hpp"
 #include "src/scenario_loader.hpp"
 
 using namespace shardmeter::cli;
@@ -14,17 +15,12 @@ using shardmeter::testing::run_shardmeter;
 
 namespace {
 
-const Catalog& catalog() {
-  static const Catalog c = load_catalog(SHARDMETER_SOURCE_DIR "/scenarios");
-  return c;
-}
-
 // The loader's message for `file` (in tests/data) with overrides, or "" when it loads.
 std::string load_error(const std::string& file, const std::vector<std::string>& sets = {}) {
   try {
     std::vector<Override> overrides;
     for (const std::string& s : sets) overrides.push_back(parse_override(s));
-    load_scenario(std::string(SHARDMETER_TEST_DATA_DIR) + "/" + file, overrides, catalog());
+    load_scenario(std::string(SHARDMETER_TEST_DATA_DIR) + "/" + file, overrides, shardmeter::test::shipped_catalog());
   } catch (const ScenarioError& e) {
     return e.what();
   }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "model/units.hpp"
+#include "catalog_fixture.hpp"
 #include "src/catalog.hpp"
 #include "src/scenario_loader.hpp"
 #include "src/search_section.hpp"
@@ -16,15 +17,10 @@ namespace m = shardmeter::model;
 
 namespace {
 
-const Catalog& catalog() {
-  static const Catalog c = load_catalog(SHARDMETER_SOURCE_DIR "/scenarios");
-  return c;
-}
-
 LoadedScenario load(const std::string& file, const std::vector<std::string>& sets = {}) {
   std::vector<Override> overrides;
   for (const std::string& s : sets) overrides.push_back(parse_override(s));
-  return load_scenario(std::string(SHARDMETER_TEST_DATA_DIR) + "/" + file, overrides, catalog());
+  return load_scenario(std::string(SHARDMETER_TEST_DATA_DIR) + "/" + file, overrides, shardmeter::test::shipped_catalog());
 }
 
 const m::IslandSpec& island(const LoadedScenario& l, int i) { return l.scenario.cluster.islands[static_cast<std::size_t>(i)]; }
@@ -97,7 +93,7 @@ TEST_CASE("catalog GPU values are converted to SI once") {
   CHECK(isl.gpu.hbm_bytes_per_s == Approx(3.35e12));
   CHECK(isl.gpu.scaleup.bytes_per_s == Approx(450e9));  // GB/s per GPU
   CHECK(isl.gpu.scaleup.type.view() == "nvlink4");
-  CHECK(isl.gpu.scaleup.efficiency == Approx(catalog().links.at("nvlink4").efficiency));
+  CHECK(isl.gpu.scaleup.efficiency == Approx(shardmeter::test::shipped_catalog().links.at("nvlink4").efficiency));
   CHECK(isl.gpu.kernel_overhead_s == Approx(4e-6));
   CHECK(isl.gpus_per_node == 8);
   CHECK(isl.node_network.bytes_per_s == Approx(400e9));  // 3200 Gbit/s per node
@@ -122,7 +118,7 @@ TEST_CASE("island overrides, nodes, count, spot, WAN and link overrides") {
   CHECK(west.gpu.hbm_bytes == Approx(72.0 * 1024 * 1024 * 1024));
   CHECK(west.gpu.gemm_efficiency == Approx(0.5));
   CHECK(west.gpu.kernel_overhead_s == Approx(6e-6));
-  CHECK(west.gpu.attention_efficiency == Approx(catalog().gpus.at("a100-sxm-80gb").gpu.attention_efficiency));
+  CHECK(west.gpu.attention_efficiency == Approx(shardmeter::test::shipped_catalog().gpus.at("a100-sxm-80gb").gpu.attention_efficiency));
   CHECK(s.cluster.total_islands() == 3);
   CHECK(s.cluster.total_gpus() == 32);
 
@@ -145,7 +141,7 @@ TEST_CASE("island overrides, nodes, count, spot, WAN and link overrides") {
   CHECK(s.runtime.runtime_overhead_bytes == Approx(2e9));
   CHECK(s.goodput.failures_per_gpu_hour == Approx(0.48 / (24 * 8)));  // per node-day, first island's 8 GPUs/node
   // search: is checked with the rest of the scenario and read in full by the search job (test_search_section.cpp)
-  const SearchSection search = read_search_section(l.doc, catalog(), s);
+  const SearchSection search = read_search_section(l.doc, shardmeter::test::shipped_catalog(), s);
   CHECK(search.present);
   REQUIRE(search.axes.size() == 2);
   CHECK(search.axes[1].key == "cluster.islands.1.count");
@@ -164,7 +160,7 @@ TEST_CASE("an inline GPU map") {
   CHECK(isl.gpu.hbm_bytes == Approx(96.0 * 1024 * 1024 * 1024));
   CHECK(isl.gpu.hbm_bytes_per_s == Approx(4e12));
   CHECK(isl.gpu.scaleup.bytes_per_s == Approx(100e9));
-  CHECK(isl.gpu.scaleup.efficiency == Approx(catalog().links.at("pcie5").efficiency));
+  CHECK(isl.gpu.scaleup.efficiency == Approx(shardmeter::test::shipped_catalog().links.at("pcie5").efficiency));
   CHECK(isl.gpus_per_node == 4);
   CHECK(isl.node_network.bytes_per_s == Approx(100e9));
   CHECK(isl.gpu.gemm_efficiency == m::GpuSpec{}.gemm_efficiency);  // unset: the model's default
@@ -224,7 +220,7 @@ TEST_CASE("document copies are deep: overriding a copy leaves the original and i
 TEST_CASE("the shipped scenarios load and pass the consistency checks") {
   for (const char* file : {"default.yaml", "gpt3-175b-sc21.yaml"}) {
     INFO(file);
-    const LoadedScenario l = load_scenario(std::string(SHARDMETER_SOURCE_DIR "/scenarios/") + file, {}, catalog());
+    const LoadedScenario l = load_scenario(std::string(SHARDMETER_SOURCE_DIR "/scenarios/") + file, {}, shardmeter::test::shipped_catalog());
     CHECK(l.scenario.cluster.total_gpus() > 0);
   }
 }

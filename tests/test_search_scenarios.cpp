@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "search/hypervolume.hpp"
+#include "catalog_fixture.hpp"
 #include "src/catalog.hpp"
 #include "src/search_job.hpp"
 #include "src/search_section.hpp"
@@ -20,19 +21,14 @@ using namespace shardmeter::cli;
 
 namespace {
 
-const Catalog& catalog() {
-  static const Catalog c = load_catalog(SHARDMETER_SOURCE_DIR "/scenarios");
-  return c;
-}
-
 // Every scenario file of scenarios/ with a search: section (catalogs and presets are not scenarios).
 std::vector<std::string> search_scenarios() {
   std::vector<std::string> paths;
   for (const auto& entry : std::filesystem::directory_iterator(SHARDMETER_SOURCE_DIR "/scenarios")) {
     const std::string name = entry.path().filename().string();
     if (entry.path().extension() != ".yaml" || name == "gpus.yaml" || name == "links.yaml") continue;
-    const LoadedScenario l = load_scenario(entry.path().string(), {}, catalog());
-    if (read_search_section(l.doc, catalog(), l.scenario).present) paths.push_back(entry.path().string());
+    const LoadedScenario l = load_scenario(entry.path().string(), {}, test::shipped_catalog());
+    if (read_search_section(l.doc, test::shipped_catalog(), l.scenario).present) paths.push_back(entry.path().string());
   }
   std::sort(paths.begin(), paths.end());
   return paths;
@@ -46,7 +42,7 @@ SearchJobResult run(const std::string& path, search::Method method, std::uint64_
   o.evaluations = evaluations;
   o.seed = seed;
   std::atomic<bool> stop{false};
-  return run_search_job(o, catalog(), stop);
+  return run_search_job(o, test::shipped_catalog(), stop);
 }
 
 // Reference point in the objectives' own units and senses, fixed by the exhaustive front: 10 % beyond its
@@ -85,7 +81,7 @@ TEST_CASE("annealing reaches 95 % of the exhaustive hypervolume with 5 % of the 
     CHECK(c.space_size >= 50'000);   // 5 % is then at least 2,500 evaluations
 
     // The front honours the scenario's constraints.
-    const SearchSection section = read_search_section(exact.scenario.doc, catalog(), exact.scenario.scenario);
+    const SearchSection section = read_search_section(exact.scenario.doc, test::shipped_catalog(), exact.scenario.scenario);
     const search::Goal goal = make_goal(section);
     for (const search::FrontPoint& p : exact.result.front) {
       CHECK(p.estimate.feasible);

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "results/columns.hpp"
+#include "catalog_fixture.hpp"
 #include "run_shardmeter.hpp"
 #include "src/catalog.hpp"
 #include "src/metric_sense.hpp"
@@ -18,11 +19,6 @@ using namespace shardmeter::cli;
 using shardmeter::testing::run_shardmeter;
 
 namespace {
-
-const Catalog& catalog() {
-  static const Catalog c = load_catalog(SHARDMETER_SOURCE_DIR "/scenarios");
-  return c;
-}
 
 // Llama-3-8B on 16 H100s (a valid base plan), followed by the search section under test.
 const std::string kBase = R"(name: section-test
@@ -206,8 +202,8 @@ TEST_CASE("a good search section: axes in order, constraints, quotas and objecti
     gpu_quota: {h100-sxm: 32}
   objectives: [wall_clock_days, {metric: mfu}, {metric: gpus, sense: max}]
 )";
-  const LoadedScenario l = load_scenario((dir / "s.yaml").string(), {}, catalog());
-  const SearchSection s = read_search_section(l.doc, catalog(), l.scenario);
+  const LoadedScenario l = load_scenario((dir / "s.yaml").string(), {}, shardmeter::test::shipped_catalog());
+  const SearchSection s = read_search_section(l.doc, shardmeter::test::shipped_catalog(), l.scenario);
   REQUIRE(s.axes.size() == 3);
   CHECK(s.axes[0].key == "plan.tp");
   CHECK(s.axes[1].key == "cluster.islands.0.gpus");
@@ -236,8 +232,8 @@ TEST_CASE("a good search section: axes in order, constraints, quotas and objecti
 }
 
 TEST_CASE("without objectives the search minimises cost and maximises throughput", "[search_section]") {
-  const LoadedScenario l = load_scenario(SHARDMETER_TEST_DATA_DIR "/small.yaml", {}, catalog());
-  const SearchSection s = read_search_section(l.doc, catalog(), l.scenario);
+  const LoadedScenario l = load_scenario(SHARDMETER_TEST_DATA_DIR "/small.yaml", {}, shardmeter::test::shipped_catalog());
+  const SearchSection s = read_search_section(l.doc, shardmeter::test::shipped_catalog(), l.scenario);
   CHECK_FALSE(s.present);
   REQUIRE(s.objectives.size() == 2);
   CHECK(s.objectives[0].metric == "total_cost_usd");

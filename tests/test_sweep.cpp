@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/evaluate.hpp"
+#include "catalog_fixture.hpp"
 #include "results/csv.hpp"
 #include "results/hdf5_reader.hpp"
 #include "run_shardmeter.hpp"
@@ -25,14 +26,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const Catalog& catalog() {
-  static const Catalog c = load_catalog(SHARDMETER_SOURCE_DIR "/scenarios");
-  return c;
-}
-
 const std::string kSmall = SHARDMETER_TEST_DATA_DIR "/small.yaml";
 
-LoadedScenario small(const std::vector<Override>& overrides = {}) { return load_scenario(kSmall, overrides, catalog()); }
+LoadedScenario small(const std::vector<Override>& overrides = {}) { return load_scenario(kSmall, overrides, test::shipped_catalog()); }
 
 // A fresh empty directory for output files.
 fs::path scratch(const std::string& name) {
@@ -62,7 +58,7 @@ TEST_CASE("island-size axes are recognised by their key") {
 
 TEST_CASE("a 1-axis sweep expands a range into one point per value, in order, each equal to --set") {
   const LoadedScenario base = small();
-  const Sweep s = run_sweep(base, catalog(), {axis_from_text("cluster.islands.0.gpus=16:64:x2")});
+  const Sweep s = run_sweep(base, test::shipped_catalog(), {axis_from_text("cluster.islands.0.gpus=16:64:x2")});
   REQUIRE(s.points.size() == 3);
   CHECK(s.points[0].labels == std::vector<std::string>{"16"});
   CHECK(s.points[1].labels == std::vector<std::string>{"32"});
@@ -81,7 +77,7 @@ TEST_CASE("a 1-axis sweep expands a range into one point per value, in order, ea
 
 TEST_CASE("a 2-axis sweep has n0 x n1 points, first axis outermost, and analyses per row of the first axis") {
   const LoadedScenario base = small();
-  const Sweep s = run_sweep(base, catalog(),
+  const Sweep s = run_sweep(base, test::shipped_catalog(),
                             {axis_from_text("plan.tp=[1, 2, 4]"), axis_from_text("cluster.islands.0.gpus=[16, 32]")});
   REQUIRE(s.points.size() == 6);
   const std::vector<std::vector<std::string>> expected = {{"1", "16"}, {"1", "32"}, {"2", "16"},
@@ -99,7 +95,7 @@ TEST_CASE("a 2-axis sweep has n0 x n1 points, first axis outermost, and analyses
   CHECK(s.transitions[1].series.fixed == "plan.tp=2");
   CHECK(s.transitions[1].series.points == std::vector<std::size_t>{2, 3});
   // With the island axis first, the knee runs along it, once per value of the other axis.
-  const Sweep t = run_sweep(base, catalog(),
+  const Sweep t = run_sweep(base, test::shipped_catalog(),
                             {axis_from_text("cluster.islands.0.gpus=[16, 32, 64]"), axis_from_text("plan.tp=[2, 4]")});
   CHECK(t.knee_axis == 0);
   REQUIRE(t.knees.size() == 2);
@@ -108,7 +104,7 @@ TEST_CASE("a 2-axis sweep has n0 x n1 points, first axis outermost, and analyses
 }
 
 TEST_CASE("infeasible and inconsistent points are rows, left out of the analyses") {
-  const Sweep s = run_sweep(small(), catalog(), {axis_from_text("plan.tp=[3, 4, 8]")});
+  const Sweep s = run_sweep(small(), test::shipped_catalog(), {axis_from_text("plan.tp=[3, 4, 8]")});
   REQUIRE(s.points.size() == 3);
   CHECK(s.points[0].estimate.reject_reason == model::RejectReason::heads_not_divisible_by_tp);
   CHECK(s.knee_axis == -1);
@@ -122,8 +118,8 @@ TEST_CASE("infeasible and inconsistent points are rows, left out of the analyses
 }
 
 TEST_CASE("a sweep over node bandwidth finds the compute/communication transition where it is") {
-  const LoadedScenario base = load_scenario(SHARDMETER_SOURCE_DIR "/scenarios/fsdp-thresholds-h100.yaml", {}, catalog());
-  const Sweep s = run_sweep(base, catalog(), {axis_from_text("cluster.islands.0.node_network_gbps=100:3200:x2")});
+  const LoadedScenario base = load_scenario(SHARDMETER_SOURCE_DIR "/scenarios/fsdp-thresholds-h100.yaml", {}, test::shipped_catalog());
+  const Sweep s = run_sweep(base, test::shipped_catalog(), {axis_from_text("cluster.islands.0.node_network_gbps=100:3200:x2")});
   const TransitionSeries& t = s.transitions.at(0);
   REQUIRE(t.transition.status == CrossingStatus::crosses);
   REQUIRE(t.transition.crossings.size() == 1);
@@ -141,7 +137,7 @@ TEST_CASE("a sweep over node bandwidth finds the compute/communication transitio
 TEST_CASE("sweep files: CSV and HDF5 hold every point and the analysis columns") {
   const fs::path dir = scratch("files");
   const LoadedScenario base = small();
-  const Sweep s = run_sweep(base, catalog(), {axis_from_text("cluster.islands.0.gpus=[16, 32, 64, 128]")});
+  const Sweep s = run_sweep(base, test::shipped_catalog(), {axis_from_text("cluster.islands.0.gpus=[16, 32, 64, 128]")});
   const SweepProvenance provenance{base.doc.text, {}, "2025-01-01T00:00:00Z", 0.0};
 
   write_sweep(s, (dir / "s.csv").string(), provenance);

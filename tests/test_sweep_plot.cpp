@@ -8,6 +8,7 @@
 #include "src/sweep.hpp"
 #include "src/sweep_plot.hpp"
 #include "src/version.hpp"
+#include "catalog_fixture.hpp"
 #include "xml_check.hpp"
 
 using namespace shardmeter;
@@ -16,7 +17,7 @@ using shardmeter::testing::run_shardmeter;
 namespace fs = std::filesystem;
 
 TEST_CASE("sweep plot: two panels, one marker per feasible point, knee and transition lines") {
-  const Catalog catalog = load_catalog(SHARDMETER_SOURCE_DIR "/scenarios");
+  const Catalog& catalog = test::shipped_catalog();
   const LoadedScenario base = load_scenario(SHARDMETER_SOURCE_DIR "/scenarios/hetero-70b-two-regions.yaml", {}, catalog);
   const Sweep sweep = run_sweep(base, catalog, {axis_from_text("cluster.islands.0.nodes=8:256:x2")});
   std::size_t feasible = 0;
@@ -36,7 +37,7 @@ TEST_CASE("sweep plot: two panels, one marker per feasible point, knee and trans
 }
 
 TEST_CASE("sweep plot: a categorical axis is drawn by position with its labels") {
-  const Catalog catalog = load_catalog(SHARDMETER_SOURCE_DIR "/scenarios");
+  const Catalog& catalog = test::shipped_catalog();
   const LoadedScenario base = load_scenario(SHARDMETER_TEST_DATA_DIR "/small.yaml", {}, catalog);
   const Sweep sweep = run_sweep(base, catalog, {axis_from_text("plan.sharding=[zero1, fsdp, hsdp]")});
   const test::XmlDocument doc = test::parse_xml(sweep_plot_svg(sweep));
