@@ -165,27 +165,4 @@ std::string_view describe(RejectReason r) noexcept {
   return "is invalid";
 }
 
-std::string_view reason_name(RejectReason r) noexcept {
-  switch (r) {
-    case RejectReason::none: return "none";
-    case RejectReason::parallel_degrees_do_not_divide_gpus: return "parallel_degrees_do_not_divide_gpus";
-    case RejectReason::heads_not_divisible_by_tp: return "heads_not_divisible_by_tp";
-    case RejectReason::kv_heads_not_divisible_by_tp: return "kv_heads_not_divisible_by_tp";
-    case RejectReason::ffn_not_divisible_by_tp: return "ffn_not_divisible_by_tp";
-    case RejectReason::layers_not_divisible_by_pipeline: return "layers_not_divisible_by_pipeline";
-    case RejectReason::seq_not_divisible_by_cp: return "seq_not_divisible_by_cp";
-    case RejectReason::global_batch_not_divisible: return "global_batch_not_divisible";
-    case RejectReason::interleave_needs_pipeline: return "interleave_needs_pipeline";
-    case RejectReason::shard_group_invalid: return "shard_group_invalid";
-    case RejectReason::island_not_whole_nodes: return "island_not_whole_nodes";
-    case RejectReason::pipeline_exceeds_islands: return "pipeline_exceeds_islands";
-    case RejectReason::heterogeneous_plan_invalid: return "heterogeneous_plan_invalid";
-    case RejectReason::diloco_needs_islands: return "diloco_needs_islands";
-    case RejectReason::wan_link_missing: return "wan_link_missing";
-    case RejectReason::out_of_memory: return "out_of_memory";
-    case RejectReason::count_: break;
-  }
-  return "invalid";
-}
-
 }  // namespace shardmeter::model

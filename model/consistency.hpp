@@ -29,7 +29,5 @@ int total_data_parallel(const Scenario& scenario) noexcept;
 
 // A short phrase: "does not divide", "is not divisible by", ...
 std::string_view describe(RejectReason reason) noexcept;
-// A stable snake_case name, for JSON and counters.
-std::string_view reason_name(RejectReason reason) noexcept;
 
 }  // namespace shardmeter::model

@@ -62,7 +62,7 @@ double diloco_token_efficiency(const DilocoSpec& d, int replicas, double paramet
                                       interpolate_size(parameters, 2)};
     const double x = std::min(log_m, 3.0);
     const auto k = static_cast<std::size_t>(std::min(2.0, std::floor(x)));
-    factor = at[k] + (x - k) * (at[k + 1] - at[k]);
+    factor = at[k] + (x - static_cast<double>(k)) * (at[k + 1] - at[k]);
     if (log_m > 3.0) factor *= std::pow(at[3] / at[2], log_m - 3.0);
   }
   factor = std::min(factor, 1.0);

@@ -2,6 +2,7 @@
 
 #include <array>
 
+#include "model/enum_names.hpp"
 #include "model/consistency.hpp"
 #include "model/units.hpp"
 
@@ -50,17 +51,17 @@ const std::array kJobColumns = {
   ScenarioColumn{"model_seq_len", [](const m::Scenario& s, int) { return i64(s.model.seq_len); }},
   ScenarioColumn{"global_batch", [](const m::Scenario& s, int) { return i64(s.training.global_batch); }},
   ScenarioColumn{"micro_batch", [](const m::Scenario& s, int) { return i64(s.training.micro_batch); }},
-  ScenarioColumn{"precision", [](const m::Scenario& s, int) { return str(to_string(s.training.precision)); }},
+  ScenarioColumn{"precision", [](const m::Scenario& s, int) { return str(m::enum_name(s.training.precision)); }},
   ScenarioColumn{"tp", [](const m::Scenario& s, int) { return i64(s.plan.tp); }},
   ScenarioColumn{"pp", [](const m::Scenario& s, int) { return i64(s.plan.pp); }},
   ScenarioColumn{"cp", [](const m::Scenario& s, int) { return i64(s.plan.cp); }},
   ScenarioColumn{"interleave", [](const m::Scenario& s, int) { return i64(s.plan.interleave); }},
   ScenarioColumn{"sequence_parallel", [](const m::Scenario& s, int) { return i64(s.plan.sequence_parallel ? 1 : 0); }},
-  ScenarioColumn{"sharding", [](const m::Scenario& s, int) { return str(to_string(s.plan.sharding)); }},
+  ScenarioColumn{"sharding", [](const m::Scenario& s, int) { return str(m::enum_name(s.plan.sharding)); }},
   ScenarioColumn{"shard_group", [](const m::Scenario& s, int) { return i64(s.plan.shard_group); }},
-  ScenarioColumn{"recompute", [](const m::Scenario& s, int) { return str(to_string(s.plan.recompute)); }},
-  ScenarioColumn{"attention", [](const m::Scenario& s, int) { return str(to_string(s.plan.attention)); }},
-  ScenarioColumn{"sync", [](const m::Scenario& s, int) { return str(to_string(s.plan.sync)); }},
+  ScenarioColumn{"recompute", [](const m::Scenario& s, int) { return str(m::enum_name(s.plan.recompute)); }},
+  ScenarioColumn{"attention", [](const m::Scenario& s, int) { return str(m::enum_name(s.plan.attention)); }},
+  ScenarioColumn{"sync", [](const m::Scenario& s, int) { return str(m::enum_name(s.plan.sync)); }},
   ScenarioColumn{"pp_across_islands", [](const m::Scenario& s, int) { return i64(s.plan.pp_across_islands ? 1 : 0); }},
   ScenarioColumn{"diloco_inner_steps", [](const m::Scenario& s, int) { return i64(s.plan.diloco.inner_steps); }},
   ScenarioColumn{"diloco_outer_bits", [](const m::Scenario& s, int) { return i64(s.plan.diloco.outer_bits); }},
@@ -98,53 +99,5 @@ std::vector<ScenarioColumn> scenario_columns(int island_entries) {
       columns.push_back(ScenarioColumn{"island" + std::to_string(i) + "_" + std::string(f.suffix), f.get, i});
   return columns;
 }
-
-std::string_view to_string(m::Bottleneck v) noexcept {
-  switch (v) {
-    case m::Bottleneck::compute: return "compute";
-    case m::Bottleneck::memory_bandwidth: return "memory_bandwidth";
-    case m::Bottleneck::tp_comm: return "tp_comm";
-    case m::Bottleneck::pp_comm: return "pp_comm";
-    case m::Bottleneck::pipeline_bubble: return "pipeline_bubble";
-    case m::Bottleneck::dp_comm: return "dp_comm";
-    case m::Bottleneck::memory_capacity: return "memory_capacity";
-    case m::Bottleneck::wan: return "wan";
-    case m::Bottleneck::straggler: return "straggler";
-  }
-  return "unknown";
-}
-std::string_view to_string(m::Sharding v) noexcept {
-  switch (v) {
-    case m::Sharding::none: return "none";
-    case m::Sharding::zero1: return "zero1";
-    case m::Sharding::zero2: return "zero2";
-    case m::Sharding::fsdp: return "fsdp";
-    case m::Sharding::hsdp: return "hsdp";
-  }
-  return "unknown";
-}
-std::string_view to_string(m::Recompute v) noexcept {
-  switch (v) {
-    case m::Recompute::none: return "none";
-    case m::Recompute::selective: return "selective";
-    case m::Recompute::full: return "full";
-  }
-  return "unknown";
-}
-std::string_view to_string(m::SyncMode v) noexcept {
-  return v == m::SyncMode::diloco ? "diloco" : "synchronous";
-}
-std::string_view to_string(m::Precision v) noexcept {
-  switch (v) {
-    case m::Precision::bf16: return "bf16";
-    case m::Precision::fp16: return "fp16";
-    case m::Precision::fp8: return "fp8";
-  }
-  return "unknown";
-}
-std::string_view to_string(m::AttentionKernel v) noexcept {
-  return v == m::AttentionKernel::flash ? "flash" : "standard";
-}
-std::string_view to_string(m::RejectReason v) noexcept { return m::reason_name(v); }
 
 }  // namespace shardmeter::results

@@ -33,13 +33,4 @@ std::span<const ScenarioColumn> job_scenario_columns() noexcept;
 // Job-wide columns followed by per-island columns for entries 0..island_entries-1.
 std::vector<ScenarioColumn> scenario_columns(int island_entries);
 
-// Text names of enum values, for JSON, tables and file columns.
-std::string_view to_string(model::Bottleneck v) noexcept;
-std::string_view to_string(model::Sharding v) noexcept;
-std::string_view to_string(model::Recompute v) noexcept;
-std::string_view to_string(model::SyncMode v) noexcept;
-std::string_view to_string(model::Precision v) noexcept;
-std::string_view to_string(model::AttentionKernel v) noexcept;
-std::string_view to_string(model::RejectReason v) noexcept;
-
 }  // namespace shardmeter::results

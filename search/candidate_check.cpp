@@ -1,4 +1,5 @@
 #include "search/candidate_check.hpp"
+#include "model/enum_names.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -74,7 +75,7 @@ CandidateCheck::CandidateCheck(const Space& space, const Goal& goal, bool prune)
 std::vector<std::string> CandidateCheck::code_names() const {
   std::vector<std::string> names;
   for (int r = 0; r < model::kRejectReasonCount; ++r)
-    names.emplace_back(model::reason_name(static_cast<model::RejectReason>(r)));
+    names.emplace_back(model::enum_name(static_cast<model::RejectReason>(r)));
   for (const GpuQuota& q : quotas_) names.push_back(fmt::format("gpu_quota:{}", q.gpu));
   for (const MetricConstraint& c : constraints_) names.push_back(c.name);
   names.emplace_back("non_finite_objective");

@@ -1,6 +1,6 @@
 #pragma once
 // The shipped catalogs (scenarios/), loaded once per test binary.
-#include "src/catalog.hpp"
+#include "src/scenario/catalog.hpp"
 
 namespace shardmeter::test {
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "model/enums.hpp"
-#include "results/front_point.hpp"
+#include "results/front/front_point.hpp"
 
 namespace shardmeter::test {
 

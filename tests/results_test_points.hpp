@@ -7,7 +7,7 @@
 
 #include <unistd.h>
 
-#include "results/front_point.hpp"
+#include "results/front/front_point.hpp"
 
 namespace shardmeter::test {
 

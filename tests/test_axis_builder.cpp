@@ -1,8 +1,8 @@
 #include <catch2/catch.hpp>
 
-#include "src/axis_builder.hpp"
+#include "src/planning/axis_builder.hpp"
 #include "catalog_fixture.hpp"
-#include "src/version.hpp"
+#include "src/scenario/version.hpp"
 
 using namespace shardmeter;
 using namespace shardmeter::cli;

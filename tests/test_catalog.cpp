@@ -7,8 +7,8 @@
 
 #include "model/parameters.hpp"
 #include "catalog_fixture.hpp"
-#include "src/catalog.hpp"
-#include "src/scenario_loader.hpp"
+#include "src/scenario/catalog.hpp"
+#include "src/scenario/scenario_loader.hpp"
 
 using namespace shardmeter::cli;
 namespace m = shardmeter::model;

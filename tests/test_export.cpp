@@ -7,10 +7,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "results/deploy_plan.hpp"
-#include "results/export_formats.hpp"
-#include "results/hdf5_writer.hpp"
-#include "results/row_layout.hpp"
+#include "results/export/deploy_plan.hpp"
+#include "results/export/export_formats.hpp"
+#include "results/files/hdf5_writer.hpp"
+#include "results/files/row_layout.hpp"
 #include "tests/report_test_fronts.hpp"
 #include "tests/results_test_points.hpp"
 #include "tests/run_shardmeter.hpp"

@@ -8,6 +8,7 @@
 #include <random>
 #include <vector>
 
+#include "model/enum_names.hpp"
 #include "model/consistency.hpp"
 #include "model/field_offsets.hpp"
 #include "search_test_support.hpp"
@@ -174,7 +175,7 @@ TEST_CASE("redrawing fields outside a reason's inputs never changes the first vi
       for (const Field& f : all)
         if (!overlaps(f.bytes, inputs)) f.draw(t, rng);
       const Violation w = check_consistency(t);
-      INFO("reason " << reason_name(v.reason) << " became " << reason_name(w.reason));
+      INFO("reason " << enum_name(v.reason) << " became " << enum_name(w.reason));
       REQUIRE(w.reason == v.reason);
       ++checked;
     }

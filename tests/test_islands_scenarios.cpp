@@ -10,8 +10,8 @@
 #include "model/evaluate.hpp"
 #include "catalog_fixture.hpp"
 #include "run_shardmeter.hpp"
-#include "src/scenario_loader.hpp"
-#include "src/version.hpp"
+#include "src/scenario/scenario_loader.hpp"
+#include "src/scenario/version.hpp"
 
 using namespace shardmeter;
 using shardmeter::testing::run_shardmeter;

@@ -4,12 +4,12 @@
 #include <fstream>
 #include <sstream>
 
-#include "results/hdf5_writer.hpp"
+#include "results/files/hdf5_writer.hpp"
 #include "catalog_fixture.hpp"
-#include "src/catalog.hpp"
-#include "src/nightly.hpp"
-#include "src/price_overrides.hpp"
-#include "src/version.hpp"
+#include "src/scenario/catalog.hpp"
+#include "src/nightly/nightly.hpp"
+#include "src/scenario/price_overrides.hpp"
+#include "src/scenario/version.hpp"
 #include "tests/report_test_fronts.hpp"
 #include "tests/results_test_points.hpp"
 #include "tests/run_shardmeter.hpp"

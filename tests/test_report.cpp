@@ -4,14 +4,14 @@
 #include <filesystem>
 #include <fstream>
 
-#include "results/front_diff.hpp"
-#include "results/front_picks.hpp"
-#include "results/hdf5_reader.hpp"
-#include "results/hdf5_writer.hpp"
-#include "results/report_html.hpp"
-#include "results/report_markdown.hpp"
-#include "results/report_model.hpp"
-#include "results/row_layout.hpp"
+#include "results/report/front_diff.hpp"
+#include "results/front/front_picks.hpp"
+#include "results/files/hdf5_reader.hpp"
+#include "results/files/hdf5_writer.hpp"
+#include "results/report/report_html.hpp"
+#include "results/report/report_markdown.hpp"
+#include "results/report/report_model.hpp"
+#include "results/files/row_layout.hpp"
 #include "tests/report_test_fronts.hpp"
 #include "tests/results_test_points.hpp"
 #include "tests/run_shardmeter.hpp"

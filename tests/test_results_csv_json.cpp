@@ -6,10 +6,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "results/csv.hpp"
+#include "results/files/csv.hpp"
 #include "results/errors.hpp"
-#include "results/json.hpp"
-#include "results/row_layout.hpp"
+#include "results/files/json.hpp"
+#include "results/files/row_layout.hpp"
 #include "tests/results_test_points.hpp"
 
 using namespace shardmeter;

@@ -9,8 +9,8 @@
 #include <nlohmann/json.hpp>
 
 #include "results/errors.hpp"
-#include "results/hdf5_reader.hpp"
-#include "results/hdf5_writer.hpp"
+#include "results/files/hdf5_reader.hpp"
+#include "results/files/hdf5_writer.hpp"
 #include "tests/results_test_points.hpp"
 
 using namespace shardmeter;

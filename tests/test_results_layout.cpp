@@ -4,7 +4,7 @@
 #include <set>
 
 #include "results/errors.hpp"
-#include "results/row_layout.hpp"
+#include "results/files/row_layout.hpp"
 #include "tests/results_test_points.hpp"
 
 using namespace shardmeter;

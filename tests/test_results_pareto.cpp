@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "results/errors.hpp"
-#include "results/pareto.hpp"
+#include "results/front/pareto.hpp"
 
 using namespace shardmeter::results;
 

@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "run_shardmeter.hpp"
-#include "src/catalog.hpp"
+#include "src/scenario/catalog.hpp"
 #include "catalog_fixture.hpp"
-#include "src/scenario_loader.hpp"
+#include "src/scenario/scenario_loader.hpp"
 
 using namespace shardmeter::cli;
 using shardmeter::testing::run_shardmeter;

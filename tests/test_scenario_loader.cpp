@@ -8,9 +8,9 @@
 
 #include "model/units.hpp"
 #include "catalog_fixture.hpp"
-#include "src/catalog.hpp"
-#include "src/scenario_loader.hpp"
-#include "src/search_section.hpp"
+#include "src/scenario/catalog.hpp"
+#include "src/scenario/scenario_loader.hpp"
+#include "src/planning/search_section.hpp"
 
 using namespace shardmeter::cli;
 namespace m = shardmeter::model;

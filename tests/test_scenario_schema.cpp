@@ -1,13 +1,13 @@
-// The declared schema (src/scenario_schema.cpp) agrees with the enum tables and with README.md.
+// The declared schema (src/scenario/scenario_schema.cpp) agrees with the enum tables and with README.md.
 #include <catch2/catch.hpp>
 
 #include <fstream>
 #include <sstream>
 #include <string>
 
-#include "src/enum_names.hpp"
-#include "src/scenario_schema.hpp"
-#include "src/yaml_reader.hpp"
+#include "src/scenario/enum_names.hpp"
+#include "src/scenario/scenario_schema.hpp"
+#include "src/scenario/yaml_reader.hpp"
 
 using namespace shardmeter::cli;
 namespace m = shardmeter::model;

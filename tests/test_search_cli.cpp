@@ -18,9 +18,9 @@
 #include <H5Cpp.h>
 #include <fmt/format.h>
 
-#include "results/csv.hpp"
-#include "results/hdf5_reader.hpp"
-#include "results/json.hpp"
+#include "results/files/csv.hpp"
+#include "results/files/hdf5_reader.hpp"
+#include "results/files/json.hpp"
 #include "run_shardmeter.hpp"
 #include "tests/results_test_points.hpp"
 

@@ -5,9 +5,9 @@
 #include <cstdio>
 #include <string>
 
-#include "src/front_table.hpp"
-#include "src/progress_bar.hpp"
-#include "src/text_format.hpp"
+#include "src/text/front_table.hpp"
+#include "src/text/progress_bar.hpp"
+#include "src/text/text_format.hpp"
 #include "tests/results_test_points.hpp"
 
 using namespace shardmeter;

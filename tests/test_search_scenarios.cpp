@@ -12,9 +12,9 @@
 
 #include "search/hypervolume.hpp"
 #include "catalog_fixture.hpp"
-#include "src/catalog.hpp"
-#include "src/search_job.hpp"
-#include "src/search_section.hpp"
+#include "src/scenario/catalog.hpp"
+#include "src/planning/search_job.hpp"
+#include "src/planning/search_section.hpp"
 
 using namespace shardmeter;
 using namespace shardmeter::cli;

@@ -9,10 +9,10 @@
 #include "results/columns.hpp"
 #include "catalog_fixture.hpp"
 #include "run_shardmeter.hpp"
-#include "src/catalog.hpp"
-#include "src/metric_sense.hpp"
-#include "src/scenario_loader.hpp"
-#include "src/search_section.hpp"
+#include "src/scenario/catalog.hpp"
+#include "src/planning/metric_sense.hpp"
+#include "src/scenario/scenario_loader.hpp"
+#include "src/planning/search_section.hpp"
 #include "tests/results_test_points.hpp"
 
 using namespace shardmeter::cli;

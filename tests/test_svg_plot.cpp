@@ -1,8 +1,8 @@
 #include <catch2/catch.hpp>
 
 #include "results/markup.hpp"
-#include "results/plot_scale.hpp"
-#include "results/svg_plot.hpp"
+#include "results/report/plot_scale.hpp"
+#include "results/report/svg_plot.hpp"
 #include "tests/xml_check.hpp"
 
 using namespace shardmeter;

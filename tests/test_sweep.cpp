@@ -10,14 +10,14 @@
 
 #include "model/evaluate.hpp"
 #include "catalog_fixture.hpp"
-#include "results/csv.hpp"
-#include "results/hdf5_reader.hpp"
+#include "results/files/csv.hpp"
+#include "results/files/hdf5_reader.hpp"
 #include "run_shardmeter.hpp"
 #include "search/patch.hpp"
-#include "src/sweep.hpp"
-#include "src/sweep_output.hpp"
-#include "src/sweep_report.hpp"
-#include "src/version.hpp"
+#include "src/sweep/sweep.hpp"
+#include "src/sweep/sweep_output.hpp"
+#include "src/sweep/sweep_report.hpp"
+#include "src/scenario/version.hpp"
 
 using namespace shardmeter;
 using namespace shardmeter::cli;

@@ -1,11 +1,11 @@
-// The sweep's analyses as pure functions of hand-made series (src/sweep_analysis.hpp).
+// The sweep's analyses as pure functions of hand-made series (src/sweep/sweep_analysis.hpp).
 #include <catch2/catch.hpp>
 
 #include <cmath>
 #include <optional>
 #include <vector>
 
-#include "src/sweep_analysis.hpp"
+#include "src/sweep/sweep_analysis.hpp"
 
 using namespace shardmeter::cli;
 

@@ -5,9 +5,9 @@
 #include <filesystem>
 
 #include "run_shardmeter.hpp"
-#include "src/sweep.hpp"
-#include "src/sweep_plot.hpp"
-#include "src/version.hpp"
+#include "src/sweep/sweep.hpp"
+#include "src/sweep/sweep_plot.hpp"
+#include "src/scenario/version.hpp"
 #include "catalog_fixture.hpp"
 #include "xml_check.hpp"
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "model/enum_names.hpp"
 #include "model/consistency.hpp"
 #include "model/evaluate.hpp"
 #include "tests/search_test_support.hpp"
@@ -76,7 +77,7 @@ int main(int argc, char** argv) {
       elapsed = std::chrono::duration<double>(Clock::now() - start).count();
     } while (elapsed < seconds);
     std::printf("%-58s %14.3g %12.1f %10s\n", c.name.c_str(), static_cast<double>(n) / elapsed, elapsed / static_cast<double>(n) * 1e9,
-                probe.feasible ? "yes" : std::string(model::reason_name(probe.reject_reason)).c_str());
+                probe.feasible ? "yes" : std::string(model::enum_name(probe.reject_reason)).c_str());
   }
   return 0;
 }

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "results/hdf5_writer.hpp"
+#include "results/files/hdf5_writer.hpp"
 
 using namespace shardmeter;
 

@@ -1,0 +1,140 @@
+#pragma once
+// The one spelling of every model enum value, as scenario files, JSON, tables and result-file columns write it.
+// constexpr tables: readers look names up, the evaluation path never touches them.
+#include <array>
+#include <span>
+#include <string_view>
+
+#include "model/enums.hpp"
+#include "model/reject_reason.hpp"
+
+namespace shardmeter::model {
+
+template <class E>
+struct NamedValue {
+  std::string_view name;
+  E value;
+};
+
+// EnumNames<E>::values lists every value of E with its name, in declaration order.
+template <class E>
+struct EnumNames;
+
+template <>
+struct EnumNames<FfnType> {
+  static constexpr std::array<NamedValue<FfnType>, 2> values{{{"gelu", FfnType::gelu}, {"swiglu", FfnType::swiglu}}};
+};
+template <>
+struct EnumNames<NormType> {
+  static constexpr std::array<NamedValue<NormType>, 2> values{
+      {{"layernorm", NormType::layernorm}, {"rmsnorm", NormType::rmsnorm}}};
+};
+template <>
+struct EnumNames<PositionEmbedding> {
+  static constexpr std::array<NamedValue<PositionEmbedding>, 3> values{{{"learned", PositionEmbedding::learned},
+                                                                        {"rope", PositionEmbedding::rope},
+                                                                        {"alibi", PositionEmbedding::alibi}}};
+};
+template <>
+struct EnumNames<Precision> {
+  static constexpr std::array<NamedValue<Precision>, 3> values{
+      {{"bf16", Precision::bf16}, {"fp16", Precision::fp16}, {"fp8", Precision::fp8}}};
+};
+template <>
+struct EnumNames<Optimizer> {
+  static constexpr std::array<NamedValue<Optimizer>, 4> values{{{"adamw", Optimizer::adamw},
+                                                                {"adamw_8bit", Optimizer::adamw_8bit},
+                                                                {"sgd_momentum", Optimizer::sgd_momentum},
+                                                                {"lion", Optimizer::lion}}};
+};
+template <>
+struct EnumNames<Sharding> {
+  static constexpr std::array<NamedValue<Sharding>, 5> values{{{"none", Sharding::none},
+                                                               {"zero1", Sharding::zero1},
+                                                               {"zero2", Sharding::zero2},
+                                                               {"fsdp", Sharding::fsdp},
+                                                               {"hsdp", Sharding::hsdp}}};
+};
+template <>
+struct EnumNames<Recompute> {
+  static constexpr std::array<NamedValue<Recompute>, 3> values{
+      {{"none", Recompute::none}, {"selective", Recompute::selective}, {"full", Recompute::full}}};
+};
+template <>
+struct EnumNames<AttentionKernel> {
+  static constexpr std::array<NamedValue<AttentionKernel>, 2> values{
+      {{"flash", AttentionKernel::flash}, {"standard", AttentionKernel::standard}}};
+};
+template <>
+struct EnumNames<SyncMode> {
+  static constexpr std::array<NamedValue<SyncMode>, 2> values{
+      {{"synchronous", SyncMode::synchronous}, {"diloco", SyncMode::diloco}}};
+};
+template <>
+struct EnumNames<BatchSplit> {
+  static constexpr std::array<NamedValue<BatchSplit>, 2> values{
+      {{"balanced", BatchSplit::balanced}, {"equal", BatchSplit::equal}}};
+};
+template <>
+struct EnumNames<DilocoFastIslands> {
+  static constexpr std::array<NamedValue<DilocoFastIslands>, 2> values{
+      {{"wait", DilocoFastIslands::wait}, {"more_steps", DilocoFastIslands::more_steps}}};
+};
+template <>
+struct EnumNames<Bottleneck> {
+  static constexpr std::array<NamedValue<Bottleneck>, 9> values{{{"compute", Bottleneck::compute},
+                                                                 {"memory_bandwidth", Bottleneck::memory_bandwidth},
+                                                                 {"tp_comm", Bottleneck::tp_comm},
+                                                                 {"pp_comm", Bottleneck::pp_comm},
+                                                                 {"pipeline_bubble", Bottleneck::pipeline_bubble},
+                                                                 {"dp_comm", Bottleneck::dp_comm},
+                                                                 {"memory_capacity", Bottleneck::memory_capacity},
+                                                                 {"wan", Bottleneck::wan},
+                                                                 {"straggler", Bottleneck::straggler}}};
+};
+template <>
+struct EnumNames<RejectReason> {
+  static constexpr std::array<NamedValue<RejectReason>, kRejectReasonCount> values{{
+      {"none", RejectReason::none},
+      {"parallel_degrees_do_not_divide_gpus", RejectReason::parallel_degrees_do_not_divide_gpus},
+      {"heads_not_divisible_by_tp", RejectReason::heads_not_divisible_by_tp},
+      {"kv_heads_not_divisible_by_tp", RejectReason::kv_heads_not_divisible_by_tp},
+      {"ffn_not_divisible_by_tp", RejectReason::ffn_not_divisible_by_tp},
+      {"layers_not_divisible_by_pipeline", RejectReason::layers_not_divisible_by_pipeline},
+      {"seq_not_divisible_by_cp", RejectReason::seq_not_divisible_by_cp},
+      {"global_batch_not_divisible", RejectReason::global_batch_not_divisible},
+      {"interleave_needs_pipeline", RejectReason::interleave_needs_pipeline},
+      {"shard_group_invalid", RejectReason::shard_group_invalid},
+      {"island_not_whole_nodes", RejectReason::island_not_whole_nodes},
+      {"pipeline_exceeds_islands", RejectReason::pipeline_exceeds_islands},
+      {"heterogeneous_plan_invalid", RejectReason::heterogeneous_plan_invalid},
+      {"diloco_needs_islands", RejectReason::diloco_needs_islands},
+      {"wan_link_missing", RejectReason::wan_link_missing},
+      {"out_of_memory", RejectReason::out_of_memory},
+  }};
+};
+
+template <class E>
+constexpr std::span<const NamedValue<E>> enum_names() noexcept {
+  return EnumNames<E>::values;
+}
+
+// The name of a value; "unknown" for a value outside the table (never for a value of the enum's declaration).
+template <class E>
+constexpr std::string_view enum_name(E value) noexcept {
+  for (const NamedValue<E>& nv : EnumNames<E>::values)
+    if (nv.value == value) return nv.name;
+  return "unknown";
+}
+
+// Every table lists its enum's values in declaration order, so value k sits at index k.
+template <class E>
+constexpr bool names_in_declaration_order() noexcept {
+  for (std::size_t i = 0; i < EnumNames<E>::values.size(); ++i)
+    if (static_cast<std::size_t>(EnumNames<E>::values[i].value) != i) return false;
+  return true;
+}
+static_assert(names_in_declaration_order<RejectReason>() && names_in_declaration_order<Bottleneck>() &&
+              names_in_declaration_order<Sharding>() && names_in_declaration_order<Recompute>());
+
+}  // namespace shardmeter::model

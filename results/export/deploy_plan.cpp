@@ -1,0 +1,105 @@
+#include "results/export/deploy_plan.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "results/front/plan_labels.hpp"
+
+namespace shardmeter::results {
+
+ExportError::ExportError(std::string format, std::string feature)
+    : ResultsError(format + " cannot express this plan: " + feature), format_(std::move(format)),
+      feature_(std::move(feature)) {}
+
+DeployPlan make_deploy_plan(const Row& r, std::size_t row_index) {
+  DeployPlan p;
+  p.row = row_index;
+  p.index = static_cast<std::uint64_t>(integer(r, "index"));
+  p.layers = integer(r, "model_layers");
+  p.hidden = integer(r, "model_hidden");
+  p.seq_len = integer(r, "model_seq_len");
+  p.global_batch = integer(r, "global_batch");
+  p.micro_batch = integer(r, "micro_batch");
+  p.precision = text(r, "precision");
+  p.training_tokens = number(r, "training_tokens");
+  p.tp = integer(r, "tp");
+  p.pp = integer(r, "pp");
+  p.cp = integer(r, "cp");
+  p.interleave = integer(r, "interleave");
+  p.sequence_parallel = integer(r, "sequence_parallel") != 0;
+  p.sharding = text(r, "sharding");
+  p.shard_group = integer(r, "shard_group");
+  p.recompute = text(r, "recompute");
+  p.attention = text(r, "attention");
+  p.sync = text(r, "sync");
+  p.pp_across_islands = integer(r, "pp_across_islands") != 0;
+  p.diloco_inner_steps = integer(r, "diloco_inner_steps");
+  p.diloco_outer_bits = integer(r, "diloco_outer_bits");
+  p.total_gpus = integer(r, "total_gpus");
+  p.model_parallel = p.tp * p.pp * p.cp;
+  if (p.model_parallel <= 0 || p.total_gpus <= 0 || p.micro_batch <= 0)
+    throw ExportError("plan", fmt::format("row {} has tp x pp x cp = {} on {} GPUs", row_index, p.model_parallel,
+                                          p.total_gpus));
+
+  const std::vector<IslandEntryView> entries = island_entries(r);
+  std::int64_t rank = 0, node = 0;
+  for (std::size_t e = 0; e < entries.size(); ++e) {
+    const IslandEntryView& v = entries[e];
+    const double share = number(r, fmt::format("island{}_batch_share", e));
+    for (std::int64_t k = 0; k < v.count; ++k) {
+      DeployIsland d;
+      d.entry = static_cast<int>(e);
+      d.copy = static_cast<int>(k);
+      d.name = v.name;
+      d.gpu = v.gpu;
+      d.gpus = v.gpus;
+      d.nodes = v.nodes;
+      d.gpus_per_node = v.gpus_per_node;
+      d.spot = v.spot;
+      d.price_usd_per_gpu_hour = v.price_usd_per_gpu_hour;
+      d.batch_share = share;  // islandN_batch_share is already one island's share (model/estimate.hpp)
+      d.data_parallel = p.pp_across_islands ? 0 : v.gpus / p.model_parallel;
+      if (p.sync == "diloco") {
+        rank = 0;
+        node = 0;
+      }
+      d.first_rank = rank;
+      d.last_rank = rank + v.gpus - 1;
+      d.first_node = node;
+      rank += v.gpus;
+      node += v.nodes;
+      p.islands.push_back(std::move(d));
+    }
+  }
+  for (const DeployIsland& d : p.islands)
+    if (d.gpu != p.islands.front().gpu || d.gpus != p.islands.front().gpus ||
+        d.gpus_per_node != p.islands.front().gpus_per_node)
+      p.identical_islands = false;
+
+  // Synchronous: one data-parallel group over every GPU [model/consistency.cpp: dp = GPUs / (tp pp cp)].
+  // DiLoCo: every island trains global_batch / islands with its own replicas [model/diloco_job.cpp].
+  const std::int64_t job_gpus = p.diloco() && !p.islands.empty() ? p.islands.front().gpus : p.total_gpus;
+  if (job_gpus % p.model_parallel != 0)
+    throw ExportError("plan", fmt::format("tp x pp x cp = {} does not divide {} GPUs", p.model_parallel, job_gpus));
+  p.data_parallel = job_gpus / p.model_parallel;
+  p.batch_per_job = p.diloco() ? p.global_batch / std::max<std::int64_t>(1, static_cast<std::int64_t>(p.islands.size()))
+                               : p.global_batch;
+  p.grad_accum = p.batch_per_job / (p.micro_batch * p.data_parallel);
+  // hsdp: shard groups of shard_group GPUs (0 = one node) hold whole TP x CP groups [model/layout.cpp].
+  if (p.sharding == "hsdp") {
+    const std::int64_t group_gpus = p.shard_group > 0 ? p.shard_group
+                                    : p.islands.empty() ? 8 : p.islands.front().gpus_per_node;
+    p.dp_shard = std::clamp<std::int64_t>(group_gpus / (p.tp * p.cp), 1, p.data_parallel);
+    p.dp_replicate = std::max<std::int64_t>(1, p.data_parallel / p.dp_shard);
+  } else if (p.sharding == "none") {
+    p.dp_shard = 1;
+    p.dp_replicate = p.data_parallel;
+  } else {
+    p.dp_shard = p.data_parallel;
+    p.dp_replicate = 1;
+  }
+  return p;
+}
+
+}  // namespace shardmeter::results

@@ -1,0 +1,79 @@
+#pragma once
+// A front row as a deployment: the degrees, batches and per-island ranks a training framework needs, derived once
+// from the file's columns (results/README.md) so every export format agrees. Formats that cannot express a plan
+// throw ExportError naming the format and the plan feature; nothing is written then.
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "model/scenario.hpp"
+#include "results/errors.hpp"
+#include "results/front/row.hpp"
+
+namespace shardmeter::results {
+
+// "<format> cannot express this plan: <feature>".
+class ExportError : public ResultsError {
+public:
+  ExportError(std::string format, std::string feature);
+  const std::string& format() const { return format_; }
+  const std::string& feature() const { return feature_; }
+
+private:
+  std::string format_, feature_;
+};
+
+// One island (one copy of an island entry) of the job.
+struct DeployIsland {
+  int entry = 0;                  // island entry in the scenario
+  int copy = 0;                   // 0 .. count-1 for entries with count > 1
+  std::string name, gpu;
+  std::int64_t gpus = 0, nodes = 0, gpus_per_node = 0;
+  bool spot = false;
+  double price_usd_per_gpu_hour = 0;
+  std::int64_t first_rank = 0;    // synchronous: global ranks; DiLoCo: ranks of the island's own job (from 0)
+  std::int64_t last_rank = 0;
+  std::int64_t first_node = 0;    // node ranks, numbered like the ranks
+  std::int64_t data_parallel = 0; // model replicas on this island: gpus / (tp * pp * cp) (pipeline inside the island)
+  double batch_share = 0;         // fraction of the global batch this island's entry trains (estimate)
+};
+
+struct DeployPlan {
+  std::size_t row = 0;
+  std::uint64_t index = 0;
+  std::int64_t layers = 0, hidden = 0, seq_len = 0;
+  std::int64_t global_batch = 0, micro_batch = 0;
+  std::string precision;
+  double training_tokens = 0;
+  std::int64_t tp = 1, pp = 1, cp = 1, interleave = 1;
+  bool sequence_parallel = false;
+  std::string sharding, recompute, attention, sync;
+  std::int64_t shard_group = 0;
+  bool pp_across_islands = false;
+  std::int64_t diloco_inner_steps = 0, diloco_outer_bits = 32;
+  std::int64_t total_gpus = 0;
+  std::vector<DeployIsland> islands;          // every island, entry by entry, copy by copy
+
+  // Derived. Synchronous: one job over every GPU. DiLoCo: one job per island, each on global_batch / islands.
+  std::int64_t model_parallel = 1;            // tp * pp * cp
+  std::int64_t data_parallel = 1;             // synchronous: total_gpus / model_parallel; DiLoCo: per island (of the first)
+  std::int64_t dp_shard = 1, dp_replicate = 1;   // data_parallel = dp_shard * dp_replicate (hsdp: groups of shard_group GPUs)
+  std::int64_t batch_per_job = 0;             // sequences per optimizer step of one job
+  std::int64_t grad_accum = 1;                // batch_per_job / (micro_batch * data_parallel)
+  bool identical_islands = true;              // same GPU type, size and node size everywhere
+
+  // The full scenario rebuilt from the file's `scenario` text and axis labels, when the CLI managed to (fields
+  // the columns lack: overlap flags, DiLoCo fragments). nullopt: formats needing them say so.
+  std::optional<model::Scenario> scenario;
+
+  bool diloco() const { return sync == "diloco"; }
+  bool multi_island() const { return islands.size() > 1; }
+};
+
+// Reads the row. Throws ResultsError for a missing column and ExportError("plan", ...) for a row whose degrees
+// do not divide its GPUs (a file that was not written by a search).
+DeployPlan make_deploy_plan(const Row& row, std::size_t row_index);
+
+}  // namespace shardmeter::results

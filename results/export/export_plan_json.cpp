@@ -1,0 +1,92 @@
+// plan-json: every field of the plan, the predicted metrics (with units) and the islands with their rank ranges.
+// ShardMeter's own format, versioned by "schema_version" (README.md, "Reports, nightly runs and deployment plans").
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+#include "results/columns.hpp"
+#include "results/export/export_formats.hpp"
+
+namespace shardmeter::results {
+
+namespace {
+
+nlohmann::ordered_json finite_or_null(double v) {
+  return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(nullptr);
+}
+
+}  // namespace
+
+Exported export_plan_json(const DeployPlan& p, const ExportSource& source) {
+  using json = nlohmann::ordered_json;   // keys in the order written, so the file reads top-down
+  const RunInfo& info = *source.info;
+  json j;
+  j["format"] = "shardmeter-plan";
+  j["schema_version"] = 1;
+  j["source"] = {{"front", source.front_path}, {"row", p.row},           {"index", p.index},
+                 {"pick", source.pick},        {"scenario_name", info.scenario_name},
+                 {"shardmeter_version", info.version}, {"created", info.created}};
+  j["model"] = {{"layers", p.layers}, {"hidden", p.hidden}, {"seq_len", p.seq_len}};
+  j["training"] = {{"global_batch", p.global_batch}, {"micro_batch", p.micro_batch}, {"precision", p.precision},
+                   {"tokens", p.training_tokens}};
+  json plan = {{"tp", p.tp},
+               {"pp", p.pp},
+               {"cp", p.cp},
+               {"interleave", p.interleave},
+               {"sequence_parallel", p.sequence_parallel},
+               {"sharding", p.sharding},
+               {"shard_group", p.shard_group},
+               {"recompute", p.recompute},
+               {"attention", p.attention},
+               {"sync", p.sync},
+               {"pp_across_islands", p.pp_across_islands}};
+  if (p.diloco()) plan["diloco"] = {{"inner_steps", p.diloco_inner_steps}, {"outer_bits", p.diloco_outer_bits}};
+  if (p.scenario) {
+    const model::PlanSpec& s = p.scenario->plan;
+    plan["overlap_grad_reduce"] = s.overlap_grad_reduce;
+    plan["overlap_param_gather"] = s.overlap_param_gather;
+    plan["tp_comm_overlap"] = s.tp_comm_overlap;
+    if (p.diloco()) {
+      plan["diloco"]["fragments"] = s.diloco.fragments;
+      plan["diloco"]["overlap_steps"] = s.diloco.overlap_steps;
+    }
+  }
+  j["plan"] = plan;
+  // One job over every GPU (synchronous) or one job per island (DiLoCo): its world, data-parallel mesh and batch.
+  j["job"] = {{"jobs", p.diloco() ? p.islands.size() : 1},
+              {"world_size", p.diloco() && !p.islands.empty() ? p.islands.front().gpus : p.total_gpus},
+              {"model_parallel", p.model_parallel},
+              {"data_parallel", p.data_parallel},
+              {"data_parallel_shard", p.dp_shard},
+              {"data_parallel_replicate", p.dp_replicate},
+              {"batch_per_step", p.batch_per_job},
+              {"gradient_accumulation_steps", p.identical_islands || p.diloco() ? json(p.grad_accum) : json(nullptr)}};
+  j["total_gpus"] = p.total_gpus;
+  json islands = json::array();
+  for (const DeployIsland& d : p.islands)
+    islands.push_back({{"entry", d.entry},
+                       {"copy", d.copy},
+                       {"name", d.name},
+                       {"gpu", d.gpu},
+                       {"nodes", d.nodes},
+                       {"gpus_per_node", d.gpus_per_node},
+                       {"gpus", d.gpus},
+                       {"spot", d.spot},
+                       {"price_usd_per_gpu_hour", d.price_usd_per_gpu_hour},
+                       {"ranks", {{"first", d.first_rank}, {"last", d.last_rank}}},
+                       {"node_ranks", {{"first", d.first_node}, {"last", d.first_node + d.nodes - 1}}},
+                       {"data_parallel", d.data_parallel},
+                       {"batch_share", finite_or_null(d.batch_share)}});
+  j["islands"] = islands;
+  json predicted, units;
+  for (const MetricColumn& m : metric_columns()) {
+    predicted[std::string(m.name)] = finite_or_null(number(*source.row, m.name));
+    units[std::string(m.name)] = m.unit;
+  }
+  predicted["bottleneck"] = text(*source.row, "bottleneck");
+  j["predicted"] = predicted;
+  j["units"] = units;
+  return Exported{j.dump(2) + "\n", {}};
+}
+
+}  // namespace shardmeter::results

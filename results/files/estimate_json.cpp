@@ -1,0 +1,105 @@
+#include "results/files/estimate_json.hpp"
+
+#include <cmath>
+#include <string>
+#include <variant>
+
+#include "model/enum_names.hpp"
+#include "model/units.hpp"
+#include "results/columns.hpp"
+
+namespace shardmeter::results {
+
+namespace m = shardmeter::model;
+
+namespace {
+
+// JSON has no NaN or infinity: such values (e.g. a rate over a zero token budget) are written as null.
+nlohmann::json number(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
+
+nlohmann::json cell_json(const CellValue& cell) {
+  return std::visit([](const auto& v) { return nlohmann::json(v); }, cell);
+}
+
+nlohmann::json island_json(const m::Scenario& s, const m::Estimate& e, int i) {
+  const m::IslandSpec& spec = s.cluster.islands[static_cast<std::size_t>(i)];
+  const m::IslandEstimate& ie = e.islands[static_cast<std::size_t>(i)];
+  nlohmann::json j;
+  j["name"] = std::string(spec.name.view());
+  j["gpu"] = std::string(spec.gpu.name.view());
+  j["gpus"] = spec.gpus;
+  j["count"] = spec.count;
+  j["gpus_per_node"] = spec.gpus_per_node;
+  j["price_usd_per_gpu_hour"] = number(spec.price_usd_per_gpu_hour);
+  j["feasible"] = ie.feasible;
+  j["tokens_per_s"] = number(ie.tokens_per_s);
+  j["tokens_per_s_per_gpu"] = number(ie.tokens_per_s_per_gpu);
+  j["utilization"] = number(ie.utilization);
+  j["bottleneck"] = std::string(model::enum_name(ie.bottleneck));
+  j["batch_share"] = number(ie.batch_share);
+  j["step_time_s"] = number(ie.step_time_s);
+  j["memory_per_gpu_gb"] = number(ie.memory_per_gpu_bytes / m::kGB);
+  j["memory_capacity_gb"] = number(ie.memory_capacity_bytes / m::kGB);
+  j["time"] = time_json(ie.time);
+  j["memory"] = memory_json(ie.memory);
+  return j;
+}
+
+}  // namespace
+
+nlohmann::json time_json(const m::TimeBreakdown& t) {
+  nlohmann::json j;
+  j["compute_s"] = number(t.compute_s);
+  j["recompute_s"] = number(t.recompute_s);
+  j["memory_bound_s"] = number(t.memory_bound_s);
+  j["tp_comm_s"] = number(t.tp_comm_s);
+  j["pp_comm_s"] = number(t.pp_comm_s);
+  j["bubble_s"] = number(t.bubble_s);
+  j["dp_comm_s"] = number(t.dp_comm_s);
+  j["optimizer_s"] = number(t.optimizer_s);
+  j["wan_s"] = number(t.wan_s);
+  j["straggler_s"] = number(t.straggler_s);
+  j["total_s"] = number(t.total());
+  return j;
+}
+
+nlohmann::json memory_json(const m::MemoryBreakdown& mem) {
+  nlohmann::json j;
+  j["weights_gb"] = number(mem.weights_bytes / m::kGB);
+  j["gradients_gb"] = number(mem.gradients_bytes / m::kGB);
+  j["optimizer_gb"] = number(mem.optimizer_bytes / m::kGB);
+  j["activations_gb"] = number(mem.activations_bytes / m::kGB);
+  j["fsdp_buffers_gb"] = number(mem.fsdp_buffers_bytes / m::kGB);
+  j["logits_gb"] = number(mem.logits_bytes / m::kGB);
+  j["outer_state_gb"] = number(mem.outer_state_bytes / m::kGB);
+  j["runtime_overhead_gb"] = number(mem.runtime_overhead_bytes / m::kGB);
+  j["total_gb"] = number(mem.total() / m::kGB);
+  return j;
+}
+
+nlohmann::json estimate_json(const m::Scenario& s, const m::Estimate& e, std::string_view name) {
+  nlohmann::json j;
+  j["name"] = std::string(name);
+  for (const MetricColumn& column : metric_columns()) j[std::string(column.name)] = number(column.get(e));
+  j["feasible"] = e.feasible;
+  j["gpus"] = e.gpus;
+  j["reject_reason"] = std::string(model::enum_name(e.reject_reason));
+  j["bottleneck"] = std::string(model::enum_name(e.bottleneck));
+  // Per-step figures that are not columns of the result files.
+  j["tokens_per_step"] = number(e.tokens_per_step);
+  j["hardware_flops_per_step"] = number(e.hardware_flops_per_step);
+  j["wall_clock_s"] = number(e.wall_clock_s);
+  j["wan_gb_per_outer_step"] = number(e.wan_bytes_per_outer_step / m::kGB);
+  j["wan_reduction_vs_sync"] = number(e.wan_reduction_vs_sync);
+  j["checkpoint_interval_s"] = number(e.checkpoint_interval_s);
+  j["time"] = time_json(e.time);
+  j["memory"] = memory_json(e.memory);
+  j["islands"] = nlohmann::json::array();
+  for (int i = 0; i < s.cluster.island_entries; ++i) j["islands"].push_back(island_json(s, e, i));
+  nlohmann::json plan = nlohmann::json::object();
+  for (const ScenarioColumn& column : job_scenario_columns()) plan[column.name] = cell_json(column.get(s, -1));
+  j["plan"] = plan;
+  return j;
+}
+
+}  // namespace shardmeter::results

@@ -1,0 +1,99 @@
+#include "results/files/file_columns.hpp"
+
+#include <array>
+
+#include "model/enum_names.hpp"
+#include "model/units.hpp"
+
+namespace shardmeter::results {
+
+namespace m = shardmeter::model;
+
+namespace {
+
+CellValue num(double v) { return CellValue{v}; }
+CellValue str(std::string_view v) { return CellValue{std::string(v)}; }
+const m::IslandEstimate& isl(const m::Estimate& e, int i) { return e.islands[static_cast<std::size_t>(i)]; }
+
+// clang-format off
+const std::array kJob = {
+  EstimateColumn{"bottleneck", "", [](const m::Estimate& e, int) { return str(m::enum_name(e.bottleneck)); }},
+  EstimateColumn{"reject_reason", "", [](const m::Estimate& e, int) { return str(m::enum_name(e.reject_reason)); }},
+  EstimateColumn{"tokens_per_step", "tokens", [](const m::Estimate& e, int) { return num(e.tokens_per_step); }},
+  EstimateColumn{"hardware_flops_per_step", "FLOP", [](const m::Estimate& e, int) { return num(e.hardware_flops_per_step); }},
+  EstimateColumn{"wan_gb_per_outer_step", "GB", [](const m::Estimate& e, int) { return num(e.wan_bytes_per_outer_step / m::kGB); }},
+  EstimateColumn{"wan_reduction_vs_sync", "", [](const m::Estimate& e, int) { return num(e.wan_reduction_vs_sync); }},
+  EstimateColumn{"checkpoint_interval_s", "s", [](const m::Estimate& e, int) { return num(e.checkpoint_interval_s); }},
+  EstimateColumn{"time_compute_s", "s", [](const m::Estimate& e, int) { return num(e.time.compute_s); }},
+  EstimateColumn{"time_recompute_s", "s", [](const m::Estimate& e, int) { return num(e.time.recompute_s); }},
+  EstimateColumn{"time_memory_bound_s", "s", [](const m::Estimate& e, int) { return num(e.time.memory_bound_s); }},
+  EstimateColumn{"time_tp_comm_s", "s", [](const m::Estimate& e, int) { return num(e.time.tp_comm_s); }},
+  EstimateColumn{"time_pp_comm_s", "s", [](const m::Estimate& e, int) { return num(e.time.pp_comm_s); }},
+  EstimateColumn{"time_bubble_s", "s", [](const m::Estimate& e, int) { return num(e.time.bubble_s); }},
+  EstimateColumn{"time_dp_comm_s", "s", [](const m::Estimate& e, int) { return num(e.time.dp_comm_s); }},
+  EstimateColumn{"time_optimizer_s", "s", [](const m::Estimate& e, int) { return num(e.time.optimizer_s); }},
+  EstimateColumn{"time_wan_s", "s", [](const m::Estimate& e, int) { return num(e.time.wan_s); }},
+  EstimateColumn{"time_straggler_s", "s", [](const m::Estimate& e, int) { return num(e.time.straggler_s); }},
+  EstimateColumn{"memory_weights_gb", "GB", [](const m::Estimate& e, int) { return num(e.memory.weights_bytes / m::kGB); }},
+  EstimateColumn{"memory_gradients_gb", "GB", [](const m::Estimate& e, int) { return num(e.memory.gradients_bytes / m::kGB); }},
+  EstimateColumn{"memory_optimizer_gb", "GB", [](const m::Estimate& e, int) { return num(e.memory.optimizer_bytes / m::kGB); }},
+  EstimateColumn{"memory_activations_gb", "GB", [](const m::Estimate& e, int) { return num(e.memory.activations_bytes / m::kGB); }},
+  EstimateColumn{"memory_fsdp_buffers_gb", "GB", [](const m::Estimate& e, int) { return num(e.memory.fsdp_buffers_bytes / m::kGB); }},
+  EstimateColumn{"memory_logits_gb", "GB", [](const m::Estimate& e, int) { return num(e.memory.logits_bytes / m::kGB); }},
+  EstimateColumn{"memory_outer_state_gb", "GB", [](const m::Estimate& e, int) { return num(e.memory.outer_state_bytes / m::kGB); }},
+  EstimateColumn{"memory_runtime_overhead_gb", "GB", [](const m::Estimate& e, int) { return num(e.memory.runtime_overhead_bytes / m::kGB); }},
+};
+
+struct IslandField {
+  std::string_view suffix;
+  std::string_view unit;
+  CellValue (*get)(const m::Estimate&, int);
+};
+const std::array kIsland = {
+  IslandField{"tokens_per_s", "tokens/s", [](const m::Estimate& e, int i) { return num(isl(e, i).tokens_per_s); }},
+  IslandField{"tokens_per_s_per_gpu", "tokens/s", [](const m::Estimate& e, int i) { return num(isl(e, i).tokens_per_s_per_gpu); }},
+  IslandField{"utilization", "", [](const m::Estimate& e, int i) { return num(isl(e, i).utilization); }},
+  IslandField{"batch_share", "", [](const m::Estimate& e, int i) { return num(isl(e, i).batch_share); }},
+  IslandField{"step_time_s", "s", [](const m::Estimate& e, int i) { return num(isl(e, i).step_time_s); }},
+  IslandField{"memory_per_gpu_gb", "GB", [](const m::Estimate& e, int i) { return num(isl(e, i).memory_per_gpu_bytes / m::kGB); }},
+  IslandField{"memory_capacity_gb", "GB", [](const m::Estimate& e, int i) { return num(isl(e, i).memory_capacity_bytes / m::kGB); }},
+  IslandField{"bottleneck", "", [](const m::Estimate& e, int i) { return str(m::enum_name(isl(e, i).bottleneck)); }},
+  IslandField{"feasible", "", [](const m::Estimate& e, int i) { return num(isl(e, i).feasible ? 1.0 : 0.0); }},
+};
+// clang-format on
+
+const m::IslandSpec& spec(const m::Scenario& s, int i) { return s.cluster.islands[static_cast<std::size_t>(i)]; }
+
+}  // namespace
+
+std::vector<EstimateColumn> estimate_detail_columns(int island_entries) {
+  std::vector<EstimateColumn> columns(kJob.begin(), kJob.end());
+  for (int i = 0; i < island_entries; ++i)
+    for (const IslandField& f : kIsland)
+      columns.push_back(EstimateColumn{"island" + std::to_string(i) + "_" + std::string(f.suffix), f.unit, f.get, i});
+  return columns;
+}
+
+std::vector<ScenarioColumn> scenario_detail_columns(int island_entries) {
+  std::vector<ScenarioColumn> columns{
+      ScenarioColumn{"training_tokens", [](const m::Scenario& s, int) { return CellValue{s.training.tokens}; }}};
+  for (int i = 0; i < island_entries; ++i) {
+    const std::string prefix = "island" + std::to_string(i) + "_";
+    columns.push_back(ScenarioColumn{
+        prefix + "nodes", [](const m::Scenario& s, int k) { return CellValue{std::int64_t{spec(s, k).nodes()}}; }, i});
+    columns.push_back(ScenarioColumn{
+        prefix + "spot", [](const m::Scenario& s, int k) { return CellValue{std::int64_t{spec(s, k).spot ? 1 : 0}}; },
+        i});
+  }
+  return columns;
+}
+
+std::string_view scenario_column_unit(std::string_view name) noexcept {
+  if (name.ends_with("_usd_per_gpu_hour")) return "USD/(GPU h)";
+  if (name.ends_with("_gbps")) return "Gbit/s";
+  if (name == "training_tokens" || name == "model_seq_len") return "tokens";
+  if (name == "global_batch" || name == "micro_batch") return "sequences";
+  return "";
+}
+
+}  // namespace shardmeter::results

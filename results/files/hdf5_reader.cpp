@@ -1,0 +1,281 @@
+#include "results/files/hdf5_reader.hpp"
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "results/errors.hpp"
+#include "results/files/hdf5_io.hpp"
+#include "results/files/hdf5_names.hpp"
+
+namespace shardmeter::results {
+
+namespace fs = std::filesystem;
+namespace n = h5names;
+
+namespace {
+
+constexpr hsize_t kBlockRows = 16384;  // rows decoded per read when streaming a dataset
+
+enum class MemberKind { int64, uint64, float64, text };
+struct Member {
+  std::string name;
+  MemberKind kind;
+  std::size_t offset = 0;
+  std::size_t size = 0;
+};
+
+struct Decoder {
+  std::vector<Member> members;
+  H5::CompType memory;
+  std::size_t row_bytes = 0;
+};
+
+// A native, packed memory type for the file's compound; every member must be a 64-bit number or a fixed string.
+Decoder decoder_for(const H5::DataSet& dataset, const std::string& path, const std::string& name) {
+  if (dataset.getTypeClass() != H5T_COMPOUND)
+    throw InputError(path, InputProblem::wrong_schema, fmt::format("/{} is not a compound dataset", name));
+  const H5::CompType file_type = dataset.getCompType();
+  Decoder d;
+  const int count = file_type.getNmembers();
+  for (int i = 0; i < count; ++i) {
+    const auto idx = static_cast<unsigned>(i);
+    Member m{file_type.getMemberName(idx), MemberKind::float64, d.row_bytes, 8};
+    switch (file_type.getMemberClass(idx)) {
+      case H5T_INTEGER:
+        m.kind = file_type.getMemberIntType(idx).getSign() == H5T_SGN_NONE ? MemberKind::uint64 : MemberKind::int64;
+        break;
+      case H5T_FLOAT: m.kind = MemberKind::float64; break;
+      case H5T_STRING: {
+        const H5::StrType s = file_type.getMemberStrType(idx);
+        if (s.isVariableStr())
+          throw InputError(path, InputProblem::wrong_schema,
+                           fmt::format("column `{}` of /{} is a variable-length string", m.name, name));
+        m.kind = MemberKind::text;
+        m.size = s.getSize();
+        break;
+      }
+      default:
+        throw InputError(path, InputProblem::wrong_schema,
+                         fmt::format("column `{}` of /{} has an unsupported type", m.name, name));
+    }
+    d.row_bytes += m.size;
+    d.members.push_back(std::move(m));
+  }
+  d.memory = H5::CompType(std::max<std::size_t>(d.row_bytes, 1));
+  for (const Member& m : d.members) {
+    switch (m.kind) {
+      case MemberKind::int64: d.memory.insertMember(m.name, m.offset, H5::PredType::NATIVE_INT64); break;
+      case MemberKind::uint64: d.memory.insertMember(m.name, m.offset, H5::PredType::NATIVE_UINT64); break;
+      case MemberKind::float64: d.memory.insertMember(m.name, m.offset, H5::PredType::NATIVE_DOUBLE); break;
+      case MemberKind::text: {
+        H5::StrType s(H5::PredType::C_S1, m.size);
+        s.setCset(H5T_CSET_UTF8);
+        s.setStrpad(H5T_STR_NULLPAD);
+        d.memory.insertMember(m.name, m.offset, s);
+        break;
+      }
+    }
+  }
+  return d;
+}
+
+Row decode(const Decoder& d, const std::byte* at) {
+  Row row;
+  for (const Member& m : d.members) {
+    const std::byte* p = at + m.offset;
+    switch (m.kind) {
+      case MemberKind::int64: {
+        std::int64_t v;
+        std::memcpy(&v, p, 8);
+        row.emplace(m.name, CellValue{v});
+        break;
+      }
+      case MemberKind::uint64: {
+        std::uint64_t v;
+        std::memcpy(&v, p, 8);
+        row.emplace(m.name, CellValue{static_cast<std::int64_t>(v)});
+        break;
+      }
+      case MemberKind::float64: {
+        double v;
+        std::memcpy(&v, p, 8);
+        row.emplace(m.name, CellValue{v});
+        break;
+      }
+      case MemberKind::text: {
+        const char* c = reinterpret_cast<const char*>(p);
+        row.emplace(m.name, CellValue{std::string(c, strnlen(c, m.size))});
+        break;
+      }
+    }
+  }
+  return row;
+}
+
+void for_each_row(const H5::DataSet& dataset, const Decoder& d, const std::function<void(const Row&)>& visit) {
+  H5::DataSpace space = dataset.getSpace();
+  if (space.getSimpleExtentNdims() != 1) throw H5::DataSetIException("for_each_row", "dataset is not 1-dimensional");
+  hsize_t rows = 0;
+  space.getSimpleExtentDims(&rows);
+  std::vector<std::byte> buffer(static_cast<std::size_t>(std::min(rows, kBlockRows)) * d.row_bytes);
+  for (hsize_t start = 0; start < rows; start += kBlockRows) {
+    const hsize_t count = std::min(kBlockRows, rows - start);
+    space.selectHyperslab(H5S_SELECT_SET, &count, &start);
+    const H5::DataSpace memory(1, &count);
+    dataset.read(buffer.data(), d.memory, memory, space);
+    for (hsize_t i = 0; i < count; ++i) visit(decode(d, buffer.data() + i * d.row_bytes));
+  }
+}
+
+// Opens a ShardMeter result file, or throws the InputError saying why it is not one.
+H5::H5File open_result(const fs::path& path) {
+  const std::string p = path.string();
+  H5::Exception::dontPrint();
+  std::error_code ec;
+  if (!fs::exists(path, ec)) throw InputError(p, InputProblem::missing, "no such file");
+  if (fs::is_directory(path, ec)) throw InputError(p, InputProblem::not_hdf5, "is a directory");
+  H5::H5File file;
+  try {
+    if (!H5::H5File::isHdf5(p)) throw InputError(p, InputProblem::not_hdf5, "not an HDF5 file");
+    file.openFile(p, H5F_ACC_RDONLY);
+  } catch (const H5::Exception& e) {
+    throw InputError(p, InputProblem::not_hdf5, "cannot open as HDF5: " + e.getDetailMsg());
+  }
+  const H5::Group root = file.openGroup("/");
+  std::string format;
+  try {
+    if (h5io::has_attribute(root, n::kFormatAttr)) format = h5io::read_text_attribute(root, n::kFormatAttr);
+  } catch (const H5::Exception&) {
+  }
+  if (format != n::kFormat || !file.nameExists(std::string(n::kFront)))
+    throw InputError(p, InputProblem::not_shardmeter,
+                     fmt::format("not a ShardMeter result file (no `{}` = \"{}\" attribute or no /{} dataset)",
+                                 n::kFormatAttr, n::kFormat, n::kFront));
+  std::int64_t version = 0;
+  try {
+    version = h5io::read_int_attribute(root, n::kSchemaVersionAttr);
+  } catch (const H5::Exception&) {
+    throw InputError(p, InputProblem::wrong_schema, "no integer `schema_version` attribute");
+  }
+  if (version != n::kSchemaVersion)
+    throw InputError(p, InputProblem::wrong_schema,
+                     fmt::format("schema_version {} (this ShardMeter reads {})", version, n::kSchemaVersion));
+  return file;
+}
+
+RunInfo read_run_info(const H5::H5File& file, const std::string& path) {
+  const H5::Group root = file.openGroup("/");
+  RunInfo info;
+  std::string_view current;
+  try {
+    using namespace h5io;
+    current = n::kScenario;
+    info.scenario_text = read_text_attribute(root, current);
+    current = n::kScenarioName;
+    info.scenario_name = read_text_attribute(root, current);
+    current = n::kVersion;
+    info.version = read_text_attribute(root, current);
+    current = n::kMethod;
+    info.method = read_text_attribute(root, current);
+    current = n::kSeed;
+    info.seed = read_uint_attribute(root, current);
+    current = n::kThreads;
+    info.threads = read_int_attribute(root, current);
+    current = n::kSpaceSize;
+    info.space_size = read_uint_attribute(root, current);
+    current = n::kEvaluated;
+    info.evaluated = read_uint_attribute(root, current);
+    current = n::kFeasible;
+    info.feasible = read_uint_attribute(root, current);
+    current = n::kElapsed;
+    info.elapsed_s = read_double_attribute(root, current);
+    current = n::kComplete;
+    info.complete = read_bool_attribute(root, current);
+    current = n::kObjectives;
+    const std::vector<std::string> objectives = read_text_array_attribute(root, current);
+    current = n::kObjectiveDirections;
+    const std::vector<std::string> directions = read_text_array_attribute(root, current);
+    if (directions.size() != objectives.size())
+      throw InputError(path, InputProblem::wrong_schema, "`objectives` and `objective_directions` differ in length");
+    for (std::size_t i = 0; i < objectives.size(); ++i) {
+      const auto d = parse_direction(directions[i]);
+      if (!d)
+        throw InputError(path, InputProblem::wrong_schema, fmt::format("objective direction \"{}\"", directions[i]));
+      info.objectives.push_back(Objective{objectives[i], *d});
+    }
+    current = n::kAxes;
+    info.axes = read_text_array_attribute(root, current);
+    current = n::kCreated;
+    info.created = read_text_attribute(root, current);
+    for (const std::string& name : attribute_names(root)) {
+      if (!name.starts_with(n::kRejectedPrefix)) continue;
+      current = name;
+      info.rejected[name.substr(n::kRejectedPrefix.size())] = read_uint_attribute(root, name);
+    }
+  } catch (const H5::Exception& e) {
+    throw InputError(path, InputProblem::wrong_schema,
+                     fmt::format("root attribute `{}` is missing or of another type ({})", current, e.getDetailMsg()));
+  }
+  return info;
+}
+
+Table read_table(const H5::H5File& file, const std::string& path, std::string_view name) {
+  const H5::DataSet dataset = file.openDataSet(std::string(name));
+  const Decoder d = decoder_for(dataset, path, std::string(name));
+  Table t;
+  for (const Member& m : d.members) t.columns.push_back(m.name);
+  for_each_row(dataset, d, [&](const Row& r) { t.rows.push_back(r); });
+  return t;
+}
+
+// Maps HDF5 failures while reading data to InputError.
+template <class F>
+auto reading(const std::string& path, F&& f) {
+  try {
+    return f();
+  } catch (const H5::Exception& e) {
+    throw InputError(path, InputProblem::wrong_schema,
+                     fmt::format("HDF5 error in {}: {}", e.getFuncName(), e.getDetailMsg()));
+  }
+}
+
+}  // namespace
+
+ResultFile read_front(const fs::path& path) {
+  const std::string p = path.string();
+  return reading(p, [&] {
+    const H5::H5File file = open_result(path);
+    ResultFile out;
+    out.info = read_run_info(file, p);
+    out.front = read_table(file, p, n::kFront);
+    out.has_all = file.nameExists(std::string(n::kAll));
+    return out;
+  });
+}
+
+Table read_all(const fs::path& path) {
+  Table t;
+  for_each_all_row(path, [&](const Row& r) { t.rows.push_back(r); }, &t.columns);
+  return t;
+}
+
+void for_each_all_row(const fs::path& path, const std::function<void(const Row&)>& visit,
+                      std::vector<std::string>* columns) {
+  const std::string p = path.string();
+  reading(p, [&] {
+    const H5::H5File file = open_result(path);
+    if (!file.nameExists(std::string(n::kAll)))
+      throw InputError(p, InputProblem::missing_dataset, "no /all dataset (the search ran without --all)");
+    const H5::DataSet dataset = file.openDataSet(std::string(n::kAll));
+    const Decoder d = decoder_for(dataset, p, std::string(n::kAll));
+    if (columns != nullptr)
+      for (const Member& m : d.members) columns->push_back(m.name);
+    for_each_row(dataset, d, visit);
+    return 0;
+  });
+}
+
+}  // namespace shardmeter::results

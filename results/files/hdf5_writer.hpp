@@ -1,0 +1,59 @@
+#pragma once
+// Writing a search's result file (layout: results/README.md, names: results/files/hdf5_names.hpp).
+//
+//   FrontWriter out("front.h5", RowLayout(islands, axes, label_width), {.write_all = true});
+//   out.append_all(batch);   // while the search runs, from one thread at a time
+//   ...
+//   out.finish(info, front); // also after Ctrl-C, with info.complete = false
+//
+// The file is written as `<out>.tmp.<pid>` next to the target and renamed on finish(); any error (or destroying
+// the writer before finish()) removes the temporary file. Every failure throws OutputError naming `<out>`.
+// Not thread-safe, and the HDF5 library build is not thread-safe either: serialise all calls.
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <span>
+
+#include "results/front/front_point.hpp"
+#include "results/files/row_layout.hpp"
+
+namespace shardmeter::results {
+
+struct WriterOptions {
+  bool write_all = false;       // create /all and accept append_all()
+  std::size_t chunk_rows = 0;   // rows per /all chunk; 0 = about 256 KiB per chunk
+  int deflate_level = 4;        // 1-9; /all is always shuffled + deflated
+};
+
+class FrontWriter {
+public:
+  // Creates the temporary file (and /all when asked). Throws OutputError.
+  FrontWriter(std::filesystem::path out, RowLayout layout, WriterOptions options = {});
+  ~FrontWriter();
+  FrontWriter(const FrontWriter&) = delete;
+  FrontWriter& operator=(const FrontWriter&) = delete;
+
+  // Adds feasible candidates to /all (buffered; written a chunk at a time). Row order is the call order:
+  // sort by `index` when a deterministic order is needed.
+  void append_all(std::span<const FrontPoint> batch);
+  std::uint64_t all_rows() const;   // rows appended so far
+
+  // Writes the remaining /all rows, /front (in the given order: sorted by cost ascending), the root attributes,
+  // closes the file and renames it over the target. info.axes must equal the layout's axes.
+  void finish(const RunInfo& info, std::span<const FrontPoint> front);
+
+  // Drops the output now: closes and removes the temporary file (also what the destructor does before finish()).
+  void abandon() noexcept;
+
+  const std::filesystem::path& path() const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// One call for a front without /all: the layout is fitted to the points (RowLayout::fit) with info.axes.
+void write_front(const std::filesystem::path& out, const RunInfo& info, std::span<const FrontPoint> front);
+
+}  // namespace shardmeter::results

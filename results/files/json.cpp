@@ -1,0 +1,142 @@
+#include "results/files/json.hpp"
+
+#include <cmath>
+#include <fstream>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "results/files/atomic_file.hpp"
+#include "results/errors.hpp"
+#include "results/files/hdf5_names.hpp"
+
+namespace shardmeter::results {
+
+namespace n = h5names;
+using ordered = nlohmann::ordered_json;
+
+ordered to_json(const RunInfo& info) {
+  ordered run;
+  run[n::kScenarioName] = info.scenario_name;
+  run[n::kVersion] = info.version;
+  run[n::kMethod] = info.method;
+  run[n::kSeed] = info.seed;
+  run[n::kThreads] = info.threads;
+  run[n::kSpaceSize] = info.space_size;
+  run[n::kEvaluated] = info.evaluated;
+  run[n::kFeasible] = info.feasible;
+  ordered rejected = ordered::object();
+  for (const auto& [reason, count] : info.rejected) rejected[reason] = count;
+  run["rejected"] = rejected;
+  run[n::kElapsed] = info.elapsed_s;
+  run[n::kComplete] = info.complete;
+  ordered objectives = ordered::array();
+  for (const Objective& o : info.objectives)
+    objectives.push_back(ordered{{"column", o.column}, {"direction", std::string(to_string(o.direction))}});
+  run[n::kObjectives] = objectives;
+  run[n::kAxes] = info.axes;
+  run[n::kCreated] = info.created;
+  run[n::kScenario] = info.scenario_text;
+  return run;
+}
+
+RunInfo run_info_from_json(const nlohmann::json& run) {
+  try {
+    RunInfo info;
+    info.scenario_name = run.at(n::kScenarioName).get<std::string>();
+    info.version = run.at(n::kVersion).get<std::string>();
+    info.method = run.at(n::kMethod).get<std::string>();
+    info.seed = run.at(n::kSeed).get<std::uint64_t>();
+    info.threads = run.at(n::kThreads).get<std::int64_t>();
+    info.space_size = run.at(n::kSpaceSize).get<std::uint64_t>();
+    info.evaluated = run.at(n::kEvaluated).get<std::uint64_t>();
+    info.feasible = run.at(n::kFeasible).get<std::uint64_t>();
+    for (const auto& [reason, count] : run.at("rejected").items()) info.rejected[reason] = count.get<std::uint64_t>();
+    info.elapsed_s = run.at(n::kElapsed).get<double>();
+    info.complete = run.at(n::kComplete).get<bool>();
+    for (const auto& o : run.at(n::kObjectives)) {
+      const auto d = parse_direction(o.at("direction").get<std::string>());
+      if (!d) throw ResultsError("objective direction must be \"min\" or \"max\"");
+      info.objectives.push_back(Objective{o.at("column").get<std::string>(), *d});
+    }
+    info.axes = run.at(n::kAxes).get<std::vector<std::string>>();
+    info.created = run.at(n::kCreated).get<std::string>();
+    info.scenario_text = run.at(n::kScenario).get<std::string>();
+    return info;
+  } catch (const nlohmann::json::exception& e) {
+    throw ResultsError(std::string("run info: ") + e.what());
+  }
+}
+
+std::string to_json_text(const RunInfo& info, const Table& front) {
+  ordered doc;
+  doc["format"] = n::kFormat;
+  doc["schema_version"] = n::kSchemaVersion;
+  doc["run"] = to_json(info);
+  doc["columns"] = front.columns;
+  ordered rows = ordered::array();
+  for (const Row& row : front.rows) {
+    ordered o = ordered::object();
+    for (const std::string& c : front.columns) {
+      const auto it = row.find(c);
+      if (it == row.end()) continue;
+      std::visit(
+          [&](const auto& v) {
+            using T = std::decay_t<decltype(v)>;
+            if constexpr (std::is_same_v<T, double>) {
+              if (std::isfinite(v)) o[c] = v;
+              else o[c] = nullptr;  // JSON has no NaN or infinity
+            } else {
+              o[c] = v;
+            }
+          },
+          it->second);
+    }
+    rows.push_back(std::move(o));
+  }
+  doc["front"] = std::move(rows);
+  return doc.dump(2) + "\n";
+}
+
+void write_json(const std::filesystem::path& path, const RunInfo& info, const Table& front) {
+  write_text_atomically(path, to_json_text(info, front));
+}
+
+ResultFile read_json(const std::filesystem::path& path) {
+  const std::string p = path.string();
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(p, InputProblem::missing, "cannot open");
+  nlohmann::ordered_json doc;
+  try {
+    doc = nlohmann::ordered_json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(p, InputProblem::malformed, e.what());
+  }
+  if (!doc.is_object() || doc.value("format", std::string()) != n::kFormat)
+    throw InputError(p, InputProblem::not_shardmeter, fmt::format("no \"format\": \"{}\"", n::kFormat));
+  if (doc.value("schema_version", std::int64_t{0}) != n::kSchemaVersion)
+    throw InputError(p, InputProblem::wrong_schema, fmt::format("schema_version is not {}", n::kSchemaVersion));
+  ResultFile out;
+  try {
+    out.info = run_info_from_json(nlohmann::json(doc.at("run")));
+    out.front.columns = doc.at("columns").get<std::vector<std::string>>();
+    for (const auto& o : doc.at("front")) {
+      Row row;
+      for (const auto& [key, v] : o.items()) {
+        if (v.is_string()) row.emplace(key, CellValue{v.get<std::string>()});
+        else if (v.is_number_integer()) row.emplace(key, CellValue{v.get<std::int64_t>()});
+        else if (v.is_number()) row.emplace(key, CellValue{v.get<double>()});
+        else if (v.is_null()) row.emplace(key, CellValue{std::numeric_limits<double>::quiet_NaN()});
+        else throw ResultsError(fmt::format("front value of `{}` is not a number or a string", key));
+      }
+      out.front.rows.push_back(std::move(row));
+    }
+  } catch (const ResultsError& e) {
+    throw InputError(p, InputProblem::wrong_schema, e.what());
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(p, InputProblem::wrong_schema, e.what());
+  }
+  return out;
+}
+
+}  // namespace shardmeter::results

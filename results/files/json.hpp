@@ -1,0 +1,23 @@
+#pragma once
+// JSON result files: {"format", "schema_version", "run": {...provenance...}, "columns": [...], "front": [{...}]}.
+// Keys of `run` are the HDF5 root attribute names; each front object maps column names to values (integers,
+// numbers, strings; a non-finite number is written as null and read back as NaN). Written atomically.
+#include <filesystem>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "results/front/row.hpp"
+
+namespace shardmeter::results {
+
+nlohmann::ordered_json to_json(const RunInfo& info);
+RunInfo run_info_from_json(const nlohmann::json& run);   // throws ResultsError on a missing or mistyped key
+
+std::string to_json_text(const RunInfo& info, const Table& front);
+// Throws OutputError.
+void write_json(const std::filesystem::path& path, const RunInfo& info, const Table& front);
+// Throws InputError (missing, malformed, wrong_schema).
+ResultFile read_json(const std::filesystem::path& path);
+
+}  // namespace shardmeter::results

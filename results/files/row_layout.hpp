@@ -1,0 +1,64 @@
+#pragma once
+// The columns of a result file (HDF5 /front and /all, CSV, JSON) and how a FrontPoint fills them:
+//   index | scenario columns | metric columns | estimate detail columns | axis:<path> columns
+// One layout per file; its shape depends only on the number of island entries and the search axes.
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "results/columns.hpp"
+#include "results/front/front_point.hpp"
+#include "results/front/row.hpp"
+
+namespace shardmeter::results {
+
+enum class ColumnType : std::uint8_t { uint64, int64, float64, text };
+
+struct FileColumn {
+  std::string name;
+  ColumnType type = ColumnType::float64;
+  std::string unit;                 // "" for counts, names and ratios
+  std::size_t text_width = 0;       // text columns: bytes of the fixed-length string (values may be shorter)
+  std::function<CellValue(const FrontPoint&)> get;
+};
+
+// "axis:" + dotted path, e.g. "axis:cluster.islands.0.gpu".
+std::string axis_column_name(std::string_view axis);
+inline constexpr std::string_view kAxisPrefix = "axis:";
+
+class RowLayout {
+public:
+  // Width of names and enum texts: model::FixedName holds at most 31 characters.
+  static constexpr std::size_t kNameWidth = 32;
+  static constexpr std::size_t kDefaultLabelWidth = 64;
+
+  // island_entries: per-island columns for entries 0..island_entries-1 (points with fewer entries leave the rest
+  // zero / empty). axis_label_width: bytes reserved for each axis label (longer labels are an error).
+  RowLayout(int island_entries, std::vector<std::string> axes, std::size_t axis_label_width = kDefaultLabelWidth);
+  // The smallest layout that holds every point: the largest island_entries and the longest label.
+  static RowLayout fit(std::span<const FrontPoint> points, std::vector<std::string> axes);
+
+  int island_entries() const { return island_entries_; }
+  const std::vector<std::string>& axes() const { return axes_; }
+  std::size_t axis_label_width() const { return axis_label_width_; }
+  const std::vector<FileColumn>& columns() const { return columns_; }
+  std::vector<std::string> column_names() const;
+
+  // The point's cells in column order. Throws ResultsError when the point does not fit this layout
+  // (more island entries, another number of axis labels, a text longer than its column).
+  std::vector<CellValue> cells(const FrontPoint& point) const;
+  Row row(const FrontPoint& point) const;
+  Table table(std::span<const FrontPoint> points) const;
+
+private:
+  int island_entries_;
+  std::vector<std::string> axes_;
+  std::size_t axis_label_width_;
+  std::vector<FileColumn> columns_;
+};
+
+}  // namespace shardmeter::results

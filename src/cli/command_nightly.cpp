@@ -1,0 +1,127 @@
+// `shardmeter nightly DIR_OF_SCENARIOS --out RESULTS_DIR [--prices prices.yaml] [--date YYYY-MM-DD] [--threads N]`:
+// runs the search of every scenario in DIR that has a `search:` section, then writes each one's report and the
+// day's index (src/nightly/nightly.hpp). A failing scenario is reported and the others go on.
+// Exit status: 0 every scenario ok (skipped ones included), 1 a scenario (or the index) failed, 2 bad command line
+// or prices file.
+#include <atomic>
+#include <chrono>
+#include <iostream>
+#include <ostream>
+
+#include <fmt/format.h>
+
+#include "results/errors.hpp"
+#include "src/cli/cli.hpp"
+#include "src/cli/commands.hpp"
+#include "src/nightly/nightly.hpp"
+#include "src/scenario/price_overrides.hpp"
+#include "src/planning/search_job.hpp"
+#include "src/scenario/version.hpp"
+
+namespace shardmeter::cli {
+
+namespace po = boost::program_options;
+
+namespace {
+
+SearchOutcome run_one(const NightlyScenario& s, const std::filesystem::path& day, const Catalog& catalog, int threads,
+                      const std::string& created, std::atomic<bool>& stop) {
+  SearchOutcome o;
+  o.stem = s.stem;
+  o.scenario_name = s.name;
+  if (!s.problem.empty()) {
+    o.status = results::ScenarioStatus::failed;
+    o.message = s.problem;
+    return o;
+  }
+  if (!s.has_search) {
+    o.status = results::ScenarioStatus::skipped;
+    o.message = "no search: section";
+    return o;
+  }
+  SearchJobOptions options;
+  options.scenario_path = s.path;
+  options.output_h5 = (day / (s.stem + ".h5")).string();
+  options.threads = threads;
+  options.created = created;
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    std::cerr << "nightly: running " << s.stem << "\n";
+    const SearchJobResult r = run_search_job(options, catalog, stop);
+    if (o.scenario_name.empty()) o.scenario_name = r.info.scenario_name;
+  } catch (const ScenarioError& e) {
+    o.status = results::ScenarioStatus::failed;
+    o.message = e.what();
+  } catch (const std::exception& e) {   // results::OutputError (cannot write) and anything the search throws
+    o.status = results::ScenarioStatus::failed;
+    o.message = e.what();
+  }
+  o.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return o;
+}
+
+}  // namespace
+
+int run_nightly(const std::vector<std::string>& args, std::ostream& out) {
+  const Command& command = *find_command("nightly");
+  po::options_description options("Options");
+  options.add_options()
+      ("out", po::value<std::string>()->value_name("RESULTS_DIR"),
+       "required: results go to RESULTS_DIR/<date>/ (created); earlier dates there are the baselines")
+      ("prices", po::value<std::string>()->value_name("prices.yaml"),
+       "override catalog GPU prices: prices: {GPU: {price_usd_per_gpu_hour: X, spot_price_usd_per_gpu_hour: Y}}")
+      ("date", po::value<std::string>()->value_name("YYYY-MM-DD"), "the run's date directory (default: today, UTC)")
+      ("threads", po::value<int>()->default_value(0)->value_name("N"), "search threads (0 = all hardware threads)")
+      ("data-dir", po::value<std::string>()->value_name("DIR"),
+       "catalogs and model presets (default: $SHARDMETER_DATA_DIR or the source tree's scenarios/)")
+      ("help,h", "print this help");
+  const po::variables_map vm = parse_command_line(command, args, options, "dir");
+  if (vm.count("help")) {
+    print_command_help(command, options, out);
+    out << "\nExit status: 0 all scenarios ok, 1 a scenario failed (the others still ran), 2 bad command line or "
+           "prices file.\n";
+    return 0;
+  }
+  const auto positional = vm.count("dir") ? vm["dir"].as<std::vector<std::string>>() : std::vector<std::string>{};
+  if (positional.size() != 1)
+    throw UsageError(std::string("shardmeter nightly: ") +
+                     (positional.empty() ? "missing DIR_OF_SCENARIOS" : "expected one DIR_OF_SCENARIOS") +
+                     " (see shardmeter nightly --help)");
+  if (!vm.count("out")) throw UsageError("shardmeter nightly: missing --out RESULTS_DIR");
+  const std::string date = vm.count("date") ? vm["date"].as<std::string>() : today_utc();
+  if (!valid_date(date)) throw UsageError("shardmeter nightly: --date " + date + " is not a date (YYYY-MM-DD)");
+  const int threads = vm["threads"].as<int>();
+  if (threads < 0) throw UsageError("shardmeter nightly: --threads " + std::to_string(threads) + " is negative");
+
+  Catalog catalog = load_catalog(vm.count("data-dir") ? vm["data-dir"].as<std::string>() : data_dir());
+  const std::string prices = vm.count("prices") ? vm["prices"].as<std::string>() : "";
+  if (!prices.empty()) apply_price_overrides(catalog, load_price_overrides(prices, catalog));
+  const std::vector<NightlyScenario> scenarios = discover_scenarios(positional.front());
+
+  NightlySettings settings;
+  settings.results_dir = vm["out"].as<std::string>();
+  settings.date = date;
+  settings.scenario_dir = positional.front();
+  settings.prices_file = prices;
+  settings.generator = std::string("shardmeter ") + version();
+  settings.created = now_utc_iso();
+  const std::filesystem::path day = settings.results_dir / date;
+  std::error_code ec;
+  std::filesystem::create_directories(day, ec);
+  if (ec) throw UsageError("shardmeter nightly: cannot create " + day.string() + ": " + ec.message());
+
+  std::atomic<bool> stop{false};
+  std::vector<SearchOutcome> outcomes;
+  for (const NightlyScenario& s : scenarios) outcomes.push_back(run_one(s, day, catalog, threads, settings.created, stop));
+  const NightlyPublished published = publish_nightly(settings, outcomes, std::cerr);
+
+  std::size_t ok = 0, failed = 0, skipped = 0;
+  for (const results::IndexEntry& x : published.entries)
+    (x.status == results::ScenarioStatus::ok ? ok : x.status == results::ScenarioStatus::failed ? failed : skipped)++;
+  out << fmt::format("nightly {}: {} scenarios: {} ok, {} failed, {} skipped; index: {}\n", date,
+                     published.entries.size(), ok, failed, skipped,
+                     published.index.empty() ? "not written" : published.index.string());
+  return published.any_failed ? 1 : 0;
+}
+
+}  // namespace shardmeter::cli

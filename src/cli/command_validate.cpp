@@ -1,0 +1,75 @@
+// `shardmeter validate [CSV] [--data-dir DIR]` predicts every published run of the calibration table and compares
+// time per step, per row, per source and overall; `shardmeter calibrate [CSV] [--data-dir DIR]` first fits one set
+// of efficiency constants per GPU family to the `calibrate` rows, prints them for scenarios/gpus.yaml, and then
+// reports the same comparison (holdout rows stay out of sample).
+#include <optional>
+#include <ostream>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "src/validation/calibration.hpp"
+#include "src/cli/cli.hpp"
+#include "src/cli/commands.hpp"
+#include "src/validation/validation.hpp"
+#include "src/validation/validation_report.hpp"
+#include "src/scenario/version.hpp"
+
+namespace shardmeter::cli {
+
+namespace po = boost::program_options;
+
+namespace {
+
+// Both commands take the same arguments. Returns the runs, or nothing when --help was printed.
+std::optional<std::vector<ValidationRun>> load_table(const char* name, const std::vector<std::string>& args,
+                                                     std::ostream& out) {
+  const Command& command = *find_command(name);
+  po::options_description options("Options");
+  options.add_options()
+      ("data-dir", po::value<std::string>(), "catalogs and model presets (default: $SHARDMETER_DATA_DIR or the "
+       "source tree's scenarios/)")
+      ("help,h", "print this help");
+  const po::variables_map vm = parse_command_line(command, args, options, "csv");
+  if (vm.count("help")) {
+    print_command_help(command, options, out);
+    out << "\nCSV defaults to <data-dir>/validation/published_runs.csv. Rows marked `calibrate` and `holdout` are\n"
+           "scored; `reference` rows (uncertain configurations) are shown but not scored.\n";
+    return std::nullopt;
+  }
+  const std::string dir = vm.count("data-dir") ? vm["data-dir"].as<std::string>() : data_dir();
+  const auto positional = vm.count("csv") ? vm["csv"].as<std::vector<std::string>>() : std::vector<std::string>{};
+  if (positional.size() > 1)
+    throw UsageError(fmt::format("shardmeter {}: expected at most one CSV (see --help)", name));
+  const std::string csv = positional.empty() ? dir + "/validation/published_runs.csv" : positional.front();
+  return load_validation_runs(csv, load_catalog(dir));
+}
+
+}  // namespace
+
+int run_validate(const std::vector<std::string>& args, std::ostream& out) {
+  std::optional<std::vector<ValidationRun>> runs = load_table("validate", args, out);
+  if (!runs) return 0;
+  predict(*runs);
+  out << format_validation_report(*runs);
+  return 0;
+}
+
+int run_calibrate(const std::vector<std::string>& args, std::ostream& out) {
+  std::optional<std::vector<ValidationRun>> runs = load_table("calibrate", args, out);
+  if (!runs) return 0;
+  const std::vector<GpuFit> fits = calibrate(*runs);
+  out << "Fitted on `calibrate` rows only (one set per GPU family); paste into every entry of the family in\n"
+         "scenarios/gpus.yaml:\n\n";
+  for (const GpuFit& f : fits) {
+    out << fmt::format("  family {} ({}):  # {} calibrate rows, MAPE {:.1f}% -> {:.1f}%\n", f.family,
+                       fmt::join(f.gpus, ", "), f.rows, f.mape_before, f.mape_after);
+    out << fmt::format("    efficiency: {{gemm: {:.3f}, gemm_half_dim: {:.0f}, attention: {:.3f}, overlap_slowdown: {:.2f}}}\n",
+                       f.after.gemm, f.after.gemm_half_dim, f.after.attention, f.after.overlap_slowdown);
+  }
+  predict(*runs);
+  out << "\nValidation with the fitted constants:\n\n" << format_validation_report(*runs);
+  return 0;
+}
+
+}  // namespace shardmeter::cli

@@ -1,0 +1,31 @@
+// shardmeter: parse the command line, run one command, map its outcome to an exit status.
+//   0 success; 2 bad input (ScenarioError, InputError, UsageError: one line on stderr starting with its location);
+//   1 internal error.
+#include <exception>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "src/cli/cli.hpp"
+#include "src/scenario/scenario_error.hpp"
+
+int main(int argc, char** argv) {
+  try {
+    return shardmeter::cli::run(std::vector<std::string>(argv + 1, argv + argc), std::cout);
+  } catch (const shardmeter::cli::ScenarioError& e) {
+    std::cerr << e.what() << "\n";
+    return 2;
+  } catch (const shardmeter::cli::InputError& e) {
+    std::cerr << e.what() << "\n";
+    return 2;
+  } catch (const shardmeter::cli::UsageError& e) {
+    std::cerr << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "shardmeter: internal error: " << e.what() << "\n";
+    return 1;
+  } catch (...) {
+    std::cerr << "shardmeter: internal error\n";
+    return 1;
+  }
+}

@@ -1,0 +1,47 @@
+#pragma once
+// One search as a job: load the scenario and its `search:` section, build the space, run the engine, write the
+// requested files (HDF5 front, CSV, JSON) atomically. `shardmeter search` and `shardmeter nightly` both call it.
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "results/front/front_point.hpp"
+#include "search/options.hpp"
+#include "search/result.hpp"
+#include "src/scenario/catalog.hpp"
+#include "src/scenario/scenario_loader.hpp"
+
+namespace shardmeter::cli {
+
+struct SearchJobOptions {
+  std::string scenario_path;
+  std::vector<Override> overrides;      // --set, applied before the search section is read
+  std::string output_h5;                // "" = no HDF5 file
+  std::string output_csv;               // "" = none
+  std::string output_json;              // "" = none
+  search::Method method = search::Method::automatic;
+  int threads = 0;                      // 0 = all hardware threads
+  std::uint64_t seed = 0;
+  std::uint64_t evaluations = 200'000;  // anneal budget
+  double time_limit_s = 0;              // 0 = none
+  bool write_all = false;               // --all: every feasible candidate into /all
+  search::ProgressFn progress;          // called while the search runs (the caller draws a bar, or nothing)
+  std::function<void()> search_done;    // called once the search has ended, before files are written
+  std::string created;                  // ISO 8601 timestamp for the provenance
+};
+
+struct SearchJobResult {
+  LoadedScenario scenario;              // the base scenario (as loaded, before any axis)
+  search::SearchResult result;
+  results::RunInfo info;                // what was written as provenance
+  std::vector<results::FrontPoint> front;
+  std::string method_reason;            // why `auto` chose its engine
+};
+
+// Throws ScenarioError (bad scenario or search section), results::OutputError (cannot write) — nothing is left
+// half-written. `stop` (Ctrl-C) ends the search early; the front found so far is written with complete = false.
+SearchJobResult run_search_job(const SearchJobOptions& options, const Catalog& catalog, std::atomic<bool>& stop);
+
+}  // namespace shardmeter::cli

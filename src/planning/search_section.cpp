@@ -1,0 +1,216 @@
+#include "src/planning/search_section.hpp"
+
+#include <algorithm>
+#include <array>
+#include <set>
+
+#include "results/columns.hpp"
+#include "results/front/objective.hpp"
+#include "src/planning/metric_sense.hpp"
+#include "src/scenario/scenario_schema.hpp"
+
+namespace shardmeter::cli {
+
+namespace {
+
+// Top-level scenario sections an axis may vary (name, description and search itself are not candidates' fields).
+constexpr std::array<std::string_view, 6> kAxisSections = {"model", "training", "cluster", "plan", "runtime", "goodput"};
+
+// `feasible` is always required (memory fit) and is 1 on every front point: not a metric to bound or optimise.
+bool usable_metric(std::string_view name) {
+  if (name == "feasible") return false;
+  for (const results::MetricColumn& m : results::metric_columns())
+    if (m.name == name) return true;
+  return false;
+}
+
+std::vector<std::string> usable_metric_names() {
+  std::vector<std::string> names;
+  for (const results::MetricColumn& m : results::metric_columns())
+    if (usable_metric(m.name)) names.emplace_back(m.name);
+  return names;
+}
+
+std::string key_text(const YAML::Node& key) { return key.IsScalar() ? key.Scalar() : node_text(key); }
+
+void check_axis_key(const std::string& key, const SourceLocation& where, const YAML::Node& values) {
+  const auto bad = [&](const std::string& problem) {
+    return ScenarioError(where, "search.axes." + key, node_text(values), problem);
+  };
+  if (key.empty() || key.find_first_of(" \t") != std::string::npos || key.front() == '.' || key.back() == '.' ||
+      key.find("..") != std::string::npos)
+    throw bad("is not a dotted scenario key (e.g. plan.tp or cluster.islands.0.gpus)");
+  const std::string section = key.substr(0, key.find('.'));
+  if (std::find(kAxisSections.begin(), kAxisSections.end(), section) == kAxisSections.end())
+    throw bad("cannot be searched: axes vary keys under " + join(kAxisSections) + " (e.g. plan.tp)");
+}
+
+std::vector<AxisSpec> parse_axes(const YamlField& field) {
+  std::vector<AxisSpec> axes;
+  if (field.is_null()) return axes;
+  if (!field.node().IsMap())
+    throw field.error("is not a map of dotted scenario keys to values (e.g. plan.tp: [1, 2, 4, 8])");
+  std::set<std::string> seen;
+  for (const auto& entry : field.node()) {
+    const std::string key = key_text(entry.first);
+    const std::string path = field.path() + "." + key;
+    const SourceLocation key_at = field.source().at(entry.first, path);
+    check_axis_key(key, key_at, entry.second);
+    if (!seen.insert(key).second) throw ScenarioError(key_at, path, node_text(entry.second), "is given twice");
+    const YamlField values(field.source(), entry.second, path);
+    if (values.is_null()) throw values.error("has no values (give a list such as [1, 2, 4] or a range such as 8:64:x2)");
+    AxisSpec spec = axis_from_yaml(path, entry.second, values.where());
+    spec.key = key;
+    axes.push_back(std::move(spec));
+  }
+  return axes;
+}
+
+std::vector<QuotaSpec> parse_quotas(const YamlField& field, const Catalog& catalog, const model::Scenario& scenario) {
+  std::vector<QuotaSpec> quotas;
+  if (field.is_null()) return quotas;
+  if (!field.node().IsMap()) throw field.error("is not a map of GPU types to GPU counts (e.g. {h100-sxm: 512})");
+  std::vector<std::string> known;
+  for (const auto& [name, entry] : catalog.gpus) known.push_back(name);
+  for (int i = 0; i < scenario.cluster.island_entries; ++i) {
+    const std::string name(scenario.cluster.islands[static_cast<std::size_t>(i)].gpu.name.view());
+    if (std::find(known.begin(), known.end(), name) == known.end()) known.push_back(name);
+  }
+  std::set<std::string> seen;
+  for (const auto& entry : field.node()) {
+    const std::string gpu = key_text(entry.first);
+    const YamlField count(field.source(), entry.second, field.path() + "." + gpu);
+    const SourceLocation key_at = field.source().at(entry.first, count.path());
+    if (std::find(known.begin(), known.end(), gpu) == known.end()) {
+      const std::string suggestion = closest_match(gpu, known);
+      throw ScenarioError(key_at, count.path(), node_text(entry.second),
+                          "names no GPU type of the catalog or the scenario" +
+                              (suggestion.empty() ? "; known: " + join(known) : " (did you mean " + suggestion + "?)"));
+    }
+    if (!seen.insert(gpu).second) throw ScenarioError(key_at, count.path(), node_text(entry.second), "is given twice");
+    quotas.push_back(QuotaSpec{gpu, count.as_int64(Range::between(0, 1e7))});
+  }
+  return quotas;
+}
+
+void parse_constraints(const YamlField& field, const Catalog& catalog, const model::Scenario& scenario,
+                       SearchSection& out) {
+  // Allowed keys: the schema's literal keys, then max_/min_ of every usable metric.
+  std::vector<std::string> names;
+  for (const KeySpec& k : section_keys(Section::search_constraints))
+    if (k.name.find('<') == std::string_view::npos) names.emplace_back(k.name);
+  for (const std::string& metric : usable_metric_names())
+    for (const char* prefix : {"max_", "min_"})
+      if (std::find(names.begin(), names.end(), prefix + metric) == names.end()) names.push_back(prefix + metric);
+  const std::vector<std::string_view> allowed(names.begin(), names.end());
+  const YamlMap map(field, allowed);
+  if (field.is_null()) return;
+  for (const auto& entry : field.node()) {
+    const std::string name = key_text(entry.first);
+    if (name == "gpu_quota") {
+      out.quotas = parse_quotas(map[name], catalog, scenario);
+      continue;
+    }
+    ConstraintSpec c;
+    c.name = name;
+    c.metric = name.substr(4);
+    c.limit = name.starts_with("max_") ? search::Limit::at_most : search::Limit::at_least;
+    c.value = map[name].as_double(Range{});
+    out.constraints.push_back(std::move(c));
+  }
+}
+
+std::string metric_problem(const std::string& metric) {
+  const std::vector<std::string> names = usable_metric_names();
+  if (metric == "feasible") return "cannot be an objective: every point of a front fits in memory";
+  const std::string suggestion = closest_match(metric, names);
+  return "is not a metric" + (suggestion.empty() ? "; metrics: " + join(names) : " (did you mean " + suggestion + "?)");
+}
+
+ObjectiveSpec parse_objective(const YamlField& item) {
+  if (item.is_null()) throw item.error("is empty; expected a metric name or {metric: NAME, sense: min | max}");
+  ObjectiveSpec o;
+  std::optional<search::Sense> sense;
+  YamlField metric_field = item;
+  if (item.node().IsMap()) {
+    const YamlMap map(item, key_names({Section::search_objective}));
+    if (!map.has("metric")) throw map.missing("metric", "is required (a metric name such as total_cost_usd)");
+    metric_field = map["metric"];
+    if (map.has("sense")) {
+      const YamlField s = map["sense"];
+      const auto direction = results::parse_direction(s.as_string());
+      if (!direction) throw s.error("is not one of min | max");
+      sense = *direction == results::Direction::minimize ? search::Sense::minimize : search::Sense::maximize;
+    }
+  } else if (!item.node().IsScalar()) {
+    throw item.error("is not a metric name or {metric: NAME, sense: min | max}");
+  }
+  o.metric = metric_field.as_string();
+  if (!usable_metric(o.metric)) throw metric_field.error(metric_problem(o.metric));
+  if (!sense) sense = natural_sense(o.metric);
+  if (!sense)
+    throw metric_field.error("has no natural direction: write {metric: " + o.metric + ", sense: min} (or max)");
+  o.sense = *sense;
+  return o;
+}
+
+std::vector<ObjectiveSpec> parse_objectives(const YamlField& field) {
+  if (field.is_null())
+    return {ObjectiveSpec{"total_cost_usd", search::Sense::minimize}, ObjectiveSpec{"tokens_per_s", search::Sense::maximize}};
+  if (!field.node().IsSequence())
+    throw field.error("is not a list of metrics (e.g. [total_cost_usd, tokens_per_s])");
+  const std::size_t n = field.node().size();
+  if (n == 0 || n > static_cast<std::size_t>(search::kMaxObjectives))
+    throw field.error("must list 1 to " + std::to_string(search::kMaxObjectives) + " metrics, not " + std::to_string(n));
+  std::vector<ObjectiveSpec> objectives;
+  for (std::size_t i = 0; i < n; ++i) {
+    const YamlField item(field.source(), field.node()[i], field.path() + "." + std::to_string(i));
+    ObjectiveSpec o = parse_objective(item);
+    for (const ObjectiveSpec& earlier : objectives)
+      if (earlier.metric == o.metric) throw item.error("is given twice");
+    objectives.push_back(std::move(o));
+  }
+  return objectives;
+}
+
+search::MetricGetter getter_of(const std::string& metric) {
+  for (const results::MetricColumn& m : results::metric_columns())
+    if (m.name == metric) return m.get;
+  return nullptr;
+}
+
+}  // namespace
+
+SearchSection parse_search(const YamlField& field, const Catalog& catalog, const model::Scenario& scenario) {
+  SearchSection out;
+  out.present = field.node().IsDefined();
+  const YamlMap top(field, key_names({Section::search}));
+  out.axes = parse_axes(top["axes"]);
+  parse_constraints(top["constraints"], catalog, scenario, out);
+  out.objectives = parse_objectives(top["objectives"]);
+  return out;
+}
+
+SearchSection read_search_section(const ScenarioDocument& doc, const Catalog& catalog, const model::Scenario& scenario) {
+  const YamlSource source{doc.path, &doc.overridden};
+  const YAML::Node& node = doc.root;
+  return parse_search(YamlField(source, node["search"], "search"), catalog, scenario);
+}
+
+search::Goal make_goal(const SearchSection& section) {
+  search::Goal goal;
+  for (const ObjectiveSpec& o : section.objectives) goal.objectives.push_back({o.metric, getter_of(o.metric), o.sense});
+  for (const ConstraintSpec& c : section.constraints)
+    goal.constraints.push_back({c.name, getter_of(c.metric), c.limit, c.value});
+  for (const QuotaSpec& q : section.quotas) goal.quotas.push_back({q.gpu, q.max_gpus});
+  return goal;
+}
+
+LoadedScenario load_scenario_with_search(const std::string& path, const std::vector<Override>& overrides,
+                                         const Catalog& catalog) {
+  LoadedScenario loaded = load_scenario(path, overrides, catalog);
+  read_search_section(loaded.doc, catalog, loaded.scenario);
+  return loaded;
+}
+
+}  // namespace shardmeter::cli

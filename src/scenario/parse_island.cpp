@@ -1,0 +1,111 @@
+// cluster.islands[N]: one island entry — its GPU (catalog name or inline map), size, overrides and price.
+#include "model/units.hpp"
+#include "src/scenario/gpu_fields.hpp"
+#include "src/scenario/scenario_parsers.hpp"
+#include "src/scenario/scenario_schema.hpp"
+#include "src/scenario/zeroed.hpp"
+
+namespace shardmeter::cli {
+
+namespace m = shardmeter::model;
+
+namespace {
+
+// Fields an inline `gpu:` map must give; the rest default (model/hardware_spec.hpp) or come from the island.
+constexpr std::int64_t kMaxGpusPerEntry = 100'000'000;
+
+constexpr std::string_view kInlineRequired[] = {"bf16_tflops", "hbm_gib", "hbm_tbps", "scaleup_gbps", "scaleup_link"};
+
+GpuEntry inline_gpu(const YamlField& field, const Catalog& catalog) {
+  auto keys = key_names({Section::gpu_fields, Section::gpu_catalog});
+  keys.push_back("name");
+  const YamlMap map(field, keys);
+  for (std::string_view required : kInlineRequired)
+    if (!map.has(required)) throw map.missing(required, "is required in an inline GPU map");
+  GpuEntry entry = blank_gpu_entry();
+  std::string name = "custom";
+  map.read("name", name);
+  if (name.size() > m::FixedName::kCapacity) throw map["name"].error("is longer than 31 characters");
+  entry.gpu.name.assign(name);
+  apply_gpu_fields(map, entry, catalog.links);
+  return entry;
+}
+
+GpuEntry catalog_gpu(const YamlField& field, const Catalog& catalog) {
+  const std::string name = field.as_string();
+  if (const auto it = catalog.gpus.find(name); it != catalog.gpus.end()) return it->second;
+  std::vector<std::string> known;
+  for (const auto& [key, entry] : catalog.gpus) known.push_back(key);
+  const std::string suggestion = closest_match(name, known);
+  throw field.error("is not a known GPU" + (suggestion.empty() ? "" : " (did you mean " + suggestion + "?)") +
+                    "; known: " + join(known) + "; or give an inline map of GPU fields");
+}
+
+}  // namespace
+
+m::IslandSpec parse_island(const YamlField& field, int index, const Catalog& catalog) {
+  const auto keys = key_names({Section::island, Section::gpu_fields});
+  if (field.is_null() || !field.node().IsMap()) throw field.error("is not a map describing an island");
+  const YamlMap map(field, keys);
+  if (!map.has("gpu")) throw map.missing("gpu", "is required: a name in gpus.yaml or an inline map of GPU fields");
+  const YamlField gpu_field = map["gpu"];
+  GpuEntry entry = gpu_field.node().IsMap() ? inline_gpu(gpu_field, catalog) : catalog_gpu(gpu_field, catalog);
+  apply_gpu_fields(map, entry, catalog.links);  // the island's overrides of its GPU's fields
+
+  m::IslandSpec island;
+  reset_zeroed(island);
+  island.gpu = entry.gpu;
+  island.gpus_per_node = entry.gpus_per_node;
+
+  std::string name = "island" + std::to_string(index);
+  map.read("name", name);
+  if (name.empty() || name.size() > m::FixedName::kCapacity)
+    throw map["name"].error("must be 1 to 31 characters long");
+  island.name.assign(name);
+
+  const bool has_gpus = map.has("gpus");
+  const bool has_nodes = map.has("nodes");
+  if (has_gpus && has_nodes) throw map["nodes"].error("cannot be combined with " + map.child_path("gpus") + "; give one");
+  if (!has_gpus && !has_nodes) throw map.missing("gpus", "is required (or nodes)");
+  if (has_gpus) {
+    map.read("gpus", island.gpus, Range::between(1, 1e8));
+  } else {
+    int nodes = 0;
+    map.read("nodes", nodes, Range::between(1, 1e8 / island.gpus_per_node));
+    island.gpus = nodes * island.gpus_per_node;
+  }
+  map.read("count", island.count, Range::between(1, 1e5));
+  // The model counts GPUs in int: keep every entry (and so every product of parallel degrees) well inside it.
+  if (static_cast<std::int64_t>(island.gpus) * island.count > kMaxGpusPerEntry)
+    throw map[map.has("count") ? "count" : (has_gpus ? "gpus" : "nodes")].error(
+        "gives " + std::to_string(static_cast<std::int64_t>(island.gpus) * island.count) + " GPUs; at most " +
+        std::to_string(kMaxGpusPerEntry) + " per island entry are supported");
+
+  // Scale-out: the node's whole injection bandwidth, at the link type's efficiency and latency.
+  const double node_bytes_per_s = m::gbit_per_s_to_bytes_per_s(entry.node_network_gbps);
+  if (!entry.scaleout_link.empty()) {
+    const LinkEntry& link = catalog.links.at(entry.scaleout_link);
+    island.node_network.type.assign(entry.scaleout_link);
+    island.node_network.efficiency = link.efficiency;
+    island.node_network.latency_s = link.latency_s;
+  }
+  island.node_network.bytes_per_s = node_bytes_per_s;
+  const bool multi_node = island.gpus > island.gpus_per_node || island.count > 1;
+  if (multi_node && (entry.scaleout_link.empty() || node_bytes_per_s <= 0)) {
+    const std::string_view key = entry.scaleout_link.empty() ? "scaleout_link" : "node_network_gbps";
+    throw map.missing(key, "is required: the island spans several nodes and its GPU gives no scale-out network");
+  }
+
+  map.read("spot", island.spot);
+  map.read("preemptions_per_gpu_hour", island.preemptions_per_gpu_hour, Range::at_least(0));
+  island.price_usd_per_gpu_hour = island.gpu.price_usd_per_gpu_hour;
+  if (island.spot) {
+    if (island.gpu.spot_price_usd_per_gpu_hour <= 0)
+      throw map["spot"].error("but no spot price is known for GPU " + std::string(island.gpu.name.view()) +
+                              "; set " + map.child_path("spot_price_usd_per_gpu_hour"));
+    island.price_usd_per_gpu_hour = island.gpu.spot_price_usd_per_gpu_hour;
+  }
+  return island;
+}
+
+}  // namespace shardmeter::cli

@@ -1,0 +1,172 @@
+// check_scenario: cross-field consistency (model::check_consistency), reported at the blamed key's position
+// with a sentence per rule.
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "model/consistency.hpp"
+#include "src/scenario/enum_names.hpp"
+#include "src/scenario/scenario_loader.hpp"
+#include "src/scenario/yaml_reader.hpp"
+
+namespace shardmeter::cli {
+
+namespace m = shardmeter::model;
+
+namespace {
+
+std::string number(double v) {
+  if (std::fabs(v) < 9e18 && v == std::floor(v)) return fmt::format("{}", static_cast<long long>(v));
+  return fmt::format("{:g}", v);
+}
+
+std::string field_path(m::FieldId field, int island) {
+  std::string path(m::field_path_pattern(field));
+  if (const auto hash = path.find('#'); hash != std::string::npos) path.replace(hash, 1, std::to_string(island));
+  return path;
+}
+
+bool has_key(const ScenarioDocument& doc, const std::string& key) {
+  const YamlSource source{doc.path, &doc.overridden};
+  return find_node(doc.root, key).IsDefined() || source.override_for(key) != nullptr;
+}
+
+std::string scalar_or_empty(const ScenarioDocument& doc, const std::string& key) {
+  const YAML::Node node = find_node(doc.root, key);
+  return node.IsDefined() && node.IsScalar() ? node.Scalar() : "";
+}
+
+// Where a blamed value came from when the user did not write it: its position (the nearest key the user did
+// write) and a note for the message, e.g. " (from model.preset = llama3-8b)".
+struct Provenance {
+  SourceLocation where;
+  std::string note;
+};
+
+Provenance provenance(const ScenarioDocument& doc, const std::string& key) {
+  if (has_key(doc, key)) return {locate(doc, key), ""};
+  if (key.starts_with("model.") && has_key(doc, "model.preset"))
+    return {locate(doc, "model.preset"), " (from model.preset = " + scalar_or_empty(doc, "model.preset") + ")"};
+  if (key.starts_with("cluster.islands.")) {
+    const std::string island = key.substr(0, key.find('.', std::string("cluster.islands.").size()));
+    if (key == island + ".gpus" && has_key(doc, island + ".nodes"))
+      return {locate(doc, island + ".nodes"), " (nodes x gpus_per_node)"};
+    if (has_key(doc, island + ".gpu"))
+      return {locate(doc, island + ".gpu"), " (from the GPU catalog entry)"};
+  }
+  return {locate(doc, key), " (default)"};
+}
+
+std::string describe_value(m::FieldId field, double value) {
+  if (field == m::FieldId::plan_pp_across_islands) return value != 0 ? "true" : "false";
+  if (field == m::FieldId::plan_sync) return "diloco";
+  return number(value);
+}
+
+// "model.heads = 32" (with its provenance note) for the other side of a rule.
+std::string other_text(const ScenarioDocument& doc, const m::Violation& v) {
+  const std::string path = field_path(v.other, v.island);
+  return path + " = " + describe_value(v.other, v.other_value) + provenance(doc, path).note;
+}
+
+std::string problem_text(const m::Scenario& s, const ScenarioDocument& doc, const m::Violation& v) {
+  const m::PlanSpec& plan = s.plan;
+  const std::string other = other_text(doc, v);
+  switch (v.reason) {
+    case m::RejectReason::parallel_degrees_do_not_divide_gpus: {
+      const std::string per_island = plan.pp_across_islands ? " per island" : "";
+      if (v.field == m::FieldId::plan_tp) return "does not divide " + other;
+      const int pp_here = plan.pp_across_islands && s.cluster.total_islands() > 0
+                              ? plan.pp / s.cluster.total_islands() : plan.pp;
+      if (v.field == m::FieldId::plan_cp)
+        return "gives tp x cp = " + number(plan.tp * plan.cp) + ", which does not divide " + other;
+      return "gives tp x cp x pp" + per_island + " = " + number(plan.tp * plan.cp * pp_here) +
+             ", which does not divide " + other;
+    }
+    case m::RejectReason::heads_not_divisible_by_tp:
+    case m::RejectReason::kv_heads_not_divisible_by_tp:
+    case m::RejectReason::ffn_not_divisible_by_tp:
+    case m::RejectReason::island_not_whole_nodes:
+      return "does not divide " + other;
+    case m::RejectReason::layers_not_divisible_by_pipeline:
+      if (plan.interleave > 1)
+        return "gives pp x interleave = " + number(plan.pp * plan.interleave) +
+               " pipeline chunks, which does not divide " + other + " (the interleaved schedule needs equal chunks)";
+      return "leaves a pipeline stage without layers: it exceeds " + other;
+    case m::RejectReason::seq_not_divisible_by_cp:
+      return "splits each sequence into 2 x cp = " + number(2 * plan.cp) +
+             " chunks (for causal load balance), which does not divide " + other;
+    case m::RejectReason::global_batch_not_divisible: {
+      if (plan.sync == m::SyncMode::diloco)
+        return "is not divisible by islands x micro_batch x island " + number(v.island) +
+               "'s data-parallel degree = " + number(v.other_value) + " (each DiLoCo island trains an equal share)";
+      const int dp = m::total_data_parallel(s);
+      const std::int64_t replicas_batch = static_cast<std::int64_t>(s.training.micro_batch) * dp;
+      if (dp <= 0) return "cannot be split: the plan leaves no data-parallel replica";
+      if (s.training.global_batch < replicas_batch)
+        return "is smaller than micro_batch x data-parallel degree = " + number(static_cast<double>(replicas_batch)) +
+               " (" + number(s.training.micro_batch) + " x " + number(dp) + ")";
+      return "is not divisible by micro_batch x data-parallel degree = " + number(v.other_value) + " (" +
+             number(s.training.micro_batch) + " x " + number(v.other_value / s.training.micro_batch) + ")";
+    }
+    case m::RejectReason::interleave_needs_pipeline: {
+      if (plan.pp <= 1) return "needs a pipeline, but " + other;
+      const int dp = m::total_data_parallel(s);
+      const std::int64_t per_replica = static_cast<std::int64_t>(s.training.micro_batch) * (dp > 0 ? dp : 1);
+      return "needs the micro-batches per step (global_batch / (micro_batch x data-parallel degree) = " +
+             number(static_cast<double>(s.training.global_batch / per_replica)) + ") to be a multiple of " + other;
+    }
+    case m::RejectReason::shard_group_invalid:
+      return "is not a whole number of tp x cp = " + number(plan.tp * plan.cp) +
+             " GPU groups dividing the data-parallel GPUs of " + other;
+    case m::RejectReason::pipeline_exceeds_islands:
+      return "is not a multiple of the number of islands (" + other + ") as plan.pp_across_islands requires";
+    case m::RejectReason::heterogeneous_plan_invalid:
+      return "cannot be combined with " + other;
+    case m::RejectReason::diloco_needs_islands:
+      return "needs at least two islands, but " + other;
+    case m::RejectReason::wan_link_missing:
+      return "(islands in total) need a WAN link between every pair: add cluster.wan {bandwidth_gbps, latency_ms} "
+             "or a cluster.links entry for island " + number(v.island);
+    case m::RejectReason::none:
+    case m::RejectReason::out_of_memory:
+    case m::RejectReason::count_:
+      break;
+  }
+  return std::string(m::describe(v.reason)) + (v.other != m::FieldId::none ? " " + other : "");
+}
+
+// Degrees so large that the model's int products of them (tp x cp x pp, pp x interleave) could overflow can
+// never be consistent; reject them first, in their own words.
+void check_magnitudes(const m::Scenario& s, const ScenarioDocument& doc) {
+  const m::PlanSpec& p = s.plan;
+  const std::int64_t tp_cp_pp = static_cast<std::int64_t>(p.tp) * p.cp * p.pp;
+  if (tp_cp_pp > s.cluster.total_gpus()) {
+    const Provenance where = provenance(doc, "plan.pp");
+    throw ScenarioError(where.where, "plan.pp", number(p.pp) + where.note,
+                        "gives tp x cp x pp = " + number(static_cast<double>(tp_cp_pp)) +
+                            ", more than the cluster's " + number(static_cast<double>(s.cluster.total_gpus())) + " GPUs");
+  }
+  const std::int64_t chunks = static_cast<std::int64_t>(p.pp) * p.interleave;
+  if (chunks > s.model.layers) {
+    const std::string key = p.interleave > 1 ? "plan.interleave" : "plan.pp";
+    const Provenance where = provenance(doc, key);
+    throw ScenarioError(where.where, key, number(p.interleave > 1 ? p.interleave : p.pp) + where.note,
+                        "gives pp x interleave = " + number(static_cast<double>(chunks)) +
+                            " pipeline chunks, more than model.layers = " + number(s.model.layers) +
+                            provenance(doc, "model.layers").note);
+  }
+}
+
+}  // namespace
+
+void check_scenario(const m::Scenario& scenario, const ScenarioDocument& doc) {
+  check_magnitudes(scenario, doc);
+  const m::Violation v = m::check_consistency(scenario);
+  if (!v) return;
+  const std::string path = field_path(v.field, v.island);
+  const Provenance where = provenance(doc, path);
+  throw ScenarioError(where.where, path, describe_value(v.field, v.value) + where.note, problem_text(scenario, doc, v));
+}
+
+}  // namespace shardmeter::cli

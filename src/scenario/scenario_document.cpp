@@ -1,0 +1,169 @@
+// Reading a scenario file into a YAML document and applying --set overrides to it; locating keys in it.
+#include <cctype>
+
+#include "src/scenario/scenario_loader.hpp"
+#include "src/scenario/yaml_reader.hpp"
+
+namespace shardmeter::cli {
+
+namespace {
+
+std::string trimmed(const std::string& s) {
+  const auto first = s.find_first_not_of(" \t");
+  if (first == std::string::npos) return "";
+  return s.substr(first, s.find_last_not_of(" \t") - first + 1);
+}
+
+std::vector<std::string> split_path(const std::string& dotted) {
+  std::vector<std::string> parts;
+  std::string::size_type start = 0;
+  while (true) {
+    const auto dot = dotted.find('.', start);
+    parts.push_back(dotted.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  return parts;
+}
+
+bool is_index(const std::string& part) {
+  if (part.empty() || part.size() > 6) return false;
+  for (char c : part)
+    if (!std::isdigit(static_cast<unsigned char>(c))) return false;
+  return true;
+}
+
+}  // namespace
+
+Override parse_override(const std::string& text) {
+  const SourceLocation where{"--set " + text, 0, 0};
+  const auto eq = text.find('=');
+  if (eq == std::string::npos || trimmed(text.substr(0, eq)).empty())
+    throw ScenarioError(where, "", text, "is not KEY=VALUE (e.g. --set plan.tp=4)");
+  Override o;
+  o.key = trimmed(text.substr(0, eq));
+  o.value = trimmed(text.substr(eq + 1));
+  o.text = text;
+  for (const std::string& part : split_path(o.key))
+    if (part.empty() || part.find_first_of(" \t") != std::string::npos)
+      throw ScenarioError(where, o.key, o.value, "is not a dotted key path (e.g. cluster.islands.0.gpus)");
+  return o;
+}
+
+void apply_override(ScenarioDocument& doc, const Override& o) {
+  const SourceLocation where{"--set " + o.text, 0, 0};
+  const YAML::Node value = load_yaml_text(o.value, where, o.key);
+  const std::vector<std::string> parts = split_path(o.key);
+
+  YAML::Node current = doc.root;  // a handle; rebound with reset(), never assigned (that would overwrite)
+  std::string path;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const std::string& part = parts[i];
+    const std::string parent = path;
+    path += (path.empty() ? "" : ".") + part;
+    const bool last = i + 1 == parts.size();
+    if (current.IsSequence()) {
+      const std::size_t size = current.size();
+      if (!is_index(part) || std::stoul(part) > size)
+        throw ScenarioError(where, o.key, o.value,
+                            "cannot be set: " + parent + " has " + std::to_string(size) +
+                                (size == 1 ? " entry" : " entries") + ", so the index must be 0 to " +
+                                std::to_string(size) + " (" + std::to_string(size) + " appends an entry)");
+      const std::size_t index = std::stoul(part);
+      if (index == size) {
+        current.push_back(last ? value : YAML::Node(YAML::NodeType::Map));
+        doc.overridden[path] = o.text;
+      } else if (last) {
+        current[index] = value;
+      }
+      if (!last) current.reset(current[index]);
+    } else if (current.IsMap() || current.IsNull()) {
+      if (last) {
+        current[part] = value;
+      } else {
+        if (!current[part].IsDefined() || current[part].IsNull()) {
+          current[part] = YAML::Node(YAML::NodeType::Map);
+          doc.overridden[path] = o.text;
+        }
+        current.reset(current[part]);
+      }
+    } else {
+      throw ScenarioError(where, o.key, o.value,
+                          "cannot be set: " + parent + " = " + node_text(current) + " is a single value, not a map");
+    }
+  }
+  doc.overridden[o.key] = o.text;
+  doc.applied.push_back(o);
+}
+
+ScenarioDocument::ScenarioDocument(const ScenarioDocument& other)
+    : path(other.path), text(other.text), overridden(), applied() {
+  // Documents built in code (no text) are cloned; yaml-cpp's Clone drops positions, which only code-built
+  // documents lack anyway.
+  root.reset(other.text.empty() ? YAML::Clone(other.root) : YAML::Load(text));
+  for (const Override& o : other.applied) apply_override(*this, o);
+}
+
+ScenarioDocument& ScenarioDocument::operator=(const ScenarioDocument& other) {
+  if (this != &other) *this = ScenarioDocument(other);
+  return *this;
+}
+
+ScenarioDocument::ScenarioDocument(ScenarioDocument&& other) noexcept
+    : path(std::move(other.path)),
+      text(std::move(other.text)),
+      root(other.root),
+      overridden(std::move(other.overridden)),
+      applied(std::move(other.applied)) {}
+
+ScenarioDocument& ScenarioDocument::operator=(ScenarioDocument&& other) noexcept {
+  path = std::move(other.path);
+  text = std::move(other.text);
+  root.reset(other.root);  // rebind the handle; never `root = other.root` (that writes through)
+  overridden = std::move(other.overridden);
+  applied = std::move(other.applied);
+  return *this;
+}
+
+ScenarioDocument read_scenario_document(const std::string& path, const std::vector<Override>& overrides) {
+  ScenarioDocument doc;
+  doc.path = path;
+  doc.root = load_yaml_file(path, doc.text);
+  if (!doc.root.IsMap()) {
+    const YamlSource source{path, nullptr};
+    throw ScenarioError(doc.root.IsNull() ? SourceLocation{path, 0, 0} : source.at(doc.root, ""), "", "",
+                        "is not a scenario: expected a map of keys (name, model, training, cluster, plan)");
+  }
+  for (const Override& o : overrides) apply_override(doc, o);
+  return doc;
+}
+
+YAML::Node find_node(const YAML::Node& root, const std::string& dotted_key) {
+  YAML::Node current = root;
+  for (const std::string& part : split_path(dotted_key)) {
+    const YAML::Node& node = current;  // const access never inserts
+    if (node.IsSequence() && !(is_index(part) && std::stoul(part) < node.size()))
+      return YAML::Node(YAML::NodeType::Undefined);
+    if (!node.IsSequence() && !node.IsMap()) return YAML::Node(YAML::NodeType::Undefined);
+    // Copy-construct (never assign: assigning yaml-cpp handles writes through them, and throws for absent keys).
+    const YAML::Node next = node.IsSequence() ? node[std::stoul(part)] : node[part];
+    if (!next.IsDefined()) return YAML::Node(YAML::NodeType::Undefined);
+    current.reset(next);
+  }
+  return current;
+}
+
+SourceLocation locate(const ScenarioDocument& doc, const std::string& dotted_key) {
+  const YamlSource source{doc.path, &doc.overridden};
+  // The key itself, or the nearest enclosing key that the document has.
+  std::string key = dotted_key;
+  while (true) {
+    const YAML::Node node = find_node(doc.root, key);
+    if (node.IsDefined() || source.override_for(key) != nullptr) return source.at(node, key);
+    const auto dot = key.rfind('.');
+    if (dot == std::string::npos) return source.at(doc.root, "");
+    key.resize(dot);
+  }
+}
+
+}  // namespace shardmeter::cli

@@ -1,0 +1,66 @@
+#pragma once
+// Reading scenario files: YAML text -> document (with --set overrides) -> model::Scenario -> consistency check.
+// Every error names the file, line, column, dotted key path and offending value (ScenarioError).
+#include <map>
+#include <string>
+#include <vector>
+
+#include <yaml-cpp/yaml.h>
+
+#include "model/scenario.hpp"
+#include "src/scenario/catalog.hpp"
+#include "src/scenario/scenario_error.hpp"
+
+namespace shardmeter::cli {
+
+// One `--set KEY=VALUE` from the command line.
+struct Override {
+  std::string key;    // dotted path, e.g. "plan.tp" or "cluster.islands.0.gpus"
+  std::string value;  // YAML scalar or flow text, e.g. "4", "[1, 2]", "{gpu: h100-sxm, gpus: 64}"
+  std::string text;   // as typed: "plan.tp=4" (used as the error location)
+};
+// Parses "KEY=VALUE"; throws ScenarioError for a missing '=' or empty key.
+Override parse_override(const std::string& text);
+
+// The YAML document of a scenario file, with overrides applied.
+struct ScenarioDocument {
+  std::string path;                  // as given by the user
+  std::string text;                  // file contents (provenance for result files)
+  YAML::Node root;
+  std::map<std::string, std::string> overridden;  // dotted key -> override text, for error locations
+  std::vector<Override> applied;     // the overrides applied to `text`, in order
+
+  ScenarioDocument() = default;
+  // Copies are deep and independent: yaml-cpp nodes are shared handles (assigning one writes through it), so a
+  // copy re-parses `text` and replays `applied`, keeping every line/column position. Copy a document before
+  // applying overrides to it (e.g. per search axis value) and the original stays untouched.
+  ScenarioDocument(const ScenarioDocument& other);
+  ScenarioDocument& operator=(const ScenarioDocument& other);
+  ScenarioDocument(ScenarioDocument&& other) noexcept;
+  ScenarioDocument& operator=(ScenarioDocument&& other) noexcept;
+  ~ScenarioDocument() = default;
+};
+
+ScenarioDocument read_scenario_document(const std::string& path, const std::vector<Override>& overrides = {});
+// Sets one dotted key in a document (creating maps as needed); used by --set and by search axes.
+void apply_override(ScenarioDocument& doc, const Override& override_);
+
+// Types, ranges, presets and catalog lookups; no cross-field checks. Throws ScenarioError.
+model::Scenario parse_scenario(const ScenarioDocument& doc, const Catalog& catalog);
+// Cross-field consistency (model::check_consistency), reported at the blamed key's position.
+void check_scenario(const model::Scenario& scenario, const ScenarioDocument& doc);
+// Where a dotted key sits: its file position, or the --set that produced it; for a key the document lacks,
+// the position of the nearest enclosing key it has.
+SourceLocation locate(const ScenarioDocument& doc, const std::string& dotted_key);
+// The node at a dotted key ("cluster.islands.0.gpus"), or an undefined node. Never modifies the document.
+YAML::Node find_node(const YAML::Node& root, const std::string& dotted_key);
+
+struct LoadedScenario {
+  ScenarioDocument doc;
+  model::Scenario scenario;
+  std::string name;
+};
+// read + parse + check.
+LoadedScenario load_scenario(const std::string& path, const std::vector<Override>& overrides, const Catalog& catalog);
+
+}  // namespace shardmeter::cli

@@ -1,0 +1,192 @@
+#include "src/sweep/sweep.hpp"
+#include "src/scenario/scenario_error.hpp"
+
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <regex>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "model/evaluate.hpp"
+#include "search/space.hpp"
+#include "src/text/text_format.hpp"
+
+namespace shardmeter::cli {
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// The series running along `axis`: one per value of the other axis (one series for a 1-axis sweep).
+std::vector<SweepSeries> series_along(const Sweep& sweep, int axis) {
+  const int axes = static_cast<int>(sweep.axes.size());
+  const int other = axes == 2 ? 1 - axis : -1;
+  const std::size_t groups = other < 0 ? 1 : sweep.axes[static_cast<std::size_t>(other)].values.size();
+  std::vector<SweepSeries> out(groups);
+  for (std::size_t g = 0; g < groups; ++g) {
+    out[g].axis = axis;
+    if (other >= 0) {
+      const AxisSpec& held = sweep.axes[static_cast<std::size_t>(other)];
+      out[g].fixed = held.key + "=" + held.values[g];
+    }
+  }
+  // Points are stored first axis outermost; walking them in order visits each series in its axis order.
+  for (std::size_t i = 0; i < sweep.points.size(); ++i) {
+    const SweepPoint& p = sweep.points[i];
+    const std::size_t g = other < 0 ? 0 : p.values[static_cast<std::size_t>(other)];
+    out[g].points.push_back(i);
+    if (p.estimate.feasible) out[g].feasible.push_back(i);
+  }
+  return out;
+}
+
+std::string label_of(const Sweep& sweep, const SweepSeries& s, std::size_t feasible_index) {
+  const SweepPoint& p = sweep.points[s.feasible[feasible_index]];
+  return p.labels[static_cast<std::size_t>(s.axis)];
+}
+
+std::string number_text(double v) {
+  if (std::fabs(v) >= 1000) return grouped(v);
+  return fmt::format("{:.3g}", v);
+}
+
+}  // namespace
+
+bool is_island_size_key(const std::string& key) {
+  static const std::regex pattern(R"(cluster\.islands\.[0-9]+\.(gpus|nodes|count))");
+  return std::regex_match(key, pattern);
+}
+
+Sweep run_sweep(const LoadedScenario& base, const Catalog& catalog, const std::vector<AxisSpec>& axes,
+                double knee_fraction) {
+  if (axes.empty()) throw InputError("shardmeter sweep: give one or two --axis KEY=VALUES (see shardmeter sweep --help)");
+  if (axes.size() > static_cast<std::size_t>(kMaxSweepAxes))
+    throw InputError(fmt::format("shardmeter sweep: {} axes given; a sweep has one or two", axes.size()));
+  if (!(knee_fraction > 0 && knee_fraction <= 1))
+    throw InputError(fmt::format("shardmeter sweep: --knee {} is not a fraction in (0, 1]", knee_fraction));
+
+  Sweep sweep;
+  sweep.scenario_name = base.name;
+  sweep.axes = axes;
+  sweep.knee_fraction = knee_fraction;
+  std::vector<search::Axis> built;
+  for (const AxisSpec& spec : axes) {
+    try {
+      built.push_back(build_axis(base.doc, base.scenario, catalog, spec));
+    } catch (const ScenarioError& e) {
+      // Name the scenario file too: the value is applied to it.
+      SourceLocation where = e.where();
+      where.file = base.doc.path + ": " + where.file;
+      throw ScenarioError(where, e.key(), e.value(), e.problem());
+    }
+  }
+  std::optional<search::Space> space;
+  try {
+    space.emplace(base.scenario, std::move(built));
+  } catch (const std::invalid_argument& e) {
+    throw InputError(std::string("shardmeter sweep: ") + e.what());
+  }
+
+  const std::size_t n0 = axes[0].values.size();
+  const std::size_t n1 = axes.size() == 2 ? axes[1].values.size() : 1;
+  sweep.points.reserve(n0 * n1);
+  for (std::uint32_t a = 0; a < n0; ++a) {
+    for (std::uint32_t b = 0; b < n1; ++b) {
+      SweepPoint p;
+      p.values = axes.size() == 2 ? std::vector<std::uint32_t>{a, b} : std::vector<std::uint32_t>{a};
+      p.index = space->index_of(p.values);
+      p.scenario = space->scenario(p.index);
+      p.estimate = model::evaluate(p.scenario);
+      for (std::size_t k = 0; k < axes.size(); ++k) p.labels.push_back(axes[k].values[p.values[k]]);
+      p.series = axes.size() == 2 ? static_cast<int>(a) : 0;
+      p.marginal_tokens_per_s_per_usd_per_hour = kNaN;
+      p.marginal_ratio = kNaN;
+      sweep.points.push_back(std::move(p));
+    }
+  }
+
+  // Knee: along the island-size axis (the last one if both are).
+  for (int k = static_cast<int>(axes.size()) - 1; k >= 0; --k)
+    if (is_island_size_key(axes[static_cast<std::size_t>(k)].key)) {
+      sweep.knee_axis = k;
+      break;
+    }
+  if (sweep.knee_axis >= 0) {
+    for (SweepSeries& s : series_along(sweep, sweep.knee_axis)) {
+      std::vector<double> cost, throughput;
+      for (std::size_t i : s.feasible) {
+        cost.push_back(sweep.points[i].estimate.cost_usd_per_hour);
+        throughput.push_back(sweep.points[i].estimate.effective_tokens_per_s);
+      }
+      KneeSeries ks{std::move(s), find_knee(cost, throughput, knee_fraction)};
+      for (std::size_t j = 0; j < ks.series.feasible.size(); ++j) {
+        SweepPoint& p = sweep.points[ks.series.feasible[j]];
+        p.marginal_tokens_per_s_per_usd_per_hour = ks.knee.marginal[j];
+        p.marginal_ratio = ks.knee.ratio[j];
+        p.knee = (ks.knee.status == KneeStatus::found || ks.knee.status == KneeStatus::at_start) && ks.knee.point == j;
+      }
+      sweep.knees.push_back(std::move(ks));
+    }
+  }
+
+  // Transition: along the last axis, per value of the first.
+  for (SweepSeries& s : series_along(sweep, static_cast<int>(axes.size()) - 1)) {
+    std::vector<std::optional<double>> x;
+    std::vector<double> share;
+    for (std::size_t i : s.feasible) {
+      x.push_back(label_number(sweep.points[i].labels[static_cast<std::size_t>(s.axis)]));
+      share.push_back(sweep.points[i].estimate.exposed_comm_fraction);
+    }
+    TransitionSeries ts{std::move(s), find_transition(x, share, kTransitionLevel)};
+    sweep.transitions.push_back(std::move(ts));
+    const std::string text = describe_transition(sweep, sweep.transitions.back());
+    for (std::size_t i : sweep.transitions.back().series.points) sweep.points[i].comm_transition = text;
+  }
+  return sweep;
+}
+
+std::string describe_transition(const Sweep& sweep, const TransitionSeries& t) {
+  const SweepSeries& s = t.series;
+  switch (t.transition.status) {
+    case CrossingStatus::no_points: return "n/a (no feasible point)";
+    case CrossingStatus::never: return "never (below 50 % at every feasible point)";
+    case CrossingStatus::always: return "always (at or above 50 % at every feasible point)";
+    case CrossingStatus::crosses: break;
+  }
+  std::string out;
+  for (const Crossing& c : t.transition.crossings) {
+    if (!out.empty()) out += "; ";
+    const std::string lo = label_of(sweep, s, c.after), hi = label_of(sweep, s, c.after + 1);
+    out += c.rising ? "rises past 50 % " : "falls below 50 % ";
+    out += c.x ? fmt::format("at {} (between {} and {})", number_text(*c.x), lo, hi)
+               : fmt::format("between {} and {}", lo, hi);
+  }
+  return out;
+}
+
+std::string describe_knee(const Sweep& sweep, const KneeSeries& k) {
+  const SweepSeries& s = k.series;
+  const double f = sweep.knee_fraction;
+  switch (k.knee.status) {
+    case KneeStatus::too_few_points:
+      return fmt::format("n/a ({} feasible point{}; the knee needs three)", s.feasible.size(),
+                         s.feasible.size() == 1 ? "" : "s");
+    case KneeStatus::cost_flat: return "n/a (the first step does not raise the cost per hour)";
+    case KneeStatus::at_start:
+      return fmt::format("at {} (the first step adds no throughput)", label_of(sweep, s, 0));
+    case KneeStatus::not_reached: {
+      const double last = k.knee.ratio.back();
+      return fmt::format("not reached: the last step still returns {} of the first step's tokens/s per $/h (>= {})",
+                         std::isnan(last) ? std::string("n/a") : percent(last), percent(f));
+    }
+    case KneeStatus::found: break;
+  }
+  const std::size_t j = k.knee.point;
+  const double next = k.knee.ratio[j + 1];
+  return fmt::format("at {}: every step past it returns < {} of the first step's tokens/s per $/h (next step: {})",
+                     label_of(sweep, s, j), percent(f), std::isnan(next) ? std::string("n/a") : percent(next));
+}
+
+}  // namespace shardmeter::cli

@@ -1,0 +1,124 @@
+#include "src/sweep/sweep_output.hpp"
+#include "model/enum_names.hpp"
+#include "src/scenario/scenario_error.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+
+#include "model/consistency.hpp"
+#include "results/files/atomic_file.hpp"
+#include "results/files/csv.hpp"
+#include "results/errors.hpp"
+#include "results/files/hdf5_writer.hpp"
+#include "results/files/row_layout.hpp"
+#include "results/files/table_hdf5.hpp"
+#include "src/scenario/version.hpp"
+
+namespace shardmeter::cli {
+
+namespace {
+
+std::vector<std::string> axis_keys(const Sweep& sweep) {
+  std::vector<std::string> keys;
+  for (const AxisSpec& a : sweep.axes) keys.push_back(a.key);
+  return keys;
+}
+
+std::vector<results::FrontPoint> front_points(const Sweep& sweep) {
+  std::vector<results::FrontPoint> points;
+  points.reserve(sweep.points.size());
+  for (const SweepPoint& p : sweep.points) points.push_back(results::FrontPoint{p.scenario, p.estimate, p.index, p.labels});
+  return points;
+}
+
+// The sweep's own columns and their units.
+struct ExtraColumn {
+  const char* name;
+  const char* unit;
+  results::CellValue (*get)(const SweepPoint&);
+};
+const ExtraColumn kExtra[] = {
+    {"sweep_series", "", [](const SweepPoint& p) { return results::CellValue{std::int64_t{p.series}}; }},
+    {"knee", "", [](const SweepPoint& p) { return results::CellValue{std::int64_t{p.knee ? 1 : 0}}; }},
+    {"marginal_tokens_per_s_per_usd_per_hour", "tokens/s per USD/h",
+     [](const SweepPoint& p) { return results::CellValue{p.marginal_tokens_per_s_per_usd_per_hour}; }},
+    {"marginal_ratio", "", [](const SweepPoint& p) { return results::CellValue{p.marginal_ratio}; }},
+    {"comm_transition", "", [](const SweepPoint& p) { return results::CellValue{p.comm_transition}; }},
+};
+
+}  // namespace
+
+SweepFormat sweep_format(const std::string& path) {
+  std::string ext = std::filesystem::path(path).extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (ext == ".csv") return SweepFormat::csv;
+  if (ext == ".h5" || ext == ".hdf5") return SweepFormat::hdf5;
+  throw InputError("shardmeter sweep: -o " + path + ": unknown output format (use a .csv, .h5 or .hdf5 file name)");
+}
+
+results::Table sweep_table(const Sweep& sweep) {
+  const std::vector<results::FrontPoint> points = front_points(sweep);
+  results::Table table = results::RowLayout::fit(points, axis_keys(sweep)).table(points);
+  for (const ExtraColumn& c : kExtra) table.columns.emplace_back(c.name);
+  for (std::size_t i = 0; i < sweep.points.size(); ++i)
+    for (const ExtraColumn& c : kExtra) table.rows[i].emplace(c.name, c.get(sweep.points[i]));
+  return table;
+}
+
+std::vector<std::string> sweep_units(const Sweep& sweep) {
+  const std::vector<results::FrontPoint> points = front_points(sweep);
+  std::vector<std::string> units;
+  const results::RowLayout layout = results::RowLayout::fit(points, axis_keys(sweep));
+  for (const results::FileColumn& c : layout.columns()) units.push_back(c.unit);
+  for (const ExtraColumn& c : kExtra) units.emplace_back(c.unit);
+  return units;
+}
+
+void write_sweep(const Sweep& sweep, const std::string& path, const SweepProvenance& provenance) {
+  const SweepFormat format = sweep_format(path);
+  if (format == SweepFormat::csv) {
+    results::write_csv(path, sweep_table(sweep));
+    return;
+  }
+  results::RunInfo info;
+  info.scenario_text = provenance.scenario_text;
+  info.scenario_name = sweep.scenario_name;
+  info.version = version();
+  info.method = "sweep";
+  info.threads = 1;
+  info.space_size = sweep.points.size();
+  info.evaluated = sweep.points.size();
+  for (const SweepPoint& p : sweep.points) {
+    if (p.estimate.feasible) ++info.feasible;
+    else ++info.rejected[std::string(model::enum_name(p.estimate.reject_reason))];
+  }
+  info.elapsed_s = provenance.elapsed_s;
+  info.axes = axis_keys(sweep);
+  info.created = provenance.created;
+
+  results::TableAttributes root;
+  root.numbers.emplace_back("sweep_knee_fraction", sweep.knee_fraction);
+  root.text.emplace_back("sweep_knee_axis",
+                         sweep.knee_axis >= 0 ? sweep.axes[static_cast<std::size_t>(sweep.knee_axis)].key : "");
+  root.text.emplace_back("sweep_transition_axis", sweep.axes.back().key);
+  std::vector<std::string> knees, transitions;
+  for (const KneeSeries& k : sweep.knees) knees.push_back((k.series.fixed.empty() ? "" : "[" + k.series.fixed + "] ") + describe_knee(sweep, k));
+  for (const TransitionSeries& t : sweep.transitions)
+    transitions.push_back((t.series.fixed.empty() ? "" : "[" + t.series.fixed + "] ") + describe_transition(sweep, t));
+  root.lists.emplace_back("sweep_knee", knees);
+  root.lists.emplace_back("sweep_transition", transitions);
+  root.lists.emplace_back("sweep_overrides", provenance.overrides);
+
+  // The front writer renames its own temporary file onto ours; /sweep is added to ours; ours is renamed last.
+  results::AtomicFile out(path);
+  try {
+    results::write_front(out.temp(), info, front_points(sweep));
+    results::add_table_dataset(out.temp(), "sweep", sweep_table(sweep), sweep_units(sweep), root);
+  } catch (const results::ResultsError& e) {
+    throw results::OutputError(path, e.what());  // name the target, not the temporary file
+  }
+  out.commit();
+}
+
+}  // namespace shardmeter::cli

@@ -1,0 +1,35 @@
+#pragma once
+// Writing a sweep: CSV (one record per point) or HDF5 (/front: every point in the search result layout, readable
+// by results::read_front; /sweep: the CSV's table; root attributes with the analyses), chosen by the file's
+// extension. Always atomic: a temporary file in the target's directory, renamed when complete.
+#include <string>
+#include <vector>
+
+#include "results/front/row.hpp"
+#include "src/scenario/scenario_loader.hpp"
+#include "src/sweep/sweep.hpp"
+
+namespace shardmeter::cli {
+
+enum class SweepFormat { csv, hdf5 };
+
+// ".csv" -> csv; ".h5" / ".hdf5" -> hdf5; anything else throws InputError naming the path.
+SweepFormat sweep_format(const std::string& path);
+
+// Every result-file column of each point (results/README.md), then the sweep's own columns:
+// sweep_series, knee, marginal_tokens_per_s_per_usd_per_hour, marginal_ratio, comm_transition.
+results::Table sweep_table(const Sweep& sweep);
+// One unit per column of sweep_table(), "" when unitless.
+std::vector<std::string> sweep_units(const Sweep& sweep);
+
+struct SweepProvenance {
+  std::string scenario_text;             // the scenario file as read
+  std::vector<std::string> overrides;    // --set texts
+  std::string created;                   // ISO 8601 timestamp
+  double elapsed_s = 0;
+};
+
+// Throws results::OutputError (nothing is left behind) or InputError for an unknown extension.
+void write_sweep(const Sweep& sweep, const std::string& path, const SweepProvenance& provenance);
+
+}  // namespace shardmeter::cli

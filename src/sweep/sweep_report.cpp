@@ -1,0 +1,194 @@
+#include "src/sweep/sweep_report.hpp"
+#include "model/enum_names.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "model/units.hpp"
+#include "results/columns.hpp"
+#include "src/text/text_format.hpp"
+
+namespace shardmeter::cli {
+
+namespace m = shardmeter::model;
+
+namespace {
+
+std::string knee_status_name(KneeStatus s) {
+  switch (s) {
+    case KneeStatus::found: return "found";
+    case KneeStatus::not_reached: return "not_reached";
+    case KneeStatus::at_start: return "at_start";
+    case KneeStatus::too_few_points: return "too_few_points";
+    case KneeStatus::cost_flat: return "cost_flat";
+  }
+  return "unknown";
+}
+
+std::string crossing_status_name(CrossingStatus s) {
+  switch (s) {
+    case CrossingStatus::crosses: return "crosses";
+    case CrossingStatus::never: return "never";
+    case CrossingStatus::always: return "always";
+    case CrossingStatus::no_points: return "no_points";
+  }
+  return "unknown";
+}
+
+nlohmann::ordered_json number(double v) {
+  return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(nullptr);
+}
+
+// The result column: "ok", or why the point cannot run.
+std::string result_text(const m::Estimate& e) {
+  if (e.feasible) return "ok";
+  return std::string(model::enum_name(e.reject_reason));
+}
+
+struct Column {
+  std::string header;
+  bool left = false;
+  std::vector<std::string> cells;
+};
+
+}  // namespace
+
+std::string format_sweep_table(const Sweep& sweep) {
+  std::size_t feasible = 0;
+  for (const SweepPoint& p : sweep.points) feasible += p.estimate.feasible ? 1 : 0;
+  std::string out = fmt::format("shardmeter sweep: {}\n  {} point{} over ", sweep.scenario_name, sweep.points.size(),
+                                sweep.points.size() == 1 ? "" : "s");
+  for (std::size_t k = 0; k < sweep.axes.size(); ++k)
+    out += fmt::format("{}{} ({} value{})", k > 0 ? " x " : "", sweep.axes[k].key, sweep.axes[k].values.size(),
+                       sweep.axes[k].values.size() == 1 ? "" : "s");
+  out += fmt::format("; {} feasible\n\n", feasible);
+
+  std::vector<Column> cols;
+  for (const AxisSpec& a : sweep.axes) cols.push_back(Column{a.key, true, {}});
+  // Egress is shown (as part of the total cost) only when some point pays for WAN traffic.
+  const bool egress = std::any_of(sweep.points.begin(), sweep.points.end(),
+                                  [](const SweepPoint& p) { return p.estimate.egress_usd_total > 0; });
+  std::vector<std::string> headers = {"result", "step time", "tokens/s", "tok/s/GPU", "MFU", "util", "comm", "mem/GPU",
+                                      "$/M tok", "total cost"};
+  if (egress) headers.emplace_back("egress");
+  headers.insert(headers.end(), {"days", "bottleneck"});
+  for (const std::string& h : headers) cols.push_back(Column{h, h == "result" || h == "bottleneck", {}});
+  const bool knees = sweep.knee_axis >= 0;
+  if (knees) cols.push_back(Column{"", true, {}});
+
+  for (const SweepPoint& p : sweep.points) {
+    const m::Estimate& e = p.estimate;
+    std::size_t c = 0;
+    for (const std::string& label : p.labels) cols[c++].cells.push_back(label);
+    const bool ran = e.reject_reason == m::RejectReason::none;
+    const bool evaluated = ran || e.reject_reason == m::RejectReason::out_of_memory;
+    const auto metric = [&](const std::string& text) { return ran ? text : std::string("-"); };
+    cols[c++].cells.push_back(result_text(e));
+    cols[c++].cells.push_back(metric(seconds(e.step_time_s)));
+    cols[c++].cells.push_back(metric(grouped(e.tokens_per_s)));
+    cols[c++].cells.push_back(metric(grouped(e.tokens_per_s_per_gpu)));
+    cols[c++].cells.push_back(metric(percent(e.mfu)));
+    cols[c++].cells.push_back(metric(percent(e.compute_utilization)));
+    cols[c++].cells.push_back(metric(percent(e.exposed_comm_fraction)));
+    cols[c++].cells.push_back(evaluated ? fmt::format("{:.1f} GB", e.memory_per_gpu_bytes / m::kGB) : "-");
+    cols[c++].cells.push_back(metric(usd(e.cost_usd_per_million_tokens)));
+    cols[c++].cells.push_back(metric(usd(e.total_cost_usd)));
+    if (egress) cols[c++].cells.push_back(metric(usd(e.egress_usd_total)));
+    cols[c++].cells.push_back(metric(fmt::format("{:.1f}", e.wall_clock_s / m::kSecondsPerDay)));
+    cols[c++].cells.push_back(evaluated ? std::string(model::enum_name(e.bottleneck)) : "-");
+    if (knees) cols[c++].cells.push_back(p.knee ? "<- knee" : "");
+  }
+
+  std::vector<std::size_t> width(cols.size());
+  for (std::size_t c = 0; c < cols.size(); ++c) {
+    width[c] = cols[c].header.size();
+    for (const std::string& cell : cols[c].cells) width[c] = std::max(width[c], cell.size());
+  }
+  const auto line = [&](auto cell_of) {
+    std::string text;
+    for (std::size_t c = 0; c < cols.size(); ++c) {
+      const std::string cell = cell_of(c);
+      if (c > 0) text += "  ";
+      text += cols[c].left ? fmt::format("{:<{}}", cell, width[c]) : fmt::format("{:>{}}", cell, width[c]);
+    }
+    while (!text.empty() && text.back() == ' ') text.pop_back();
+    return text + "\n";
+  };
+  out += line([&](std::size_t c) { return cols[c].header; });
+  for (std::size_t r = 0; r < sweep.points.size(); ++r) {
+    if (r > 0 && sweep.points[r].series != sweep.points[r - 1].series) out += "\n";
+    out += line([&](std::size_t c) { return cols[c].cells[r]; });
+  }
+
+  out += "\n";
+  if (knees) {
+    out += fmt::format(
+        "Island-size knee along {} (past the knee, every step returns less than {} of the first step's\n"
+        "effective tokens/s per extra $/h):\n",
+        sweep.axes[static_cast<std::size_t>(sweep.knee_axis)].key, percent(sweep.knee_fraction));
+    for (const KneeSeries& k : sweep.knees)
+      out += fmt::format("  {}{}\n", k.series.fixed.empty() ? "" : "[" + k.series.fixed + "] ", describe_knee(sweep, k));
+  }
+  out += fmt::format("Compute/communication transition along {} (exposed communication share of the step vs 50 %):\n",
+                     sweep.axes.back().key);
+  for (const TransitionSeries& t : sweep.transitions)
+    out += fmt::format("  {}{}\n", t.series.fixed.empty() ? "" : "[" + t.series.fixed + "] ",
+                       describe_transition(sweep, t));
+  return out;
+}
+
+nlohmann::ordered_json sweep_json(const Sweep& sweep) {
+  nlohmann::ordered_json j;
+  j["scenario"] = sweep.scenario_name;
+  j["axes"] = nlohmann::ordered_json::array();
+  for (const AxisSpec& a : sweep.axes) j["axes"].push_back({{"key", a.key}, {"values", a.values}});
+  j["knee_fraction"] = sweep.knee_fraction;
+  j["knee_axis"] = sweep.knee_axis >= 0 ? nlohmann::ordered_json(sweep.axes[static_cast<std::size_t>(sweep.knee_axis)].key)
+                                        : nlohmann::ordered_json(nullptr);
+  j["points"] = nlohmann::ordered_json::array();
+  for (const SweepPoint& p : sweep.points) {
+    nlohmann::ordered_json o;
+    for (std::size_t k = 0; k < sweep.axes.size(); ++k) o["axis:" + sweep.axes[k].key] = p.labels[k];
+    o["index"] = p.index;
+    o["reject_reason"] = std::string(model::enum_name(p.estimate.reject_reason));
+    o["bottleneck"] = std::string(model::enum_name(p.estimate.bottleneck));
+    for (const results::MetricColumn& c : results::metric_columns()) o[std::string(c.name)] = number(c.get(p.estimate));
+    o["knee"] = p.knee;
+    o["marginal_tokens_per_s_per_usd_per_hour"] = number(p.marginal_tokens_per_s_per_usd_per_hour);
+    o["marginal_ratio"] = number(p.marginal_ratio);
+    o["comm_transition"] = p.comm_transition;
+    j["points"].push_back(std::move(o));
+  }
+  j["knee"] = nlohmann::ordered_json::array();
+  for (const KneeSeries& k : sweep.knees) {
+    nlohmann::ordered_json o;
+    o["fixed"] = k.series.fixed;
+    o["status"] = knee_status_name(k.knee.status);
+    const bool at = k.knee.status == KneeStatus::found || k.knee.status == KneeStatus::at_start;
+    o["at"] = at ? nlohmann::ordered_json(sweep.points[k.series.feasible[k.knee.point]].labels[static_cast<std::size_t>(k.series.axis)])
+                 : nlohmann::ordered_json(nullptr);
+    o["text"] = describe_knee(sweep, k);
+    j["knee"].push_back(std::move(o));
+  }
+  j["transition"] = nlohmann::ordered_json::array();
+  for (const TransitionSeries& t : sweep.transitions) {
+    nlohmann::ordered_json o;
+    o["fixed"] = t.series.fixed;
+    o["status"] = crossing_status_name(t.transition.status);
+    o["crossings"] = nlohmann::ordered_json::array();
+    for (const Crossing& c : t.transition.crossings) {
+      const auto& s = t.series;
+      o["crossings"].push_back({{"after", sweep.points[s.feasible[c.after]].labels[static_cast<std::size_t>(s.axis)]},
+                                {"before", sweep.points[s.feasible[c.after + 1]].labels[static_cast<std::size_t>(s.axis)]},
+                                {"at", c.x ? nlohmann::ordered_json(*c.x) : nlohmann::ordered_json(nullptr)},
+                                {"rising", c.rising}});
+    }
+    o["text"] = describe_transition(sweep, t);
+    j["transition"].push_back(std::move(o));
+  }
+  return j;
+}
+
+}  // namespace shardmeter::cli

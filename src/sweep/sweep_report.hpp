@@ -1,0 +1,18 @@
+#pragma once
+// What `shardmeter sweep` prints: one table row per point (first axis outermost), then the analyses; or the same
+// as one JSON object (--json).
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "src/sweep/sweep.hpp"
+
+namespace shardmeter::cli {
+
+std::string format_sweep_table(const Sweep& sweep);
+
+// {"scenario", "axes": [{"key", "values"}], "knee_fraction", "points": [{"axis:<key>": label, ..., metrics,
+//  "knee", "marginal_ratio", ...}], "knee": [{"fixed", "status", "point", "text"}], "transition": [...]}
+nlohmann::ordered_json sweep_json(const Sweep& sweep);
+
+}  // namespace shardmeter::cli

@@ -1,0 +1,13 @@
+#pragma once
+// The human-readable report of `shardmeter estimate`: what was evaluated, step time and its breakdown,
+// throughput, utilisation, memory against capacity, the bottleneck, cost, wall-clock and per-island rows.
+#include <string>
+
+#include "model/estimate.hpp"
+#include "src/scenario/scenario_loader.hpp"
+
+namespace shardmeter::cli {
+
+std::string format_estimate_table(const LoadedScenario& loaded, const model::Estimate& estimate);
+
+}  // namespace shardmeter::cli

@@ -1,0 +1,138 @@
+#include "src/text/front_table.hpp"
+#include "model/enum_names.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "model/units.hpp"
+#include "results/columns.hpp"
+#include "src/text/text_format.hpp"
+
+namespace shardmeter::cli {
+
+namespace m = shardmeter::model;
+
+namespace {
+
+struct Column {
+  std::string header;
+  bool right = false;                 // numbers are right-aligned
+  std::vector<std::string> cells;
+};
+
+const m::IslandSpec& island(const m::Scenario& s, int i) { return s.cluster.islands[static_cast<std::size_t>(i)]; }
+
+std::string gpu_types(const m::Scenario& s) {
+  std::vector<std::string> names;
+  for (int i = 0; i < s.cluster.island_entries; ++i) {
+    const std::string name(island(s, i).gpu.name.view());
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  }
+  std::string text;
+  for (const std::string& n : names) text += (text.empty() ? "" : "+") + n;
+  return text;
+}
+
+// "2 x 256", or "1 x 512 + 2 x 128" for several island entries.
+std::string islands(const m::Scenario& s) {
+  std::string text;
+  for (int i = 0; i < s.cluster.island_entries; ++i)
+    text += fmt::format("{}{} x {}", i > 0 ? " + " : "", island(s, i).count, island(s, i).gpus);
+  return text;
+}
+
+std::string degrees(const m::PlanSpec& p) {
+  const std::string pp = p.interleave > 1 ? fmt::format("{}v{}", p.pp, p.interleave) : std::to_string(p.pp);
+  return fmt::format("{}/{}/{}", p.tp, pp, p.cp);
+}
+
+std::string sharding(const m::PlanSpec& p) {
+  const std::string name(model::enum_name(p.sharding));
+  return p.sharding == m::Sharding::hsdp && p.shard_group > 0 ? fmt::format("{}:{}", name, p.shard_group) : name;
+}
+
+std::string sync(const m::PlanSpec& p) {
+  if (p.sync != m::SyncMode::diloco) return "sync";
+  return p.diloco.outer_bits < 32 ? fmt::format("diloco H{} {}b", p.diloco.inner_steps, p.diloco.outer_bits)
+                                  : fmt::format("diloco H{}", p.diloco.inner_steps);
+}
+
+std::string metric_text(double v) {
+  if (!std::isfinite(v)) return "n/a";
+  if (std::fabs(v) >= 1e4) return count_si(v);
+  return fmt::format("{:.4g}", v);
+}
+
+// Days, or hours below two days.
+std::string wall_clock(double s) {
+  if (!std::isfinite(s)) return "n/a";
+  const double days = s / m::kSecondsPerDay;
+  return days >= 2 ? fmt::format("{:.1f} d", days) : fmt::format("{:.1f} h", s / 3600);
+}
+
+bool shown(const std::string& metric) {
+  return metric == "total_cost_usd" || metric == "tokens_per_s" || metric == "wall_clock_days" || metric == "mfu";
+}
+
+}  // namespace
+
+std::string format_front_table(std::span<const results::FrontPoint> front, const std::vector<results::Objective>& objectives) {
+  std::vector<Column> cols = {{"#", true, {}},        {"GPU", false, {}},       {"islands x GPUs", false, {}},
+                              {"tp/pp/cp", false, {}}, {"sharding", false, {}},  {"micro/global", false, {}},
+                              {"recompute", false, {}}, {"sync", false, {}},     {"cost", true, {}},
+                              {"tokens/s", true, {}},  {"wall-clock", true, {}}, {"MFU", true, {}},
+                              {"bottleneck", false, {}}};
+  std::vector<results::MetricColumn> extra;
+  for (const results::Objective& o : objectives)
+    if (!shown(o.column))
+      for (const results::MetricColumn& mc : results::metric_columns())
+        if (mc.name == o.column) {
+          extra.push_back(mc);
+          cols.push_back({std::string(mc.name), true, {}});
+        }
+
+  for (std::size_t r = 0; r < front.size(); ++r) {
+    const m::Scenario& s = front[r].scenario;
+    const m::Estimate& e = front[r].estimate;
+    const std::vector<std::string> cells = {
+        std::to_string(r + 1),
+        gpu_types(s),
+        islands(s),
+        degrees(s.plan),
+        sharding(s.plan),
+        fmt::format("{}/{}", s.training.micro_batch, s.training.global_batch),
+        std::string(model::enum_name(s.plan.recompute)),
+        sync(s.plan),
+        usd(e.total_cost_usd),
+        grouped(e.tokens_per_s),
+        wall_clock(e.wall_clock_s),
+        percent(e.mfu),
+        std::string(model::enum_name(e.bottleneck))};
+    for (std::size_t c = 0; c < cells.size(); ++c) cols[c].cells.push_back(cells[c]);
+    for (std::size_t x = 0; x < extra.size(); ++x) cols[cells.size() + x].cells.push_back(metric_text(extra[x].get(e)));
+  }
+
+  std::vector<std::size_t> width;
+  for (const Column& c : cols) {
+    std::size_t w = c.header.size();
+    for (const std::string& cell : c.cells) w = std::max(w, cell.size());
+    width.push_back(w);
+  }
+  const auto line = [&](auto cell_of) {
+    std::string text;
+    for (std::size_t c = 0; c < cols.size(); ++c) {
+      const std::string cell = cell_of(c);
+      text += c == 0 ? "" : "  ";
+      text += cols[c].right ? fmt::format("{:>{}}", cell, width[c]) : fmt::format("{:<{}}", cell, width[c]);
+    }
+    while (!text.empty() && text.back() == ' ') text.pop_back();
+    return text + "\n";
+  };
+  std::string out = line([&](std::size_t c) { return cols[c].header; });
+  for (std::size_t r = 0; r < front.size(); ++r) out += line([&](std::size_t c) { return cols[c].cells[r]; });
+  return out;
+}
+
+}  // namespace shardmeter::cli

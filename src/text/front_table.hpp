@@ -1,0 +1,16 @@
+#pragma once
+// The front as `shardmeter search` prints it: one row per plan, cheapest first. Plan columns (GPU type,
+// islands x GPUs, tp/pp/cp, sharding, micro/global batch, recompute, sync), then total cost, throughput,
+// wall-clock, MFU and the bottleneck, then any objective not already shown.
+#include <span>
+#include <string>
+#include <vector>
+
+#include "results/front/front_point.hpp"
+#include "results/front/objective.hpp"
+
+namespace shardmeter::cli {
+
+std::string format_front_table(std::span<const results::FrontPoint> front, const std::vector<results::Objective>& objectives);
+
+}  // namespace shardmeter::cli

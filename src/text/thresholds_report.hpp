@@ -1,0 +1,32 @@
+#pragma once
+// `shardmeter thresholds`: the FSDP hardware thresholds of one scenario (model/thresholds.hpp) as a report or
+// one JSON object.
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "model/estimate.hpp"
+#include "model/thresholds.hpp"
+#include "src/scenario/scenario_loader.hpp"
+
+namespace shardmeter::cli {
+
+struct ThresholdsReport {
+  std::string name;
+  double comm_share = model::kComputeBoundCommShare;   // the compute-bound criterion
+  model::Scenario scenario;
+  model::Estimate estimate;                              // the scenario as given
+  model::Estimate at_max_bandwidth;                      // with kMaxBandwidthFactor x node network
+  model::BandwidthThreshold bandwidth;
+  model::TokensThreshold tokens;
+  int max_seq_len = 0;
+  int seq_granularity = 256;
+};
+
+// Runs every threshold query. Throws InputError for a comm share outside (0, 1).
+ThresholdsReport compute_thresholds(const LoadedScenario& loaded, double comm_share);
+
+std::string format_thresholds(const ThresholdsReport& report);
+nlohmann::ordered_json thresholds_json(const ThresholdsReport& report);
+
+}  // namespace shardmeter::cli

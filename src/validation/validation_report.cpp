@@ -1,0 +1,79 @@
+#include "src/validation/validation_report.hpp"
+
+#include <cmath>
+#include <map>
+
+#include <fmt/format.h>
+
+namespace shardmeter::cli {
+
+namespace {
+
+std::string format_seconds(double s) { return s >= 100 ? fmt::format("{:.1f}", s) : fmt::format("{:.3f}", s); }
+
+std::string row_note(const ValidationRun& r) {
+  if (!r.convertible) return "source's FLOP convention unknown: not scored";
+  if (r.rejected != model::RejectReason::none) return "inconsistent plan: not scored";
+  std::string note;
+  if (!r.predicted_fits) note = "model: does not fit in memory";
+  if (r.use == RowUse::reference) note += note.empty() ? "reference: not scored" : "; reference: not scored";
+  return note;
+}
+
+std::string summary_line(const std::string& label, const ErrorSummary& s) {
+  return fmt::format("  {:<28} {:>4} runs  MAPE {:5.1f}%  worst {:5.1f}%\n", label, s.runs, s.mape, s.worst);
+}
+
+}  // namespace
+
+std::string format_validation_report(const std::vector<ValidationRun>& runs) {
+  std::string text;
+  text += fmt::format("{:<34} {:<9} {:>12} {:<18} {:>10} {:>10} {:>8}  {}\n", "run", "use", "published",
+                      "FLOP convention", "measured_s", "model_s", "error", "note");
+  for (const ValidationRun& r : runs) {
+    const std::string published = fmt::format("{:.6g} {}", r.published_value,
+                                              r.metric == "seconds_per_iter" ? "s" :
+                                              r.metric == "tflops_per_gpu" ? "TF/GPU" :
+                                              r.metric == "mfu" ? "% MFU" : r.metric == "tokens_per_s" ? "tok/s" : "tok/s/GPU");
+    const bool comparable = r.convertible && r.rejected == model::RejectReason::none;
+    text += fmt::format("{:<34} {:<9} {:>12} {:<18} {:>10} {:>10} {:>8}  {}\n", r.id, to_string(r.use), published,
+                        r.flop_convention == "none" ? "- (time/tokens)" : r.flop_convention,
+                        r.convertible ? format_seconds(r.measured_step_s) : "-",
+                        comparable ? format_seconds(r.predicted_step_s) : "-",
+                        comparable ? fmt::format("{:+.1f}%", 100 * r.error()) : "-", row_note(r));
+  }
+
+  std::map<std::string, std::vector<const ValidationRun*>> by_source;
+  std::map<std::string, std::vector<const ValidationRun*>> by_use;
+  std::vector<const ValidationRun*> scored, reference, korthikanti, fully_specified;
+  for (const ValidationRun& r : runs) {
+    const bool comparable = r.convertible && r.rejected == model::RejectReason::none;
+    if (r.scored()) {
+      by_source[r.source_group].push_back(&r);
+      scored.push_back(&r);
+      if (r.fully_specified) fully_specified.push_back(&r);
+    }
+    if (comparable) by_use[std::string(to_string(r.use))].push_back(&r);
+    if (comparable && r.use == RowUse::reference) reference.push_back(&r);
+    if (comparable && r.source_group == "korthikanti-table5") korthikanti.push_back(&r);
+  }
+
+  text += "\nMAPE per source (scored rows: calibrate + holdout):\n";
+  for (const auto& [source, rows] : by_source) text += summary_line(source, summarize(rows));
+  text += "\nMAPE per use:\n";
+  for (const char* use : {"calibrate", "holdout", "reference"})
+    if (by_use.count(use)) text += summary_line(use, summarize(by_use[use]));
+  text += summary_line("fully specified (scored)", summarize(fully_specified));
+  if (!korthikanti.empty()) {
+    const ErrorSummary k = summarize(korthikanti);
+    text += fmt::format(
+        "\nKorthikanti et al. 2022 Table 5 ({} end-to-end rows): average error {:.2f}%, worst {:.1f}% "
+        "(best published analytical model, Calculon: 3.65% average, 8.9% worst)\n",
+        k.runs, k.mape, k.worst);
+  }
+  const ErrorSummary all = summarize(scored);
+  text += fmt::format("\noverall MAPE {:.1f}% over {} runs\n", all.mape, all.runs);
+  return text;
+}
+
+}  // namespace shardmeter::cli

@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""Fails when a file includes a project header from a layer it may not see (docs/architecture.md).
+
+Usage: check_layers.py SOURCE_DIR, or check_layers.py --self-test (checks that a planted violation is found). Reads every .hpp/.cpp under model/, search/, results/ and src/ and checks each
+`#include "..."` of a project header against LAYERS: a folder may include headers of its own folder and of the
+folders it lists. The longest matching folder prefix decides a file's layer. Prints one line per violation
+("src/scenario/x.cpp:12 includes src/planning/y.hpp: src/scenario may not see src/planning") and exits 1.
+"""
+import os
+import re
+import sys
+
+# folder -> folders it may include (besides itself). Dependencies point one way: src -> {search, results} -> model.
+MODEL = ['model']
+LAYERS = {
+    'model': [],
+    'search': MODEL,
+    'results': MODEL,
+    'results/front': MODEL + ['results'],
+    'results/files': MODEL + ['results', 'results/front'],
+    'results/report': MODEL + ['results', 'results/front', 'results/files'],
+    'results/export': MODEL + ['results', 'results/front'],
+    'src/scenario': MODEL,
+    'src/planning': MODEL + ['search', 'results', 'results/front', 'results/files', 'src/scenario'],
+    'src/text': MODEL + ['search', 'results', 'results/front', 'src/scenario', 'src/planning'],
+    'src/sweep': MODEL + ['search', 'results', 'results/front', 'results/files', 'results/report', 'src/scenario',
+                          'src/planning', 'src/text'],
+    'src/validation': MODEL + ['results', 'results/files', 'src/scenario', 'src/text'],
+    'src/nightly': MODEL + ['results', 'results/front', 'results/files', 'results/report', 'src/scenario',
+                            'src/planning', 'src/text'],
+    'src/cli': MODEL + ['search', 'results', 'results/front', 'results/files', 'results/report', 'results/export',
+                        'src/scenario', 'src/planning', 'src/text', 'src/sweep', 'src/validation', 'src/nightly'],
+}
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
+
+
+def layer_of(path):
+    folder = os.path.dirname(path)
+    best = None
+    for layer in LAYERS:
+        if folder == layer or folder.startswith(layer + '/'):
+            if best is None or len(layer) > len(best):
+                best = layer
+    return best
+
+
+def check(root):
+    violations, files = [], 0
+    for top in ('model', 'search', 'results', 'src'):
+        for dirpath, _, names in os.walk(os.path.join(root, top)):
+            for name in sorted(names):
+                if not name.endswith(('.hpp', '.cpp')):
+                    continue
+                path = os.path.relpath(os.path.join(dirpath, name), root)
+                layer = layer_of(path)
+                if layer is None:
+                    violations.append(f'{path}: folder has no layer in tests/layers/check_layers.py')
+                    continue
+                files += 1
+                with open(os.path.join(root, path), encoding='utf-8') as f:
+                    for number, line in enumerate(f, 1):
+                        m = INCLUDE.match(line)
+                        if not m:
+                            continue
+                        target = layer_of(m.group(1))
+                        if target is None or target == layer or target in LAYERS[layer]:
+                            continue
+                        violations.append(f'{path}:{number} includes {m.group(1)}: {layer} may not see {target}')
+    return files, violations
+
+
+def self_test():
+    """A model/ header that includes src/ and a search/ file that includes results/ must both be reported."""
+    import tempfile
+    with tempfile.TemporaryDirectory() as root:
+        planted = {'model/a.hpp': '#include "src/cli/cli.hpp"\n', 'search/b.cpp': '#include "results/columns.hpp"\n',
+                   'src/cli/ok.cpp': '#include "model/a.hpp"\n#include <vector>\n'}
+        for path, text in planted.items():
+            os.makedirs(os.path.join(root, os.path.dirname(path)), exist_ok=True)
+            with open(os.path.join(root, path), 'w', encoding='utf-8') as f:
+                f.write(text)
+        files, violations = check(root)
+        expected = ['model/a.hpp:1 includes src/cli/cli.hpp: model may not see src/cli',
+                    'search/b.cpp:1 includes results/columns.hpp: search may not see results']
+        if files != 3 or sorted(violations) != expected:
+            print('self-test failed:', files, violations)
+            return 1
+    print('self-test passed: planted violations are reported')
+    return 0
+
+
+def main():
+    if sys.argv[1:] == ['--self-test']:
+        return self_test()
+    files, violations = check(sys.argv[1])
+    for v in violations:
+        print(v)
+    print(f'{files} files checked, {len(violations)} layering violations')
+    return 1 if violations or files == 0 else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
