@@ -3,7 +3,7 @@
 picture: a PNG of the requested size with many colours, not a blank page.
 
 Usage: screenshot_report.py REPORT.html OUT.png
-Exit status: 0 ok, 1 failed, 77 Chromium not installed (ctest SKIP_RETURN_CODE).
+Exit status: 0 ok, 1 failed, 1 also when Chromium is missing (`make deps` installs Debian's chromium).
 """
 import os
 import struct
@@ -16,8 +16,8 @@ CHROMIUM = "/usr/bin/chromium"
 WIDTH, HEIGHT = 1280, 1400
 
 if not os.access(CHROMIUM, os.X_OK):
-    print(f"skipped: {CHROMIUM} is not installed")
-    sys.exit(77)
+    print(f"failed: {CHROMIUM} is not installed; run `make deps`")
+    sys.exit(1)
 
 report, out = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 if os.path.exists(out):
