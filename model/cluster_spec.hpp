@@ -31,7 +31,7 @@ struct IslandSpec {
 
 struct WanLink {
   double bytes_per_s = 0;        // island-to-island bandwidth (aggregate of the island's gateway)
-  double efficiency = 0.7;       // achievable fraction with many TCP streams
+  double efficiency = 0.7;       // achievable fraction with many TCP streams (assumed, docs/model.md §11.4)
   double latency_s = 0;          // one-way latency (RTT / 2)
   double egress_usd_per_byte = 0;
 

@@ -37,7 +37,7 @@ double hierarchical_all_gather_s(double bytes, GroupPlacement g, const GroupLink
 }
 
 double hierarchical_all_reduce_s(double bytes, GroupPlacement g, const GroupLinks& l) noexcept {
-  // RS inside the node, all-reduce of the S/G shard across nodes, AG inside the node [MODEL_NOTES §3.2]
+  // RS inside the node, all-reduce of the S/G shard across nodes, AG inside the node [docs/model.md §3.2]
   const double intra = 2.0 * ring_reduce_scatter_s(bytes, g.per_node, l.scaleup_bytes_per_s, l.scaleup_latency_s);
   const double inter =
       ring_all_reduce_s(bytes / g.per_node, g.nodes, l.scaleout_bytes_per_s, l.scaleout_latency_s);

@@ -31,7 +31,7 @@ struct GroupLinks {
   double scaleout_latency_s = 0;
 };
 
-// Two-level collectives (MODEL_NOTES §3.2, ml-engineering derivation): reduce-scatter inside the node over
+// Two-level collectives (docs/model.md §3.2, ml-engineering derivation): reduce-scatter inside the node over
 // scale-up, the 1/per_node shard across nodes over scale-out, all-gather inside the node. The stages run
 // one after the other. With one rank per node the intra-node stages vanish; with one node, the inter-node one.
 double hierarchical_all_reduce_s(double bytes, GroupPlacement group, const GroupLinks& links) noexcept;

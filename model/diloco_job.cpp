@@ -9,7 +9,7 @@
 namespace shardmeter::model {
 
 // Every island trains its own replica on an equal share of the global batch for H inner steps, then the islands
-// all-reduce pseudo-gradients over the WAN [MODEL_NOTES §4.1: T_outer = H*t_inner + T_sync,exposed]. Faster islands
+// all-reduce pseudo-gradients over the WAN [docs/model.md §9.1: T_outer = H*t_inner + T_sync,exposed]. Faster islands
 // wait for the slowest, or run more inner steps in the same time (plan.diloco.fast_islands).
 JobStep diloco_step(const Scenario& s, const ParameterCounts& params) noexcept {
   JobStep j;

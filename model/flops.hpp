@@ -14,7 +14,7 @@ struct FlopCounts {
 };
 
 // Per sequence of model.seq_len tokens. Model FLOPs follow Megatron-LM's current
-// num_floating_point_operations (causal core attention, GQA and SwiGLU aware) [MODEL_NOTES §1.3].
+// num_floating_point_operations (causal core attention, GQA and SwiGLU aware) [docs/model.md §1.2].
 // Hardware FLOPs add the recomputed forward: selective = core attention (Korthikanti et al. 2022 §5),
 // full = every block's forward, not the logits (Narayanan et al. 2021 eq. 3).
 FlopCounts count_flops(const ModelSpec& model, Recompute recompute) noexcept;

@@ -26,7 +26,8 @@ struct GpuSpec {
   int scaleup_domain_gpus = 8;         // GPUs that share the scale-up fabric (8 for HGX, 72 for NVL72)
   double price_usd_per_gpu_hour = 0;   // on-demand
   double spot_price_usd_per_gpu_hour = 0;
-  // Calibrated efficiency constants (one set per GPU type; see `shardmeter validate`).
+  // Calibrated efficiency constants (one set per GPU family; docs/model.md §13). The defaults below apply to an
+  // inline GPU without `efficiency:` and are assumed: docs/model.md §11.1.
   double gemm_efficiency = 0.7;        // fraction of peak reached by large training GEMMs
   double gemm_half_dim = 64;           // GEMM dimension at which tile efficiency halves (size dependence)
   double attention_efficiency = 0.5;   // fraction of peak reached by fused (flash) attention kernels

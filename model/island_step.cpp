@@ -18,6 +18,7 @@ constexpr double kParamGatherBytes = 2.0;  // ZeRO/FSDP gather bf16 parameters
 
 // HBM bytes the optimizer update touches per local parameter: read the gradient (4, fp32 main grad), read and
 // write fp32 master weights and each state, write the bf16 copy (2). AdamW: 4 + 8 + 8 + 8 + 2 = 30.
+// docs/model.md §2.7.
 double optimizer_update_bytes_per_param(Optimizer optimizer) {
   switch (optimizer) {
     case Optimizer::adamw: return 30.0;
@@ -163,7 +164,7 @@ IslandStep island_step(const Scenario& s, const IslandSpec& island, const Parame
     t.pp_comm_s += ring_all_reduce_s(bytes, 2, l.links.scaleout_bytes_per_s, l.links.scaleout_latency_s);
   }
 
-  // Optimizer update over the locally owned parameters (memory-bound).
+  // Optimizer update over the locally owned parameters (memory-bound; 4 kernels assumed, docs/model.md §2.7).
   const double owned = st.params_per_gpu / (plan.sharding != Sharding::none ? l.dp_shard : 1.0);
   t.optimizer_s = memory_bound_time_s(owned * optimizer_update_bytes_per_param(s.training.optimizer), 4.0, gpu);
   st.fixed_s = t.total() - mb * slowest_mb;

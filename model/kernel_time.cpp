@@ -5,7 +5,7 @@
 namespace shardmeter::model {
 
 namespace {
-// fp8 GEMMs reach a lower share of their (2x) peak than bf16: MAMF H100 71 % vs 80 % (MODEL_NOTES §3.6).
+// fp8 GEMMs reach a lower share of their (2x) peak than bf16: MAMF H100 71 % vs 80 % (docs/model.md §2.2).
 constexpr double kFp8RelativeEfficiency = 0.71 / 0.80;
 constexpr double kBytesPerElement = 2.0;  // bf16/fp16 operands
 }  // namespace

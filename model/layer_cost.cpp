@@ -9,12 +9,14 @@ namespace shardmeter::model {
 namespace {
 
 constexpr double kActivationBytes = 2.0;  // bf16/fp16 activations
-// FlashAttention backward re-computes QK^T and runs 5 matmuls against 2 in forward (Dao 2023, FA2 §3.1).
+// FlashAttention backward re-computes QK^T and runs 5 matmuls against 2 in forward (Dao 2023, FA2 §4.1;
+// docs/model.md §2.5).
 constexpr double kFlashBackwardFactor = 2.5;
 // Memory-bound kernels per block in forward (norms, bias/dropout/residual, activation, rotary, softmax).
+// Assumed (a count, not a measurement): docs/model.md §2.4.
 constexpr double kMemoryKernelsFwd = 8.0;
 // Fraction of a TP collective hidden behind GEMMs when comm-GEMM overlap is on (Megatron-Core
-// --tp-comm-overlap, userbuffers); the rest stays on the critical path.
+// --tp-comm-overlap, userbuffers); the rest stays on the critical path. Assumed: docs/model.md §4.2.
 constexpr double kTpOverlapHidden = 0.8;
 
 struct Shape {
@@ -145,7 +147,8 @@ PassCost logits_cost(const ModelSpec& m, const GpuSpec& gpu, Precision precision
   PassCost c;
   // Output projection (vocab-parallel): forward + 2x backward.
   c.gemm_s = 3.0 * gemm_time_s(tokens, vocab_local, m.hidden, gpu, precision);
-  // Cross-entropy in fp32 over the local logits: read/write logits ~4 times across forward and backward.
+  // Cross-entropy in fp32 over the local logits: read/write logits ~4 times across forward and backward
+  // (assumed, docs/model.md §2.6).
   c.memory_s = memory_bound_time_s(4.0 * 4.0 * tokens * vocab_local, 6.0, gpu);
   return c;
 }

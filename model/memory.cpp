@@ -98,7 +98,7 @@ MemoryBreakdown stage_memory(const Scenario& s, const IslandLayout& l,
   }
   const double p = stage_params / plan.tp;
 
-  // ZeRO stages [Rajbhandari et al. 2020 §5; MODEL_NOTES §2.1 table]
+  // ZeRO stages [Rajbhandari et al. 2020 §5; docs/model.md §7.1]
   const double k_opt = optimizer_bytes_per_param(s.training.optimizer);
   const double shards = l.dp_shard;
   MemoryBreakdown mem;
@@ -124,7 +124,7 @@ MemoryBreakdown stage_memory(const Scenario& s, const IslandLayout& l,
   }
 
   // FSDP transients: the current and the prefetched unit's gathered weights plus one unit's unsharded
-  // gradients [Zhao et al. 2023 §3.2.1, §3.4.2; MODEL_NOTES §2.3]. A unit is one block, or the embedding.
+  // gradients [Zhao et al. 2023 §3.2.1, §3.4.2; docs/model.md §7.6]. A unit is one block, or the embedding.
   if (plan.sharding == Sharding::fsdp || plan.sharding == Sharding::hsdp) {
     double unit = params.layer;
     if (holds_embedding || holds_head) unit = std::max(unit, params.embedding);
@@ -151,7 +151,7 @@ MemoryBreakdown stage_memory(const Scenario& s, const IslandLayout& l,
   }
   if (holds_head) {
     const double tokens = b * static_cast<double>(m.seq_len) / plan.cp;
-    mem.logits_bytes = kLogitBytes * tokens * m.vocab / plan.tp;  // vocab-parallel loss [MODEL_NOTES §2.2]
+    mem.logits_bytes = kLogitBytes * tokens * m.vocab / plan.tp;  // vocab-parallel loss [docs/model.md §7.7]
   }
   mem.runtime_overhead_bytes = s.runtime.runtime_overhead_bytes;
   return mem;

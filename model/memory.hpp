@@ -30,7 +30,7 @@ MemoryBreakdown stage_memory(const Scenario& scenario, const IslandLayout& layou
 // rejects such candidates before the full estimate. Call on a consistent scenario.
 bool model_states_exceed_memory(const Scenario& scenario) noexcept;
 
-// Memory the tensors may use: HBM minus the fragmentation reserve (MODEL_NOTES §2.4).
+// Memory the tensors may use: HBM minus the fragmentation reserve (docs/model.md §7.8).
 double usable_memory_bytes(const GpuSpec& gpu, const RuntimeSpec& runtime) noexcept;
 
 }  // namespace shardmeter::model

@@ -4,7 +4,7 @@
 namespace shardmeter::model {
 
 // Fraction of a pass's compute time that can hide collectives issued alongside it (bucketed DDP, FSDP
-// prefetch). MODEL_NOTES §3.3: rho ~ 0.8-0.95 when prefetching works; FSDP paper Fig. 6b.
+// prefetch). Assumed: about one unit per pass has nothing to hide under (docs/model.md §6.2).
 inline constexpr double kOverlapEfficiency = 0.9;
 
 // Cost on the critical path of `comm_s` of communication issued alongside `window_s` of compute: the part that

@@ -10,7 +10,7 @@ ParameterCounts count_parameters(const ModelSpec& m) noexcept {
   const bool swiglu = m.ffn_type == FfnType::swiglu;
 
   ParameterCounts p;
-  // Attention: Q (h x a*d), K and V (h x g*d each), output (a*d x h)  [MODEL_NOTES §1.3, generic recipe]
+  // Attention: Q (h x a*d), K and V (h x g*d each), output (a*d x h)  [docs/model.md §1.1]
   const double attention_matmul = h * q_out + 2.0 * h * kv_out + q_out * h;
   // MLP: GELU up+down (2*h*f); SwiGLU gate+up+down (3*h*f)  [Megatron-LM num_floating_point_operations]
   const double mlp_matmul = (swiglu ? 3.0 : 2.0) * h * f;

@@ -9,7 +9,7 @@
 
 namespace shardmeter::model {
 
-// Memory the runtime takes that the model's tensors cannot use (MODEL_NOTES §2.4).
+// Memory the runtime takes that the model's tensors cannot use (docs/model.md §7.8).
 struct RuntimeSpec {
   double fragmentation_fraction = 0.07;   // allocator fragmentation reserve, fraction of HBM (5-10 %)
   double runtime_overhead_bytes = 1.0e9;  // CUDA context + NCCL buffers (0.5-1 GB)

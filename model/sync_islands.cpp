@@ -40,7 +40,7 @@ WanPlan plan_wan(const Scenario& s, const ParameterCounts& params, const WanRing
     w.bytes_per_step = microbatches * (wan_all_reduce_bytes(params_bytes, ring) + 0.5 * wan_all_reduce_bytes(grad_bytes, ring));
   } else {
     // DDP / ZeRO-1/2 / HSDP replicas: after reducing inside its island, each island all-reduces the whole
-    // model's gradient across islands once per step [MODEL_NOTES §3.2, three-level extension].
+    // model's gradient across islands once per step [docs/model.md §8.2].
     w.traffic.per_step_s = wan_all_reduce_s(grad_bytes, ring);
     w.bytes_per_step = wan_all_reduce_bytes(grad_bytes, ring);
   }

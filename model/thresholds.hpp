@@ -1,6 +1,6 @@
 #pragma once
 // Hardware thresholds of a plan (the "memory and bandwidth" analysis of Wang et al. 2025, arXiv 2504.03655,
-// MODEL_NOTES §5): how much network bandwidth keeps it compute-bound, how many tokens per GPU fit, and how long
+// docs/model.md §12): how much network bandwidth keeps it compute-bound, how many tokens per GPU fit, and how long
 // a sequence fits. Each answer comes from model::evaluate, searched by bisection or scan: these are model
 // queries, not new formulas.
 #include "model/estimate.hpp"

@@ -5,7 +5,7 @@
 
 namespace shardmeter::model {
 
-inline constexpr double kGB = 1e9;                 // decimal gigabyte (MODEL_NOTES notation: GB = 1e9 bytes)
+inline constexpr double kGB = 1e9;                 // decimal gigabyte (docs/model.md §0.3: GB = 1e9 bytes)
 inline constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 inline constexpr double kTera = 1e12;
 inline constexpr double kSecondsPerHour = 3600.0;

@@ -1,5 +1,5 @@
 #pragma once
-// Collectives across islands over WAN links (MODEL_NOTES §3.2 three-level extension, §4.1 step-time model).
+// Collectives across islands over WAN links (docs/model.md §8.1-§8.4; DiLoCo §9.1).
 #include "model/cluster_spec.hpp"
 
 namespace shardmeter::model {

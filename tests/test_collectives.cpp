@@ -13,7 +13,7 @@ TEST_CASE("Ring collectives follow the alpha-beta model (Thakur et al. 2005)") {
   CHECK(p2p_s(1e6, 1e9, 1e-6) == Approx(1e-3 + 1e-6));
 }
 
-TEST_CASE("Hierarchical all-reduce: intra-node RS + AG, inter-node all-reduce of the 1/G shard (MODEL_NOTES §3.2)") {
+TEST_CASE("Hierarchical all-reduce: intra-node RS + AG, inter-node all-reduce of the 1/G shard (docs/model.md §3.2)") {
   const GroupLinks links{240e9, 0, 20e9, 0};  // NVLink 240 GB/s; 20 GB/s of NIC per GPU
   const double s = 8e9;
   // 4 nodes x 8 GPUs: 2 * 7/8 * S / 240e9 + 2 * 3/4 * (S/8) / 20e9

@@ -1,5 +1,5 @@
 // `shardmeter thresholds SCENARIO [--set K=V]... [--comm-share F] [--json] [--data-dir DIR]`: the FSDP hardware
-// thresholds of a plan ("memory and bandwidth", MODEL_NOTES §5): minimum node bandwidth for a compute-bound step,
+// thresholds of a plan ("memory and bandwidth", docs/model.md §12): minimum node bandwidth for a compute-bound step,
 // largest tokens per GPU that fit, whether any fitting micro-batch is compute-bound, longest sequence that fits.
 #include <ostream>
 
