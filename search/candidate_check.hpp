@@ -33,11 +33,11 @@ struct Outcome {
 
 class CandidateCheck {
 public:
-  // Throws std::invalid_argument for an empty or oversized objective list or a missing getter.
+  // Throws std::invalid_argument for an empty or oversized objective list or a missing metric.
   CandidateCheck(const Space& space, const Goal& goal, bool prune);
 
   int objective_count() const noexcept { return static_cast<int>(objectives_.size()); }
-  const std::vector<Objective>& objectives() const noexcept { return objectives_; }
+  const std::vector<model::Objective>& objectives() const noexcept { return objectives_; }
   int code_count() const noexcept { return non_finite_code_ + 1; }
   std::vector<std::string> code_names() const;
 
@@ -51,7 +51,7 @@ public:
   ObjectiveVector raw_objectives(const model::Estimate& estimate) const noexcept;
 
 private:
-  std::vector<Objective> objectives_;
+  std::vector<model::Objective> objectives_;
   std::vector<MetricConstraint> constraints_;
   std::vector<GpuQuota> quotas_;
   std::array<int, model::kRejectReasonCount> consistency_prune_{};

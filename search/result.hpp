@@ -40,7 +40,7 @@ struct SearchCounts {
 
 struct SearchResult {
   std::vector<FrontPoint> front;        // sorted by the first objective (ascending), then index
-  std::vector<Objective> objectives;
+  std::vector<model::Objective> objectives;
   SearchCounts counts;
   Method method = Method::exhaustive;   // the engine that ran (never automatic)
   std::string method_reason;            // why auto chose it

@@ -76,7 +76,8 @@ results::RunInfo front_run_info(const std::string& scenario_name) {
   info.rejected = {{"out_of_memory", 1800}, {"heads_not_divisible_by_tp", 796}};
   info.elapsed_s = 1.5;
   info.complete = true;
-  info.objectives = {{"total_cost_usd", results::Direction::minimize}, {"tokens_per_s", results::Direction::maximize}};
+  info.objectives = {{&model::metric("total_cost_usd"), model::Direction::minimize},
+                     {&model::metric("tokens_per_s"), model::Direction::maximize}};
   info.axes = {"cluster.islands.0.gpu", "plan.tp"};
   info.created = "2025-01-02T03:04:05Z";
   return info;

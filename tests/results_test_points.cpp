@@ -80,7 +80,8 @@ results::RunInfo make_run_info() {
   info.rejected = {{"heads_not_divisible_by_tp", 20}, {"out_of_memory", 4}};
   info.elapsed_s = 0.25;
   info.complete = true;
-  info.objectives = {{"total_cost_usd", results::Direction::minimize}, {"tokens_per_s", results::Direction::maximize}};
+  info.objectives = {{&model::metric("total_cost_usd"), model::Direction::minimize},
+                     {&model::metric("tokens_per_s"), model::Direction::maximize}};
   info.axes = {"cluster.islands.0.gpu", "plan.tp"};
   info.created = "2024-05-01T12:00:00Z";
   return info;

@@ -144,8 +144,8 @@ TEST_CASE("annealing a space smaller than its budget ends once every candidate i
 
 TEST_CASE("annealing with three objectives is deterministic too") {
   const tbb::global_control workers(tbb::global_control::max_allowed_parallelism, 4);
-  std::vector<search::Objective> o = search::default_objectives();
-  o.push_back(search::Objective{"mfu", [](const model::Estimate& e) { return e.mfu; }, search::Sense::maximize});
+  std::vector<model::Objective> o = search::default_objectives();
+  o.push_back(model::Objective{&model::metric("mfu"), model::Direction::maximize});
   const search::Goal goal{o, {}, {}};
   const search::Space space = small_space();
   search::SearchResult one, two;

@@ -87,8 +87,8 @@ TEST_CASE("search writes an HDF5 front that read_front reads, with the contract 
   CHECK(info.axes == std::vector<std::string>{"cluster.islands.0.gpu", "cluster.islands.0.gpus", "plan.tp", "plan.pp",
                                               "plan.sharding", "training.micro_batch"});
   REQUIRE(info.objectives.size() == 2);
-  CHECK(info.objectives[0].column == "total_cost_usd");
-  CHECK(info.objectives[1].column == "tokens_per_s");
+  CHECK(info.objectives[0].name() == "total_cost_usd");
+  CHECK(info.objectives[1].name() == "tokens_per_s");
   CHECK_FALSE(info.created.empty());
 
   const auto& rows = file.front.rows;

@@ -16,10 +16,8 @@ using namespace shardmeter::test;
 
 namespace {
 
-double mfu(const model::Estimate& e) { return e.mfu; }
-double step_time_s(const model::Estimate& e) { return e.step_time_s; }
-double gpus(const model::Estimate& e) { return static_cast<double>(e.gpus); }
-double memory_gb(const model::Estimate& e) { return e.memory_per_gpu_bytes / 1e9; }
+model::Objective minimise(const model::Metric& m) { return model::Objective{&m, model::Direction::minimize}; }
+model::Objective maximise(const model::Metric& m) { return model::Objective{&m, model::Direction::maximize}; }
 
 search::SearchOptions exhaustive() {
   search::SearchOptions o;
@@ -85,25 +83,23 @@ void check_equals_brute_force(const search::Space& space, const search::Goal& go
 TEST_CASE("the exhaustive front equals a brute-force Pareto filter") {
   const search::Space space = small_space();
   REQUIRE(space.size() == 4608);
-  using search::Objective;
-  using search::Sense;
+  using model::metric;
   SECTION("cost vs throughput (default)") { check_equals_brute_force(space, search::Goal{}); }
   SECTION("step time vs GPUs") {
-    check_equals_brute_force(space, search::Goal{{Objective{"step_time_s", step_time_s, Sense::minimize},
-                                                  Objective{"gpus", gpus, Sense::minimize}}, {}, {}});
+    check_equals_brute_force(space, search::Goal{{minimise(metric("step_time_s")), minimise(metric("gpus"))}, {}, {}});
   }
   SECTION("cost, throughput and MFU") {
-    std::vector<Objective> o = search::default_objectives();
-    o.push_back(Objective{"mfu", mfu, Sense::maximize});
+    std::vector<model::Objective> o = search::default_objectives();
+    o.push_back(maximise(metric("mfu")));
     check_equals_brute_force(space, search::Goal{o, {}, {}});
   }
   SECTION("a single objective: the cheapest plans (ties keep the lowest index)") {
-    check_equals_brute_force(space, search::Goal{{Objective{"total_cost_usd", search::total_cost_usd, Sense::minimize}}, {}, {}});
+    check_equals_brute_force(space, search::Goal{{minimise(metric("total_cost_usd"))}, {}, {}});
   }
   SECTION("four objectives") {
-    std::vector<Objective> o = search::default_objectives();
-    o.push_back(Objective{"mfu", mfu, Sense::maximize});
-    o.push_back(Objective{"memory_gb", memory_gb, Sense::minimize});
+    std::vector<model::Objective> o = search::default_objectives();
+    o.push_back(maximise(metric("mfu")));
+    o.push_back(minimise(metric("memory_per_gpu_gb")));
     check_equals_brute_force(space, search::Goal{o, {}, {}});
   }
 }
@@ -161,8 +157,10 @@ TEST_CASE("constraints and GPU quotas are honoured") {
   const double min_tps = free.front[1].estimate.tokens_per_s;
 
   search::Goal goal;
-  goal.constraints = {search::max_total_cost_usd(median_cost), search::min_tokens_per_s(min_tps),
-                      search::max_wall_clock_days(1000)};
+  using search::Limit;
+  goal.constraints = {search::limit_metric(model::metric("total_cost_usd"), Limit::at_most, median_cost),
+                      search::limit_metric(model::metric("tokens_per_s"), Limit::at_least, min_tps),
+                      search::limit_metric(model::metric("wall_clock_days"), Limit::at_most, 1000)};
   goal.quotas = {search::GpuQuota{"h100-sxm", 64}};
   const search::SearchResult r = search::search(space, goal, exhaustive());
   REQUIRE_FALSE(r.front.empty());

@@ -50,7 +50,7 @@ SearchJobResult run(const std::string& path, search::Method method, std::uint64_
 std::array<double, 2> reference(const search::SearchResult& exact) {
   std::array<double, 2> ref{};
   for (int k = 0; k < 2; ++k) {
-    const bool minimise = exact.objectives[static_cast<std::size_t>(k)].sense == search::Sense::minimize;
+    const bool minimise = exact.objectives[static_cast<std::size_t>(k)].direction == model::Direction::minimize;
     double worst = exact.front.front().objectives[static_cast<std::size_t>(k)];
     for (const search::FrontPoint& p : exact.front) {
       const double v = p.objectives[static_cast<std::size_t>(k)];
@@ -87,8 +87,8 @@ TEST_CASE("annealing reaches 95 % of the exhaustive hypervolume with 5 % of the 
       CHECK(p.estimate.feasible);
       for (const search::MetricConstraint& k : goal.constraints) {
         INFO(k.name);
-        if (k.limit == search::Limit::at_most) CHECK(k.get(p.estimate) <= k.value);
-        else CHECK(k.get(p.estimate) >= k.value);
+        if (k.limit == search::Limit::at_most) CHECK(k.metric->get(p.estimate) <= k.value);
+        else CHECK(k.metric->get(p.estimate) >= k.value);
       }
     }
 

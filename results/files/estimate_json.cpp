@@ -5,6 +5,7 @@
 #include <variant>
 
 #include "model/enum_names.hpp"
+#include "model/metrics.hpp"
 #include "model/units.hpp"
 #include "results/columns.hpp"
 
@@ -80,7 +81,7 @@ nlohmann::json memory_json(const m::MemoryBreakdown& mem) {
 nlohmann::json estimate_json(const m::Scenario& s, const m::Estimate& e, std::string_view name) {
   nlohmann::json j;
   j["name"] = std::string(name);
-  for (const MetricColumn& column : metric_columns()) j[std::string(column.name)] = number(column.get(e));
+  for (const m::Metric& metric : m::metrics()) j[std::string(metric.name)] = number(metric.get(e));
   j["feasible"] = e.feasible;
   j["gpus"] = e.gpus;
   j["reject_reason"] = std::string(model::enum_name(e.reject_reason));

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "model/metrics.hpp"
 #include "results/errors.hpp"
 #include "results/files/hdf5_io.hpp"
 #include "results/files/hdf5_names.hpp"
@@ -204,7 +205,10 @@ RunInfo read_run_info(const H5::H5File& file, const std::string& path) {
       const auto d = parse_direction(directions[i]);
       if (!d)
         throw InputError(path, InputProblem::wrong_schema, fmt::format("objective direction \"{}\"", directions[i]));
-      info.objectives.push_back(Objective{objectives[i], *d});
+      const model::Metric* metric = model::find_metric(objectives[i]);
+      if (metric == nullptr)
+        throw InputError(path, InputProblem::wrong_schema, fmt::format("objective \"{}\" is not a metric", objectives[i]));
+      info.objectives.push_back(model::Objective{metric, *d});
     }
     current = n::kAxes;
     info.axes = read_text_array_attribute(root, current);

@@ -44,8 +44,8 @@ void write_run_info(H5::H5File& file, const RunInfo& info) {
   write_attribute(root, n::kElapsed, info.elapsed_s);
   write_attribute(root, n::kComplete, info.complete);
   std::vector<std::string> objectives, directions;
-  for (const Objective& o : info.objectives) {
-    objectives.push_back(o.column);
+  for (const model::Objective& o : info.objectives) {
+    objectives.emplace_back(o.name());
     directions.emplace_back(to_string(o.direction));
   }
   write_attribute(root, n::kObjectives, objectives);

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "results/files/atomic_file.hpp"
+#include "model/metrics.hpp"
 #include "results/errors.hpp"
 #include "results/files/hdf5_names.hpp"
 
@@ -31,8 +32,8 @@ ordered to_json(const RunInfo& info) {
   run[n::kElapsed] = info.elapsed_s;
   run[n::kComplete] = info.complete;
   ordered objectives = ordered::array();
-  for (const Objective& o : info.objectives)
-    objectives.push_back(ordered{{"column", o.column}, {"direction", std::string(to_string(o.direction))}});
+  for (const model::Objective& o : info.objectives)
+    objectives.push_back(ordered{{"column", std::string(o.name())}, {"direction", std::string(to_string(o.direction))}});
   run[n::kObjectives] = objectives;
   run[n::kAxes] = info.axes;
   run[n::kCreated] = info.created;
@@ -57,7 +58,10 @@ RunInfo run_info_from_json(const nlohmann::json& run) {
     for (const auto& o : run.at(n::kObjectives)) {
       const auto d = parse_direction(o.at("direction").get<std::string>());
       if (!d) throw ResultsError("objective direction must be \"min\" or \"max\"");
-      info.objectives.push_back(Objective{o.at("column").get<std::string>(), *d});
+      const std::string column = o.at("column").get<std::string>();
+      const model::Metric* metric = model::find_metric(column);
+      if (metric == nullptr) throw ResultsError(fmt::format("objective \"{}\" is not a metric", column));
+      info.objectives.push_back(model::Objective{metric, *d});
     }
     info.axes = run.at(n::kAxes).get<std::vector<std::string>>();
     info.created = run.at(n::kCreated).get<std::string>();

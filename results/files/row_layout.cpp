@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "results/errors.hpp"
+#include "model/metrics.hpp"
 #include "results/files/file_columns.hpp"
 
 namespace shardmeter::results {
@@ -45,7 +46,7 @@ RowLayout::RowLayout(int island_entries, std::vector<std::string> axes, std::siz
     columns_.push_back(typed(c.name, std::string(scenario_column_unit(c.name)),
                              [get, island](const FrontPoint& p) { return get(p.scenario, island); }));
   }
-  for (const MetricColumn& c : metric_columns()) {
+  for (const model::Metric& c : model::metrics()) {
     auto get = c.get;
     columns_.push_back(FileColumn{std::string(c.name), ColumnType::float64, std::string(c.unit), 0,
                                   [get](const FrontPoint& p) { return CellValue{get(p.estimate)}; }});

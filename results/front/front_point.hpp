@@ -33,7 +33,7 @@ struct RunInfo {
   std::map<std::string, std::uint64_t> rejected;  // reason name (model::reason_name or a constraint) -> count
   double elapsed_s = 0;
   bool complete = true;                     // false when the search was interrupted or hit a budget
-  std::vector<Objective> objectives;        // e.g. {total_cost_usd, min}, {tokens_per_s, max}
+  std::vector<model::Objective> objectives; // e.g. {total_cost_usd, min}, {tokens_per_s, max}
   std::vector<std::string> axes;            // dotted paths of the search axes ("plan.tp", "cluster.islands.0.gpu")
   std::string created;                      // ISO 8601 timestamp, supplied by the caller (never read from the clock here)
 

@@ -49,10 +49,7 @@ std::vector<Fact> provenance_of(const RunInfo& info, std::size_t front_rows) {
   add("elapsed", fmt::format("{:.2f} s", info.elapsed_s));
   if (info.elapsed_s > 0) add("rate", format_si(static_cast<double>(info.evaluated) / info.elapsed_s) + " candidates/s");
   add("complete", info.complete ? "yes" : "no: interrupted or stopped by a budget; the front may be incomplete");
-  std::string objectives;
-  for (const Objective& o : info.objectives)
-    objectives += (objectives.empty() ? "" : ", ") + std::string(to_string(o.direction)) + " " + o.column;
-  add("objectives", objectives);
+  add("objectives", describe_objectives(info.objectives));
   std::string axes;
   for (const std::string& a : info.axes) axes += (axes.empty() ? "" : ", ") + a;
   add("search axes", axes.empty() ? "none" : axes);

@@ -149,12 +149,7 @@ int run_search(const std::vector<std::string>& args, std::ostream& out) {
   out << fmt::format("shardmeter search: {}\n", job.scenario.name);
   if (!job.front.empty()) {
     out << fmt::format("\nPareto front: {} plans, cheapest first ({})\n\n", job.front.size(),
-                       [&] {
-                         std::string text;
-                         for (const results::Objective& o : job.info.objectives)
-                           text += (text.empty() ? "" : ", ") + std::string(results::to_string(o.direction)) + " " + o.column;
-                         return text;
-                       }());
+                       results::describe_objectives(job.info.objectives));
     out << format_front_table(job.front, job.info.objectives);
   }
   out << "\n" << format_search_summary(job, interrupted);

@@ -39,10 +39,6 @@ void check_output_paths(const SearchJobOptions& o) {
     if (!path->empty()) results::AtomicFile probe(*path);  // creates nothing; throws OutputError
 }
 
-results::Direction direction(search::Sense sense) {
-  return sense == search::Sense::minimize ? results::Direction::minimize : results::Direction::maximize;
-}
-
 results::FrontPoint to_point(const search::FrontPoint& p) {
   return results::FrontPoint{p.scenario, p.estimate, p.index, p.labels};
 }
@@ -120,7 +116,7 @@ SearchJobResult run_search_job(const SearchJobOptions& options, const Catalog& c
   for (const auto& [reason, count] : c.rejections()) info.rejected[reason] = count;
   info.elapsed_s = job.result.elapsed_s;
   info.complete = job.result.complete;
-  for (const search::Objective& o : job.result.objectives) info.objectives.push_back({o.name, direction(o.sense)});
+  info.objectives = job.result.objectives;
   info.axes = axis_names;
   info.created = options.created;
 

@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "model/units.hpp"
-#include "results/columns.hpp"
+#include "model/metrics.hpp"
 #include "src/text/text_format.hpp"
 
 namespace shardmeter::cli {
@@ -154,7 +154,7 @@ nlohmann::ordered_json sweep_json(const Sweep& sweep) {
     o["index"] = p.index;
     o["reject_reason"] = std::string(model::enum_name(p.estimate.reject_reason));
     o["bottleneck"] = std::string(model::enum_name(p.estimate.bottleneck));
-    for (const results::MetricColumn& c : results::metric_columns()) o[std::string(c.name)] = number(c.get(p.estimate));
+    for (const model::Metric& c : model::metrics()) o[std::string(c.name)] = number(c.get(p.estimate));
     o["knee"] = p.knee;
     o["marginal_tokens_per_s_per_usd_per_hour"] = number(p.marginal_tokens_per_s_per_usd_per_hour);
     o["marginal_ratio"] = number(p.marginal_ratio);

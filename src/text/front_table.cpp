@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "model/units.hpp"
-#include "results/columns.hpp"
+#include "model/metrics.hpp"
 #include "src/text/text_format.hpp"
 
 namespace shardmeter::cli {
@@ -72,26 +72,24 @@ std::string wall_clock(double s) {
   return days >= 2 ? fmt::format("{:.1f} d", days) : fmt::format("{:.1f} h", s / 3600);
 }
 
-bool shown(const std::string& metric) {
+bool shown(std::string_view metric) {
   return metric == "total_cost_usd" || metric == "tokens_per_s" || metric == "wall_clock_days" || metric == "mfu";
 }
 
 }  // namespace
 
-std::string format_front_table(std::span<const results::FrontPoint> front, const std::vector<results::Objective>& objectives) {
+std::string format_front_table(std::span<const results::FrontPoint> front, const std::vector<model::Objective>& objectives) {
   std::vector<Column> cols = {{"#", true, {}},        {"GPU", false, {}},       {"islands x GPUs", false, {}},
                               {"tp/pp/cp", false, {}}, {"sharding", false, {}},  {"micro/global", false, {}},
                               {"recompute", false, {}}, {"sync", false, {}},     {"cost", true, {}},
                               {"tokens/s", true, {}},  {"wall-clock", true, {}}, {"MFU", true, {}},
                               {"bottleneck", false, {}}};
-  std::vector<results::MetricColumn> extra;
-  for (const results::Objective& o : objectives)
-    if (!shown(o.column))
-      for (const results::MetricColumn& mc : results::metric_columns())
-        if (mc.name == o.column) {
-          extra.push_back(mc);
-          cols.push_back({std::string(mc.name), true, {}});
-        }
+  std::vector<const m::Metric*> extra;
+  for (const model::Objective& o : objectives)
+    if (!shown(o.name())) {
+      extra.push_back(o.metric);
+      cols.push_back({std::string(o.name()), true, {}});
+    }
 
   for (std::size_t r = 0; r < front.size(); ++r) {
     const m::Scenario& s = front[r].scenario;
@@ -111,7 +109,7 @@ std::string format_front_table(std::span<const results::FrontPoint> front, const
         percent(e.mfu),
         std::string(model::enum_name(e.bottleneck))};
     for (std::size_t c = 0; c < cells.size(); ++c) cols[c].cells.push_back(cells[c]);
-    for (std::size_t x = 0; x < extra.size(); ++x) cols[cells.size() + x].cells.push_back(metric_text(extra[x].get(e)));
+    for (std::size_t x = 0; x < extra.size(); ++x) cols[cells.size() + x].cells.push_back(metric_text(extra[x]->get(e)));
   }
 
   std::vector<std::size_t> width;

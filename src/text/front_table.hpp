@@ -7,10 +7,10 @@
 #include <vector>
 
 #include "results/front/front_point.hpp"
-#include "results/front/objective.hpp"
+#include "model/objective.hpp"
 
 namespace shardmeter::cli {
 
-std::string format_front_table(std::span<const results::FrontPoint> front, const std::vector<results::Objective>& objectives);
+std::string format_front_table(std::span<const results::FrontPoint> front, const std::vector<model::Objective>& objectives);
 
 }  // namespace shardmeter::cli
