@@ -13,6 +13,8 @@
 
 namespace shardmeter::search {
 
+// A point of the front with its objective values. The result files write results::PlanPoint instead (results/
+// cannot see search/); src/planning/search_job.cpp converts one into the other.
 struct FrontPoint {
   std::uint64_t index = 0;
   std::vector<std::string> labels;   // one per axis, in axis order

@@ -7,8 +7,8 @@ namespace shardmeter::test {
 
 namespace m = shardmeter::model;
 
-results::FrontPoint plan_point(const PlanPoint& p) {
-  results::FrontPoint f{};
+results::PlanPoint plan_point(const PlanPoint& p) {
+  results::PlanPoint f{};
   m::Scenario& s = f.scenario;
   s.model.layers = p.layers;
   s.model.hidden = p.hidden;
@@ -57,7 +57,7 @@ results::FrontPoint plan_point(const PlanPoint& p) {
   e.islands[0].batch_share = p.gpus * p.count / total;
   if (p.second) e.islands[1].batch_share = p.second->second / total;
   f.index = p.index;
-  f.axis_values = {p.gpu, std::to_string(p.tp)};
+  f.labels = {p.gpu, std::to_string(p.tp)};
   return f;
 }
 
@@ -83,9 +83,9 @@ results::RunInfo front_run_info(const std::string& scenario_name) {
   return info;
 }
 
-std::vector<results::FrontPoint> realistic_front(bool baseline) {
+std::vector<results::PlanPoint> realistic_front(bool baseline) {
   static const char* kGpus[] = {"a100-sxm-80gb", "h100-sxm", "h200-sxm"};
-  std::vector<results::FrontPoint> points;
+  std::vector<results::PlanPoint> points;
   const int n = baseline ? 9 : 10;
   for (int i = 0; i < n; ++i) {
     PlanPoint p;

@@ -103,7 +103,7 @@ TEST_CASE("result files carry every metric as a float64 column with the table's 
     ++found;
     CHECK(column.type == results::ColumnType::float64);
     CHECK(column.unit == metric->unit);
-    const results::FrontPoint point = shardmeter::test::make_point(1);
+    const results::PlanPoint point = shardmeter::test::make_point(1);
     CHECK(std::get<double>(column.get(point)) == metric->get(point.estimate));
   }
   CHECK(found == m::metrics().size());   // each metric once: names are unique, so no column repeats one
@@ -111,7 +111,7 @@ TEST_CASE("result files carry every metric as a float64 column with the table's 
 }
 
 TEST_CASE("estimate --json has every metric", "[metrics]") {
-  const results::FrontPoint point = shardmeter::test::make_point(2);
+  const results::PlanPoint point = shardmeter::test::make_point(2);
   const nlohmann::json j = results::estimate_json(point.scenario, point.estimate, "p");
   for (const m::Metric& metric : m::metrics()) {
     INFO(metric.name);

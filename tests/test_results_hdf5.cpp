@@ -14,14 +14,14 @@
 #include "tests/results_test_points.hpp"
 
 using namespace shardmeter;
-using results::FrontPoint;
+using results::PlanPoint;
 using results::InputProblem;
 using test::ScratchDir;
 
 namespace {
 
 // Every column of every row equals what the layout makes of the point (doubles bit for bit).
-void check_rows(const results::RowLayout& layout, const std::vector<FrontPoint>& points, const results::Table& t) {
+void check_rows(const results::RowLayout& layout, const std::vector<results::PlanPoint>& points, const results::Table& t) {
   REQUIRE(t.columns == layout.column_names());
   REQUIRE(t.rows.size() == points.size());
   for (std::size_t i = 0; i < points.size(); ++i) {
@@ -103,7 +103,7 @@ TEST_CASE("HDF5 root attributes carry the contract names", "[results][hdf5]") {
 TEST_CASE("HDF5 /all grows with each append and is chunked and deflated", "[results][hdf5]") {
   ScratchDir dir;
   const results::RunInfo info = test::make_run_info();
-  std::vector<FrontPoint> all;
+  std::vector<results::PlanPoint> all;
   for (int k = 0; k < 15; ++k) {
     all.push_back(test::make_point(k % 3, k % 2 == 0 ? "h100-sxm" : "a100-sxm-80gb", 1 << (k % 4)));
     all.back().index = static_cast<std::uint64_t>(k);
@@ -231,8 +231,8 @@ TEST_CASE("A failed write leaves neither the output nor a temporary file", "[res
   }
   SECTION("a failure keeps the previous file intact") {
     results::write_front(dir / "front.h5", info, std::span(points).subspan(0, 1));
-    FrontPoint too_many = points[0];
-    too_many.axis_values.push_back("extra");
+    results::PlanPoint too_many = points[0];
+    too_many.labels.push_back("extra");
     CHECK_THROWS_AS(results::write_front(dir / "front.h5", info, std::vector{points[1], too_many}),
                     results::OutputError);
     CHECK(dir.files() == std::vector<std::string>{"front.h5"});
@@ -290,12 +290,12 @@ TEST_CASE("Write a front for the h5py/pandas check", "[.][python_fixture]") {
   writer.finish(info, points);
 
   nlohmann::json expected;
-  for (const FrontPoint& p : points) {
+  for (const results::PlanPoint& p : points) {
     expected["total_cost_usd"].push_back(p.estimate.total_cost_usd);
     expected["tokens_per_s"].push_back(p.estimate.tokens_per_s);
     expected["index"].push_back(p.index);
     expected["island0_gpu"].push_back(std::string(p.scenario.cluster.islands[0].gpu.name.view()));
-    expected["axis:plan.tp"].push_back(p.axis_values[1]);
+    expected["axis:plan.tp"].push_back(p.labels[1]);
   }
   expected["all_rows"] = 6;
   expected["attrs"] = {{"scenario", info.scenario_text}, {"version", info.version}, {"method", info.method},

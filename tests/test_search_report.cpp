@@ -40,7 +40,7 @@ TEST_CASE("numbers as the search report prints them", "[search_report]") {
 
 TEST_CASE("the front table: one row per point, plan columns, then cost, throughput, wall-clock, MFU",
           "[search_report]") {
-  const std::vector<results::FrontPoint> points = test::three_points();
+  const std::vector<results::PlanPoint> points = test::three_points();
   using shardmeter::model::Direction;
   using shardmeter::model::metric;
   const std::string table = format_front_table(points, {{&metric("total_cost_usd"), Direction::minimize},

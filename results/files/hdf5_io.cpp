@@ -60,7 +60,7 @@ RowType row_type(const RowLayout& layout) {
   return t;
 }
 
-void pack(const RowLayout& layout, const RowType& type, const FrontPoint& point, std::byte* dst) {
+void pack(const RowLayout& layout, const RowType& type, const PlanPoint& point, std::byte* dst) {
   const std::vector<CellValue> cells = layout.cells(point);  // validates the point against the layout
   std::memset(dst, 0, type.row_bytes);
   for (std::size_t i = 0; i < cells.size(); ++i) {

@@ -24,7 +24,7 @@ struct RowType {
 RowType row_type(const RowLayout& layout);
 
 // Writes the point's cells at `dst` (row_bytes bytes). Throws ResultsError when the point does not fit the layout.
-void pack(const RowLayout& layout, const RowType& type, const FrontPoint& point, std::byte* dst);
+void pack(const RowLayout& layout, const RowType& type, const PlanPoint& point, std::byte* dst);
 
 // Variable-length UTF-8 strings (h5py reads them as str).
 H5::StrType text_type();

@@ -8,6 +8,7 @@
 
 #include "model/metrics.hpp"
 #include "results/errors.hpp"
+#include "results/front/objective.hpp"
 #include "results/files/hdf5_io.hpp"
 #include "results/files/hdf5_names.hpp"
 

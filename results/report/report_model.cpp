@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "results/markup.hpp"
+#include "results/front/objective.hpp"
 #include "results/front/plan_labels.hpp"
 
 namespace shardmeter::results {

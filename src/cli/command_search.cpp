@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "results/errors.hpp"
+#include "results/front/objective.hpp"
 #include "src/cli/cli.hpp"
 #include "src/cli/commands.hpp"
 #include "src/text/front_table.hpp"

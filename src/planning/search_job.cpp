@@ -39,8 +39,13 @@ void check_output_paths(const SearchJobOptions& o) {
     if (!path->empty()) results::AtomicFile probe(*path);  // creates nothing; throws OutputError
 }
 
-results::FrontPoint to_point(const search::FrontPoint& p) {
-  return results::FrontPoint{p.scenario, p.estimate, p.index, p.labels};
+// The boundary between the search and the result files: the search's points (its front, its --all records) become
+// results::PlanPoint here and nowhere else.
+results::PlanPoint plan_point(const search::FrontPoint& p) {
+  return results::PlanPoint{p.scenario, p.estimate, p.index, p.labels};
+}
+results::PlanPoint plan_point(const search::Space& space, const search::CandidateRecord& r) {
+  return results::PlanPoint{space.scenario(r.index), r.estimate, r.index, space.labels(r.index)};
 }
 
 // Runs the search in an arena of `threads` workers (0: all hardware threads).
@@ -82,10 +87,10 @@ SearchJobResult run_search_job(const SearchJobOptions& options, const Catalog& c
   if (options.write_all && !options.output_h5.empty()) {
     writer = std::make_unique<results::FrontWriter>(options.output_h5, layout, results::WriterOptions{.write_all = true});
     so.sink = [&](std::span<const search::CandidateRecord> batch) {
-      std::vector<results::FrontPoint> points;
+      std::vector<results::PlanPoint> points;
       points.reserve(batch.size());
       for (const search::CandidateRecord& r : batch)
-        points.push_back(results::FrontPoint{space.scenario(r.index), r.estimate, r.index, space.labels(r.index)});
+        points.push_back(plan_point(space, r));
       const std::lock_guard lock(writer_mutex);
       writer->append_all(points);
     };
@@ -97,8 +102,8 @@ SearchJobResult run_search_job(const SearchJobOptions& options, const Catalog& c
   job.method_reason = job.result.method_reason;
 
   // The front, cheapest first (the search sorts by its first objective, which need not be cost).
-  for (const search::FrontPoint& p : job.result.front) job.front.push_back(to_point(p));
-  std::stable_sort(job.front.begin(), job.front.end(), [](const results::FrontPoint& a, const results::FrontPoint& b) {
+  for (const search::FrontPoint& p : job.result.front) job.front.push_back(plan_point(p));
+  std::stable_sort(job.front.begin(), job.front.end(), [](const results::PlanPoint& a, const results::PlanPoint& b) {
     return a.estimate.total_cost_usd < b.estimate.total_cost_usd;
   });
 

@@ -7,7 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "results/front/front_point.hpp"
+#include "results/front/plan_point.hpp"
+#include "results/front/run_info.hpp"
 #include "search/options.hpp"
 #include "search/result.hpp"
 #include "src/scenario/catalog.hpp"
@@ -36,7 +37,7 @@ struct SearchJobResult {
   LoadedScenario scenario;              // the base scenario (as loaded, before any axis)
   search::SearchResult result;
   results::RunInfo info;                // what was written as provenance
-  std::vector<results::FrontPoint> front;
+  std::vector<results::PlanPoint> front;
   std::string method_reason;            // why `auto` chose its engine
 };
 

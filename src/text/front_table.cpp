@@ -78,7 +78,7 @@ bool shown(std::string_view metric) {
 
 }  // namespace
 
-std::string format_front_table(std::span<const results::FrontPoint> front, const std::vector<model::Objective>& objectives) {
+std::string format_front_table(std::span<const results::PlanPoint> front, const std::vector<model::Objective>& objectives) {
   std::vector<Column> cols = {{"#", true, {}},        {"GPU", false, {}},       {"islands x GPUs", false, {}},
                               {"tp/pp/cp", false, {}}, {"sharding", false, {}},  {"micro/global", false, {}},
                               {"recompute", false, {}}, {"sync", false, {}},     {"cost", true, {}},

@@ -1,25 +1,14 @@
 #pragma once
-// What a search hands to the writers: the points (scenario + estimate + where they sit in the search space)
-// and the provenance of the run.
+// Provenance of one search run; stored as root attributes of the HDF5 file and as `run` in JSON (results/README.md).
 #include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
 
-#include "model/estimate.hpp"
-#include "model/scenario.hpp"
-#include "results/front/objective.hpp"
+#include "model/objective.hpp"
 
 namespace shardmeter::results {
 
-struct FrontPoint {
-  model::Scenario scenario;
-  model::Estimate estimate;
-  std::uint64_t index = 0;                  // candidate index in the search space (mixed-radix encoding)
-  std::vector<std::string> axis_values;     // label of each search axis, in RunInfo::axes order ("h100-sxm", "4")
-};
-
-// Provenance of one search run; stored as root attributes of the HDF5 file and as `run` in JSON.
 struct RunInfo {
   std::string scenario_text;                // the scenario file as read (with --set overrides applied by the loader)
   std::string scenario_name;
