@@ -110,7 +110,7 @@ Outcome CandidateCheck::check(const model::Scenario& s, model::Estimate& estimat
   if (out.code != Outcome::kFeasible) return out;
   // Construct the estimate in place (guaranteed copy elision): it is a few kilobytes.
   ::new (static_cast<void*>(&estimate)) model::Estimate(model::evaluate(s));
-  out.evaluated = true;
+  out.estimated = true;
   if (!estimate.feasible) {
     out.code = static_cast<int>(estimate.reject_reason == model::RejectReason::none ? model::RejectReason::out_of_memory
                                                                                      : estimate.reject_reason);

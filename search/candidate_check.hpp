@@ -22,7 +22,7 @@ using ObjectiveVector = std::array<double, kMaxObjectives>;
 struct Outcome {
   static constexpr int kFeasible = -1;
   int code = kFeasible;        // rejection code, or kFeasible
-  bool evaluated = false;      // model::evaluate ran
+  bool estimated = false;      // model::evaluate ran
   bool memory_bound = false;   // out_of_memory decided by the model-state bound, before model::evaluate
   // For rejections decided before the model ran: every candidate sharing this candidate's digits at positions
   // 0..prune_position gets the same rejection (-1: the whole space). Equals the last position when no block
@@ -44,7 +44,7 @@ public:
   // The stages before the model (consistency, quotas, the model-state memory bound): kFeasible here means
   // "worth an estimate".
   Outcome screen(const model::Scenario& scenario) const noexcept;
-  // All stages. `estimate` receives the model's estimate when `evaluated` is set.
+  // All stages. `estimate` receives the model's estimate when `estimated` is set.
   Outcome check(const model::Scenario& scenario, model::Estimate& estimate) const noexcept;
 
   // Objective values of an estimate as the user reads them (not negated).

@@ -23,12 +23,12 @@ struct FrontPoint {
   model::Scenario scenario;
 };
 
-// Invariants: visited == feasible + rejected(); visited == evaluated + rejections decided before the model ran
+// Invariants: visited == feasible + rejected(); visited == estimated + rejections decided before the model ran
 // (consistency, quotas; pruned ones included); a complete exhaustive search has visited == space_size.
 struct SearchCounts {
   std::uint64_t space_size = 0;
   std::uint64_t visited = 0;      // candidates considered
-  std::uint64_t evaluated = 0;    // model::evaluate calls
+  std::uint64_t estimated = 0;    // model::evaluate calls
   std::uint64_t memory_bound = 0; // out_of_memory without an estimate: model states alone exceed the HBM
   std::uint64_t feasible = 0;     // fit in memory and satisfy every constraint
   std::uint64_t pruned = 0;       // rejected as part of a block, without being looked at (inside rejected)

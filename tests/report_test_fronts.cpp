@@ -71,7 +71,7 @@ results::RunInfo front_run_info(const std::string& scenario_name) {
   info.seed = 7;
   info.threads = 2;
   info.space_size = 4096;
-  info.evaluated = 4096;
+  info.visited = 4096;
   info.feasible = 1500;
   info.rejected = {{"out_of_memory", 1800}, {"heads_not_divisible_by_tp", 796}};
   info.elapsed_s = 1.5;

@@ -36,7 +36,7 @@ void check_counts_add_up(const search::SearchResult& r) {
                              name == "non_finite_objective";
     if (!after_model) cheap += c.rejected_by_reason[i];
   }
-  CHECK(c.evaluated + c.memory_bound + cheap == c.space_size);
+  CHECK(c.estimated + c.memory_bound + cheap == c.space_size);
   CHECK(c.pruned <= cheap);
 }
 
@@ -55,7 +55,7 @@ void check_identical(const search::SearchResult& a, const search::SearchResult& 
     CHECK(p.estimate.total_cost_usd == q.estimate.total_cost_usd);
   }
   CHECK(a.counts.visited == b.counts.visited);
-  CHECK(a.counts.evaluated == b.counts.evaluated);
+  CHECK(a.counts.estimated == b.counts.estimated);
   CHECK(a.counts.feasible == b.counts.feasible);
   CHECK(a.counts.pruned == b.counts.pruned);
   CHECK(a.counts.rejected_by_reason == b.counts.rejected_by_reason);
@@ -202,7 +202,7 @@ TEST_CASE("an infeasible space gives an empty front and counts that say why") {
     const search::Space space(b, {tp_axis(b, {3, 7}), recompute_axis(b), gpu_axis(b), micro_batch_axis(b, {1, 2})});
     const search::SearchResult r = search::search(space, search::Goal{}, exhaustive());
     CHECK(r.front.empty());
-    CHECK(r.counts.evaluated == 0);
+    CHECK(r.counts.estimated == 0);
     REQUIRE(r.counts.rejections().size() == 1);
     CHECK(r.counts.rejections()[0].first == "heads_not_divisible_by_tp");
     CHECK(r.counts.pruned == space.size() - 2);  // one look per tp value
@@ -275,7 +275,7 @@ TEST_CASE("progress is reported, and auto explains its choice") {
   CHECK(last_total == space.size());
   CHECK(last_done > 0);
 
-  o.evaluations = 100;
+  o.visit_budget = 100;
   o.auto_time_budget_s = 1e-3;
   o.auto_estimates_per_s = 1e3;
   const search::MethodChoice choice = search::choose_method(space, search::Goal{}, o);
@@ -287,13 +287,13 @@ TEST_CASE("auto prices the work that pruning leaves, the same way for any thread
   const tbb::global_control workers(tbb::global_control::max_allowed_parallelism, 4);
   const search::Space space = small_space();
   const search::SearchResult r = search::search(space, search::Goal{}, exhaustive());
-  // A space that needs exactly r.counts.evaluated estimates and some examined candidates: a budget just
+  // A space that needs exactly r.counts.estimated estimates and some examined candidates: a budget just
   // above their price goes exhaustive, one just below goes anneal; the boundary does not move with threads.
   search::SearchOptions o;
-  o.evaluations = 10;
+  o.visit_budget = 10;
   o.auto_checks_per_s = 1e6;
   o.auto_estimates_per_s = 1e5;  // an estimate costs 10 checks
-  const double estimates_s = static_cast<double>(r.counts.evaluated) / o.auto_estimates_per_s;
+  const double estimates_s = static_cast<double>(r.counts.estimated) / o.auto_estimates_per_s;
   std::vector<std::string> reasons;
   for (int threads : {1, 4}) {
     tbb::task_arena(threads).execute([&] {
@@ -303,7 +303,7 @@ TEST_CASE("auto prices the work that pruning leaves, the same way for any thread
       const search::MethodChoice c = search::choose_method(space, search::Goal{}, o);
       CHECK(c.method == search::Method::exhaustive);
       INFO(c.reason);
-      CHECK(c.reason.find(std::to_string(r.counts.evaluated) + " an estimate") != std::string::npos);
+      CHECK(c.reason.find(std::to_string(r.counts.estimated) + " an estimate") != std::string::npos);
       reasons.push_back(c.reason);
     });
   }

@@ -162,9 +162,10 @@ H5::H5File open_result(const fs::path& path) {
   } catch (const H5::Exception&) {
     throw InputError(p, InputProblem::wrong_schema, "no integer `schema_version` attribute");
   }
-  if (version != n::kSchemaVersion)
+  if (version < n::kOldestSchemaVersion || version > n::kSchemaVersion)
     throw InputError(p, InputProblem::wrong_schema,
-                     fmt::format("schema_version {} (this ShardMeter reads {})", version, n::kSchemaVersion));
+                     fmt::format("schema_version {} (this ShardMeter reads {} to {})", version, n::kOldestSchemaVersion,
+                                 n::kSchemaVersion));
   return file;
 }
 
@@ -188,8 +189,11 @@ RunInfo read_run_info(const H5::H5File& file, const std::string& path) {
     info.threads = read_int_attribute(root, current);
     current = n::kSpaceSize;
     info.space_size = read_uint_attribute(root, current);
-    current = n::kEvaluated;
-    info.evaluated = read_uint_attribute(root, current);
+    const std::int64_t version = read_int_attribute(root, n::kSchemaVersionAttr);
+    current = version == 1 ? n::kVisitedV1 : n::kVisited;
+    info.visited = read_uint_attribute(root, current);
+    current = n::kEstimated;
+    if (has_attribute(root, current)) info.estimated = read_uint_attribute(root, current);
     current = n::kFeasible;
     info.feasible = read_uint_attribute(root, current);
     current = n::kElapsed;

@@ -40,7 +40,8 @@ void write_run_info(H5::H5File& file, const RunInfo& info) {
   write_attribute(root, n::kSeed, info.seed);
   write_attribute(root, n::kThreads, info.threads);
   write_attribute(root, n::kSpaceSize, info.space_size);
-  write_attribute(root, n::kEvaluated, info.evaluated);
+  write_attribute(root, n::kVisited, info.visited);
+  if (info.estimated) write_attribute(root, n::kEstimated, *info.estimated);
   write_attribute(root, n::kFeasible, info.feasible);
   write_attribute(root, n::kElapsed, info.elapsed_s);
   write_attribute(root, n::kComplete, info.complete);

@@ -25,7 +25,8 @@ ordered to_json(const RunInfo& info) {
   run[n::kSeed] = info.seed;
   run[n::kThreads] = info.threads;
   run[n::kSpaceSize] = info.space_size;
-  run[n::kEvaluated] = info.evaluated;
+  run[n::kVisited] = info.visited;
+  if (info.estimated) run[n::kEstimated] = *info.estimated;
   run[n::kFeasible] = info.feasible;
   ordered rejected = ordered::object();
   for (const auto& [reason, count] : info.rejected) rejected[reason] = count;
@@ -42,7 +43,7 @@ ordered to_json(const RunInfo& info) {
   return run;
 }
 
-RunInfo run_info_from_json(const nlohmann::json& run) {
+RunInfo run_info_from_json(const nlohmann::json& run, std::int64_t schema_version) {
   try {
     RunInfo info;
     info.scenario_name = run.at(n::kScenarioName).get<std::string>();
@@ -51,7 +52,8 @@ RunInfo run_info_from_json(const nlohmann::json& run) {
     info.seed = run.at(n::kSeed).get<std::uint64_t>();
     info.threads = run.at(n::kThreads).get<std::int64_t>();
     info.space_size = run.at(n::kSpaceSize).get<std::uint64_t>();
-    info.evaluated = run.at(n::kEvaluated).get<std::uint64_t>();
+    info.visited = run.at(schema_version == 1 ? n::kVisitedV1 : n::kVisited).get<std::uint64_t>();
+    if (run.contains(n::kEstimated)) info.estimated = run.at(n::kEstimated).get<std::uint64_t>();
     info.feasible = run.at(n::kFeasible).get<std::uint64_t>();
     for (const auto& [reason, count] : run.at("rejected").items()) info.rejected[reason] = count.get<std::uint64_t>();
     info.elapsed_s = run.at(n::kElapsed).get<double>();
@@ -119,11 +121,13 @@ ResultFile read_json(const std::filesystem::path& path) {
   }
   if (!doc.is_object() || doc.value("format", std::string()) != n::kFormat)
     throw InputError(p, InputProblem::not_shardmeter, fmt::format("no \"format\": \"{}\"", n::kFormat));
-  if (doc.value("schema_version", std::int64_t{0}) != n::kSchemaVersion)
-    throw InputError(p, InputProblem::wrong_schema, fmt::format("schema_version is not {}", n::kSchemaVersion));
+  const std::int64_t version = doc.value("schema_version", std::int64_t{0});
+  if (version < n::kOldestSchemaVersion || version > n::kSchemaVersion)
+    throw InputError(p, InputProblem::wrong_schema,
+                     fmt::format("schema_version is not {} to {}", n::kOldestSchemaVersion, n::kSchemaVersion));
   ResultFile out;
   try {
-    out.info = run_info_from_json(nlohmann::json(doc.at("run")));
+    out.info = run_info_from_json(nlohmann::json(doc.at("run")), version);
     out.front.columns = doc.at("columns").get<std::vector<std::string>>();
     for (const auto& o : doc.at("front")) {
       Row row;

@@ -12,7 +12,8 @@
 namespace shardmeter::results {
 
 nlohmann::ordered_json to_json(const RunInfo& info);
-RunInfo run_info_from_json(const nlohmann::json& run);   // throws ResultsError on a missing or mistyped key
+// Throws ResultsError on a missing or mistyped key. Schema version 1 called `visited` `evaluated`.
+RunInfo run_info_from_json(const nlohmann::json& run, std::int64_t schema_version);
 
 std::string to_json_text(const RunInfo& info, const Table& front);
 // Throws OutputError.

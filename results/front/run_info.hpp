@@ -2,6 +2,7 @@
 // Provenance of one search run; stored as root attributes of the HDF5 file and as `run` in JSON (results/README.md).
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,7 +18,8 @@ struct RunInfo {
   std::uint64_t seed = 0;
   std::int64_t threads = 0;
   std::uint64_t space_size = 0;             // candidates in the search space
-  std::uint64_t evaluated = 0;              // candidates looked at (including rejected ones)
+  std::uint64_t visited = 0;                // candidates looked at (rejected ones included)
+  std::optional<std::uint64_t> estimated;   // model::evaluate calls; nullopt when unknown (schema_version 1 files)
   std::uint64_t feasible = 0;
   std::map<std::string, std::uint64_t> rejected;  // reason name (model::reason_name or a constraint) -> count
   double elapsed_s = 0;

@@ -91,9 +91,9 @@ SearchJobOptions job_options(const po::variables_map& vm, const std::string& sce
   o.threads = option<int>(vm, "threads", 0);
   if (o.threads < 0 || o.threads > 1024) throw usage("--threads must be between 0 (all cores) and 1024");
   o.seed = option<std::uint64_t>(vm, "seed", 0);
-  const std::int64_t evaluations = option<std::int64_t>(vm, "evaluations", static_cast<std::int64_t>(o.evaluations));
+  const std::int64_t evaluations = option<std::int64_t>(vm, "evaluations", static_cast<std::int64_t>(o.visit_budget));
   if (evaluations < 1) throw usage("--evaluations must be at least 1");
-  o.evaluations = static_cast<std::uint64_t>(evaluations);
+  o.visit_budget = static_cast<std::uint64_t>(evaluations);
   o.time_limit_s = option<double>(vm, "time-limit", 0.0);
   if (!std::isfinite(o.time_limit_s) || o.time_limit_s < 0) throw usage("--time-limit must be a number of seconds >= 0");
   o.write_all = vm["all"].as<bool>();

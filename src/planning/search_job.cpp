@@ -77,7 +77,7 @@ SearchJobResult run_search_job(const SearchJobOptions& options, const Catalog& c
   search::SearchOptions so;
   so.method = options.method;
   so.seed = options.seed;
-  so.evaluations = options.evaluations;
+  so.visit_budget = options.visit_budget;
   so.time_limit_s = options.time_limit_s;
 
   // --all: /all is streamed while the search runs. The engine calls the sink serially; the lock keeps the
@@ -116,7 +116,8 @@ SearchJobResult run_search_job(const SearchJobOptions& options, const Catalog& c
   info.seed = job.result.seed;
   info.threads = job.result.threads;
   info.space_size = c.space_size;
-  info.evaluated = c.visited;
+  info.visited = c.visited;
+  info.estimated = c.estimated;
   info.feasible = c.feasible;
   for (const auto& [reason, count] : c.rejections()) info.rejected[reason] = count;
   info.elapsed_s = job.result.elapsed_s;

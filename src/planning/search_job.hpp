@@ -25,7 +25,7 @@ struct SearchJobOptions {
   search::Method method = search::Method::automatic;
   int threads = 0;                      // 0 = all hardware threads
   std::uint64_t seed = 0;
-  std::uint64_t evaluations = 200'000;  // anneal budget
+  std::uint64_t visit_budget = 200'000; // anneal budget: candidates to visit (--evaluations)
   double time_limit_s = 0;              // 0 = none
   bool write_all = false;               // --all: every feasible candidate into /all
   search::ProgressFn progress;          // called while the search runs (the caller draws a bar, or nothing)

@@ -88,7 +88,8 @@ void write_sweep(const Sweep& sweep, const std::string& path, const SweepProvena
   info.method = "sweep";
   info.threads = 1;
   info.space_size = sweep.points.size();
-  info.evaluated = sweep.points.size();
+  info.visited = sweep.points.size();
+  info.estimated = sweep.points.size();   // the sweep estimates every point
   for (const SweepPoint& p : sweep.points) {
     if (p.estimate.feasible) ++info.feasible;
     else ++info.rejected[std::string(model::enum_name(p.estimate.reject_reason))];

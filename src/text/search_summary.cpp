@@ -89,9 +89,9 @@ std::string format_search_summary(const SearchJobResult& job, bool interrupted) 
                          (automatic ? (seed.empty() ? "" : " (" + seed + ")")
                                     : " (requested" + (seed.empty() ? "" : ", " + seed) + ")"));
   if (automatic) row(out, "", job.method_reason);
-  row(out, "Examined", fmt::format("{} candidates ({} of the space); {} model estimates{}",
+  row(out, "Visited", fmt::format("{} candidates ({} of the space); {} model estimates{}",
                                    grouped(static_cast<double>(c.visited)), percent(share(c.visited, c.space_size)),
-                                   grouped(static_cast<double>(c.evaluated)),
+                                   grouped(static_cast<double>(c.estimated)),
                                    c.memory_bound > 0
                                        ? fmt::format(" (and {} out of memory on model states alone, not estimated)",
                                                      grouped(static_cast<double>(c.memory_bound)))
@@ -120,8 +120,8 @@ std::string format_search_summary(const SearchJobResult& job, bool interrupted) 
 std::string explain_empty_front(const SearchJobResult& job) {
   const search::SearchCounts& c = job.result.counts;
   if (!job.result.front.empty()) return "";
-  if (c.visited == 0) return "No candidate was examined (the search stopped before it started).\n";
-  std::string out = fmt::format("No feasible plan: all {} candidates examined were rejected. Top reasons:\n",
+  if (c.visited == 0) return "No candidate was visited (the search stopped before it started).\n";
+  std::string out = fmt::format("No feasible plan: all {} candidates visited were rejected. Top reasons:\n",
                                 grouped(static_cast<double>(c.visited)));
   const auto reasons = by_count(c);
   for (std::size_t i = 0; i < reasons.size() && i < 3; ++i)

@@ -1,5 +1,5 @@
 #pragma once
-// What `shardmeter search` prints under the front: the space, the method and why, candidates examined and
+// What `shardmeter search` prints under the front: the space, the method and why, candidates visited and
 // estimated, rejections by reason (with their share and what each means), feasible plans, the front's size,
 // elapsed time and candidates per second. For an empty front, a paragraph explaining the top rejection reasons.
 #include <string>

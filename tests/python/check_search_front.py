@@ -14,7 +14,7 @@ except ImportError as e:  # pragma: no cover - depends on the machine
     print(f"skipped: {sys.executable} cannot import h5py and pandas ({e})")
     sys.exit(77)
 
-CONTRACT = ("scenario", "version", "method", "seed", "threads", "space_size", "evaluated", "feasible",
+CONTRACT = ("scenario", "version", "method", "seed", "threads", "space_size", "visited", "estimated", "feasible",
             "elapsed_s", "complete")
 
 
