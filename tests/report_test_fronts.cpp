@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "model/layout.hpp"
+
 namespace shardmeter::test {
 
 namespace m = shardmeter::model;
@@ -56,6 +58,12 @@ results::PlanPoint plan_point(const PlanPoint& p) {
   const double total = static_cast<double>(s.cluster.total_gpus());
   e.islands[0].batch_share = p.gpus * p.count / total;
   if (p.second) e.islands[1].batch_share = p.second->second / total;
+  // The degrees are the model's own (the export reads them), from the islands' layouts.
+  e.degrees = m::job_degrees(s, m::make_layout(s.cluster.islands[0], s.plan));
+  for (int i = 0; i < s.cluster.island_entries; ++i) {
+    const m::IslandLayout l = m::make_layout(s.cluster.islands[static_cast<std::size_t>(i)], s.plan);
+    e.islands[static_cast<std::size_t>(i)].degrees = {l.dp, l.dp_shard, l.dp_replicate, e.degrees.microbatches};
+  }
   f.index = p.index;
   f.labels = {p.gpu, std::to_string(p.tp)};
   return f;

@@ -1,6 +1,6 @@
 #pragma once
 // Hand-built fronts for the report, nightly and export tests: plans described by a few fields, with made-up
-// metrics that are easy to check (not model output).
+// metrics that are easy to check (not model output); only the data-parallel degrees are the model's.
 #include <optional>
 #include <string>
 #include <vector>

@@ -1,7 +1,8 @@
 #pragma once
 // Columns that result files carry beyond the plan columns (columns.hpp) and the metrics (model/metrics.hpp): the
-// estimate's text fields (bottleneck, reject reason), its time and memory breakdowns, per-island figures, and a few
-// scenario fields reports and export need. Units in names; they are part of the file contract (results/README.md).
+// estimate's text fields (bottleneck, reject reason), its time and memory breakdowns, its data-parallel degrees,
+// per-island figures, and a few scenario fields reports and export need. Units in names; they are part of the file
+// contract (results/README.md).
 #include <string>
 #include <string_view>
 #include <vector>
