@@ -5,6 +5,7 @@
 #include <limits>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "results/files/atomic_file.hpp"
 #include "model/metrics.hpp"
@@ -16,6 +17,8 @@ namespace shardmeter::results {
 
 namespace n = h5names;
 using ordered = nlohmann::ordered_json;
+
+namespace {
 
 ordered to_json(const RunInfo& info) {
   ordered run;
@@ -43,6 +46,7 @@ ordered to_json(const RunInfo& info) {
   return run;
 }
 
+// Throws ResultsError on a missing or mistyped key. Schema version 1 called `visited` `evaluated`.
 RunInfo run_info_from_json(const nlohmann::json& run, std::int64_t schema_version) {
   try {
     RunInfo info;
@@ -74,6 +78,8 @@ RunInfo run_info_from_json(const nlohmann::json& run, std::int64_t schema_versio
     throw ResultsError(std::string("run info: ") + e.what());
   }
 }
+
+}  // namespace
 
 std::string to_json_text(const RunInfo& info, const Table& front) {
   ordered doc;

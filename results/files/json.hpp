@@ -5,15 +5,9 @@
 #include <filesystem>
 #include <string>
 
-#include <nlohmann/json.hpp>
-
 #include "results/front/row.hpp"
 
 namespace shardmeter::results {
-
-nlohmann::ordered_json to_json(const RunInfo& info);
-// Throws ResultsError on a missing or mistyped key. Schema version 1 called `visited` `evaluated`.
-RunInfo run_info_from_json(const nlohmann::json& run, std::int64_t schema_version);
 
 std::string to_json_text(const RunInfo& info, const Table& front);
 // Throws OutputError.

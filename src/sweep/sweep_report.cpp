@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "model/units.hpp"
 #include "model/metrics.hpp"
@@ -119,7 +120,7 @@ std::string format_sweep_table(const Sweep& sweep) {
   return out;
 }
 
-nlohmann::ordered_json sweep_json(const Sweep& sweep) {
+std::string sweep_json(const Sweep& sweep) {
   nlohmann::ordered_json j;
   j["scenario"] = sweep.scenario_name;
   j["axes"] = nlohmann::ordered_json::array();
@@ -168,7 +169,7 @@ nlohmann::ordered_json sweep_json(const Sweep& sweep) {
     o["text"] = describe_transition(sweep, t);
     j["transition"].push_back(std::move(o));
   }
-  return j;
+  return j.dump(2) + "\n";
 }
 
 }  // namespace shardmeter::cli
