@@ -73,10 +73,7 @@ Decoder decoder_for(const H5::DataSet& dataset, const std::string& path, const s
       case MemberKind::uint64: d.memory.insertMember(m.name, m.offset, H5::PredType::NATIVE_UINT64); break;
       case MemberKind::float64: d.memory.insertMember(m.name, m.offset, H5::PredType::NATIVE_DOUBLE); break;
       case MemberKind::text: {
-        H5::StrType s(H5::PredType::C_S1, m.size);
-        s.setCset(H5T_CSET_UTF8);
-        s.setStrpad(H5T_STR_NULLPAD);
-        d.memory.insertMember(m.name, m.offset, s);
+        d.memory.insertMember(m.name, m.offset, h5io::fixed_text(m.size));
         break;
       }
     }

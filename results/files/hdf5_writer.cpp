@@ -199,10 +199,6 @@ void FrontWriter::finish(const RunInfo& info, std::span<const PlanPoint> front) 
   impl_->finished = true;
 }
 
-void FrontWriter::abandon() noexcept {
-  if (impl_ && !impl_->finished) impl_->discard();
-}
-
 const fs::path& FrontWriter::path() const { return impl_->target.target(); }
 
 void write_front(const fs::path& out, const RunInfo& info, std::span<const PlanPoint> front) {

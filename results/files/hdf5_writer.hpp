@@ -44,9 +44,6 @@ public:
   // closes the file and renames it over the target. info.axes must equal the layout's axes.
   void finish(const RunInfo& info, std::span<const PlanPoint> front);
 
-  // Drops the output now: closes and removes the temporary file (also what the destructor does before finish()).
-  void abandon() noexcept;
-
   const std::filesystem::path& path() const;
 
 private:

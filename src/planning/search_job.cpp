@@ -99,7 +99,6 @@ SearchJobResult run_search_job(const SearchJobOptions& options, const Catalog& c
 
   job.result = run_in_arena(options.threads, space, goal, so, stop);
   if (options.search_done) options.search_done();
-  job.method_reason = job.result.method_reason;
 
   // The front, cheapest first (the search sorts by its first objective, which need not be cost).
   for (const search::FrontPoint& p : job.result.front) job.front.push_back(plan_point(p));

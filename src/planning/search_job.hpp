@@ -37,8 +37,7 @@ struct SearchJobResult {
   LoadedScenario scenario;              // the base scenario (as loaded, before any axis)
   search::SearchResult result;
   results::RunInfo info;                // what was written as provenance
-  std::vector<results::PlanPoint> front;
-  std::string method_reason;            // why `auto` chose its engine
+  std::vector<results::PlanPoint> front;  // result.front as written to the files: cheapest first
 };
 
 // Throws ScenarioError (bad scenario or search section), results::OutputError (cannot write) — nothing is left

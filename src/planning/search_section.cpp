@@ -164,8 +164,6 @@ std::vector<model::Objective> parse_objectives(const YamlField& field) {
   return objectives;
 }
 
-}  // namespace
-
 SearchSection parse_search(const YamlField& field, const Catalog& catalog, const model::Scenario& scenario) {
   SearchSection out;
   out.present = field.node().IsDefined();
@@ -175,6 +173,8 @@ SearchSection parse_search(const YamlField& field, const Catalog& catalog, const
   out.objectives = parse_objectives(top["objectives"]);
   return out;
 }
+
+}  // namespace
 
 SearchSection read_search_section(const ScenarioDocument& doc, const Catalog& catalog, const model::Scenario& scenario) {
   const YamlSource source{doc.path, &doc.overridden};

@@ -33,10 +33,8 @@ struct SearchSection {
   std::vector<model::Objective> objectives;         // 1..search::kMaxObjectives; default search::default_objectives()
 };
 
-// Reads `field` (the document's `search` node; absent or null gives the defaults and present = false).
-// `scenario` is the scenario parsed so far: GPU quotas may name its islands' GPU types as well as the catalog's.
-SearchSection parse_search(const YamlField& field, const Catalog& catalog, const model::Scenario& scenario);
-// The section of a loaded scenario document.
+// The section of a loaded scenario document (absent or null gives the defaults and present = false). `scenario` is
+// the base scenario: GPU quotas may name its islands' GPU types as well as the catalog's.
 SearchSection read_search_section(const ScenarioDocument& doc, const Catalog& catalog, const model::Scenario& scenario);
 // load_scenario, then read_search_section: every command that takes a scenario loads it this way, so a bad
 // `search:` section is an error for each of them (ScenarioError), not only for `shardmeter search`.

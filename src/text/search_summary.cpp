@@ -58,8 +58,7 @@ double share(std::uint64_t part, std::uint64_t whole) {
   return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
 }
 
-}  // namespace
-
+// One line on what a rejection reason means ("does not fit in GPU memory; try ...").
 std::string describe_rejection(const SearchJobResult& job, const std::string& reason) {
   for (const ReasonText& r : kReasons)
     if (r.name == reason) return std::string(r.text);
@@ -76,6 +75,8 @@ std::string describe_rejection(const SearchJobResult& job, const std::string& re
   return "";
 }
 
+}  // namespace
+
 std::string format_search_summary(const SearchJobResult& job, bool interrupted) {
   const search::SearchResult& r = job.result;
   const search::SearchCounts& c = r.counts;
@@ -83,12 +84,12 @@ std::string format_search_summary(const SearchJobResult& job, bool interrupted) 
   row(out, "Search space", fmt::format("{} candidates over {} axes", grouped(static_cast<double>(c.space_size)),
                                        job.info.axes.size()));
   // "auto chose exhaustive: ..." explains itself; a requested engine only needs saying so.
-  const bool automatic = job.method_reason.starts_with("auto");
+  const bool automatic = r.method_reason.starts_with("auto");
   const std::string seed = r.method == search::Method::anneal ? fmt::format("seed {}", r.seed) : "";
   row(out, "Method", std::string(search::to_string(r.method)) +
                          (automatic ? (seed.empty() ? "" : " (" + seed + ")")
                                     : " (requested" + (seed.empty() ? "" : ", " + seed) + ")"));
-  if (automatic) row(out, "", job.method_reason);
+  if (automatic) row(out, "", r.method_reason);
   row(out, "Visited", fmt::format("{} candidates ({} of the space); {} model estimates{}",
                                    grouped(static_cast<double>(c.visited)), percent(share(c.visited, c.space_size)),
                                    grouped(static_cast<double>(c.estimated)),

@@ -14,7 +14,4 @@ std::string format_search_summary(const SearchJobResult& job, bool interrupted);
 // "No feasible plan: ... Top reasons: ..." (empty string when the front has points).
 std::string explain_empty_front(const SearchJobResult& job);
 
-// One line on what a rejection reason means ("does not fit in GPU memory; try ...").
-std::string describe_rejection(const SearchJobResult& job, const std::string& reason);
-
 }  // namespace shardmeter::cli
