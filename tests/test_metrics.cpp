@@ -5,6 +5,7 @@
 
 #include <fstream>
 #include <set>
+#include <sstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -31,24 +32,12 @@ bool in_table(const m::Metric* metric) {
   return false;
 }
 
-// A valid base plan (Llama-3-8B on 16 H100s) followed by a `search:` section.
+// tests/data/small.yaml (a valid plan without a `search:` section) followed by one.
 std::string scenario_with(const std::string& section) {
-  return R"(name: metric-table-test
-model:
-  preset: llama3-8b
-  seq_len: 4096
-training:
-  global_batch: 64
-  tokens: 1e9
-cluster:
-  islands:
-    - gpu: h100-sxm
-      gpus: 16
-plan:
-  tp: 4
-  pp: 2
-search:
-)" + section;
+  std::ifstream in(SHARDMETER_TEST_DATA_DIR "/small.yaml");
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str() + "search:\n" + section;
 }
 
 shardmeter::cli::SearchSection parse_section(const std::string& section) {
