@@ -45,6 +45,14 @@ struct MemoryBreakdown {
   }
 };
 
+// Data-parallel degrees, as the model sizes the groups (model/layout.cpp) and as a framework is launched with them.
+struct DataParallelDegrees {
+  int data_parallel = 0;             // model replicas
+  int dp_shard = 0;                  // ranks of a ZeRO/FSDP shard group (hsdp: the shard group; 1 without sharding)
+  int dp_replicate = 0;              // data_parallel / dp_shard
+  int microbatches = 0;              // micro-batches per replica per step: the gradient-accumulation steps
+};
+
 struct IslandEstimate {
   double tokens_per_s = 0;           // one island of this entry
   double tokens_per_s_per_gpu = 0;
@@ -57,6 +65,9 @@ struct IslandEstimate {
   bool feasible = true;
   TimeBreakdown time;
   MemoryBreakdown memory;
+  // Inside one island of this entry. pp_across_islands: the replicas with stages here. Under a balanced batch
+  // split, microbatches is the entry's busiest replica's.
+  DataParallelDegrees degrees;
 };
 
 struct Estimate {
@@ -95,6 +106,8 @@ struct Estimate {
   double gpu_usd_total = 0;
   double egress_usd_total = 0;
   double total_cost_usd = 0;
+
+  DataParallelDegrees degrees;           // of one training job (model/layout.hpp: job_degrees)
 
   int island_entries = 0;
   std::array<IslandEstimate, kMaxIslands> islands{};

@@ -6,6 +6,7 @@
 #include "model/flops.hpp"
 #include "model/goodput.hpp"
 #include "model/job_step.hpp"
+#include "model/layout.hpp"
 #include "model/parameters.hpp"
 #include "model/units.hpp"
 #include "model/wan.hpp"
@@ -63,6 +64,7 @@ Estimate evaluate(const Scenario& s) noexcept {
     ie.memory_per_gpu_bytes = st.memory_bytes;
     ie.memory_capacity_bytes = st.capacity_bytes;
     ie.feasible = st.fits;
+    ie.degrees = DataParallelDegrees{st.layout.dp, st.layout.dp_shard, st.layout.dp_replicate, st.microbatches};
     ie.bottleneck = st.fits ? dominant_component(ie.time) : Bottleneck::memory_capacity;
     ie.utilization = std::clamp(1.0 - (ie.time.wan_s + ie.time.straggler_s) / job.step_time_s, 0.0, 1.0);
     fits = fits && st.fits;
@@ -103,6 +105,8 @@ Estimate evaluate(const Scenario& s) noexcept {
     ie.tokens_per_s = job.island_tokens_per_s[k];
     ie.tokens_per_s_per_gpu = ie.tokens_per_s / island.gpus;
   }
+
+  e.degrees = job_degrees(s, job.islands[0].layout);
 
   // ---- WAN, goodput, wall-clock and cost -----------------------------------------------------------------
   e.wan_bytes_per_step = job.wan_bytes_per_step;

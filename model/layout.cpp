@@ -1,6 +1,9 @@
 #include "model/layout.hpp"
 
 #include <algorithm>
+#include <cstdint>
+
+#include "model/consistency.hpp"
 
 namespace shardmeter::model {
 
@@ -31,7 +34,7 @@ IslandLayout make_layout(const IslandSpec& island, const PlanSpec& plan, int sta
     const int group_gpus = plan.shard_group > 0 ? plan.shard_group : island.gpus_per_node;
     l.dp_shard = std::clamp(group_gpus / std::max(1, plan.tp * plan.cp), 1, l.dp);
   } else {
-    l.dp_shard = l.dp;
+    l.dp_shard = plan.sharding == Sharding::none ? 1 : l.dp;
   }
   l.dp_replicate = std::max(1, l.dp / l.dp_shard);
 
@@ -48,6 +51,25 @@ IslandLayout make_layout(const IslandSpec& island, const PlanSpec& plan, int sta
   l.links.scaleout_bytes_per_s = island.nic_bytes_per_s_per_gpu();
   l.links.scaleout_latency_s = island.node_network.latency_s;
   return l;
+}
+
+DataParallelDegrees job_degrees(const Scenario& s, const IslandLayout& first_island) noexcept {
+  DataParallelDegrees d;
+  const bool diloco = s.plan.sync == SyncMode::diloco;
+  d.data_parallel = diloco ? island_data_parallel(s, 0) : total_data_parallel(s);
+  switch (s.plan.sharding) {
+    case Sharding::none: d.dp_shard = 1; break;
+    case Sharding::hsdp: d.dp_shard = first_island.dp_shard; break;
+    case Sharding::zero1:
+    case Sharding::zero2:
+    case Sharding::fsdp: d.dp_shard = d.data_parallel; break;
+  }
+  d.dp_replicate = std::max(1, d.data_parallel / std::max(1, d.dp_shard));
+  const std::int64_t sequences =
+      diloco ? s.training.global_batch / std::max(1, s.cluster.total_islands()) : s.training.global_batch;
+  const std::int64_t per_microbatch = std::int64_t{s.training.micro_batch} * std::max(1, d.data_parallel);
+  d.microbatches = per_microbatch > 0 ? static_cast<int>(sequences / per_microbatch) : 0;
+  return d;
 }
 
 }  // namespace shardmeter::model

@@ -3,14 +3,17 @@
 // (tensor innermost, then context, then data, then pipeline outermost).
 #include "model/cluster_spec.hpp"
 #include "model/collectives.hpp"
+#include "model/estimate.hpp"
 #include "model/plan_spec.hpp"
+#include "model/scenario.hpp"
 
 namespace shardmeter::model {
 
 struct IslandLayout {
   int tp = 1, pp = 1, cp = 1;
   int dp = 1;                 // model replicas inside this island
-  int dp_shard = 1;           // ranks a ZeRO/FSDP shard group spans (dp for zero/fsdp, the HSDP group for hsdp)
+  int dp_shard = 1;           // ranks a ZeRO/FSDP shard group spans (dp for zero/fsdp, the HSDP group for hsdp, 1
+                              // without sharding)
   int dp_replicate = 1;       // dp / dp_shard
   int domain_gpus = 8;        // GPUs sharing the scale-up fabric (node, or NVLink domain such as NVL72)
   GroupPlacement tp_group, cp_group, dp_group, shard_group, replicate_group;
@@ -24,5 +27,12 @@ GroupPlacement place_group(int size, int stride, int domain) noexcept;
 // `stages_here`: pipeline stages this island hosts per replica (plan.pp, or pp / islands when the pipeline
 // spans islands); 0 means plan.pp.
 IslandLayout make_layout(const IslandSpec& island, const PlanSpec& plan, int stages_here = 0) noexcept;
+
+// The data-parallel mesh of one training job, as a framework is launched with it: the replicas that reduce gradients
+// every step (synchronous: over every island; DiLoCo: inside one island of entry 0, each island training its own copy
+// between outer steps), split into shard groups (zero1/zero2/fsdp: all replicas; hsdp: `first_island`'s shard group;
+// none: 1) and replicas of them, and the job's sequences / (micro_batch x data_parallel) micro-batches per replica.
+// `first_island`: the layout of island entry 0.
+DataParallelDegrees job_degrees(const Scenario& scenario, const IslandLayout& first_island) noexcept;
 
 }  // namespace shardmeter::model

@@ -3,42 +3,12 @@
 #include <array>
 
 #include "model/enum_names.hpp"
-#include "model/consistency.hpp"
-#include "model/units.hpp"
 
 namespace shardmeter::results {
 
 namespace m = shardmeter::model;
 
 namespace {
-
-// clang-format off
-constexpr std::array kMetrics = {
-  MetricColumn{"feasible", "", [](const m::Estimate& e) { return e.feasible ? 1.0 : 0.0; }},
-  MetricColumn{"step_time_s", "s", [](const m::Estimate& e) { return e.step_time_s; }},
-  MetricColumn{"tokens_per_s", "tokens/s", [](const m::Estimate& e) { return e.tokens_per_s; }},
-  MetricColumn{"effective_tokens_per_s", "tokens/s", [](const m::Estimate& e) { return e.effective_tokens_per_s; }},
-  MetricColumn{"tokens_per_s_per_gpu", "tokens/s", [](const m::Estimate& e) { return e.tokens_per_s_per_gpu; }},
-  MetricColumn{"tflops_per_gpu", "TFLOP/s", [](const m::Estimate& e) { return e.tflops_per_gpu; }},
-  MetricColumn{"mfu", "", [](const m::Estimate& e) { return e.mfu; }},
-  MetricColumn{"hfu", "", [](const m::Estimate& e) { return e.hfu; }},
-  MetricColumn{"compute_utilization", "", [](const m::Estimate& e) { return e.compute_utilization; }},
-  MetricColumn{"exposed_comm_fraction", "", [](const m::Estimate& e) { return e.exposed_comm_fraction; }},
-  MetricColumn{"memory_per_gpu_gb", "GB", [](const m::Estimate& e) { return e.memory_per_gpu_bytes / m::kGB; }},
-  MetricColumn{"memory_capacity_gb", "GB", [](const m::Estimate& e) { return e.memory_capacity_bytes / m::kGB; }},
-  MetricColumn{"memory_headroom_gb", "GB", [](const m::Estimate& e) { return (e.memory_capacity_bytes - e.memory_per_gpu_bytes) / m::kGB; }},
-  MetricColumn{"gpus", "", [](const m::Estimate& e) { return static_cast<double>(e.gpus); }},
-  MetricColumn{"cost_usd_per_hour", "USD/h", [](const m::Estimate& e) { return e.cost_usd_per_hour; }},
-  MetricColumn{"cost_usd_per_million_tokens", "USD", [](const m::Estimate& e) { return e.cost_usd_per_million_tokens; }},
-  MetricColumn{"total_cost_usd", "USD", [](const m::Estimate& e) { return e.total_cost_usd; }},
-  MetricColumn{"gpu_usd_total", "USD", [](const m::Estimate& e) { return e.gpu_usd_total; }},
-  MetricColumn{"egress_usd_total", "USD", [](const m::Estimate& e) { return e.egress_usd_total; }},
-  MetricColumn{"wall_clock_days", "days", [](const m::Estimate& e) { return e.wall_clock_s / m::kSecondsPerDay; }},
-  MetricColumn{"wan_gb_per_step", "GB", [](const m::Estimate& e) { return e.wan_bytes_per_step / m::kGB; }},
-  MetricColumn{"goodput", "", [](const m::Estimate& e) { return e.goodput; }},
-  MetricColumn{"model_flops_per_step", "FLOP", [](const m::Estimate& e) { return e.model_flops_per_step; }},
-};
-// clang-format on
 
 CellValue str(std::string_view v) { return CellValue{std::string(v)}; }
 CellValue i64(std::int64_t v) { return CellValue{v}; }
@@ -89,7 +59,6 @@ const std::array kIslandFields = {
 
 }  // namespace
 
-std::span<const MetricColumn> metric_columns() noexcept { return kMetrics; }
 std::span<const ScenarioColumn> job_scenario_columns() noexcept { return kJobColumns; }
 
 std::vector<ScenarioColumn> scenario_columns(int island_entries) {

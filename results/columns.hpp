@@ -1,6 +1,6 @@
 #pragma once
-// The named columns every writer uses (estimate JSON, tables, CSV, HDF5 fronts), so a metric or plan field has
-// one name everywhere. Metric names are a contract: other tools read them.
+// The plan columns every writer uses (estimate JSON, tables, CSV, HDF5 fronts), so a plan field has one name
+// everywhere; the metric columns are model/metrics.hpp's table. Column names are a contract: other tools read them.
 #include <cstdint>
 #include <span>
 #include <string>
@@ -8,18 +8,9 @@
 #include <variant>
 #include <vector>
 
-#include "model/estimate.hpp"
 #include "model/scenario.hpp"
 
 namespace shardmeter::results {
-
-// A scalar metric of an estimate (per job).
-struct MetricColumn {
-  std::string_view name;   // e.g. "tokens_per_s"
-  std::string_view unit;   // e.g. "tokens/s", "USD", "" for ratios
-  double (*get)(const model::Estimate&);
-};
-std::span<const MetricColumn> metric_columns() noexcept;
 
 // A plan / training / cluster field of a scenario. Island fields are expanded per island entry
 // ("island0_gpu", "island0_gpus", ...) by scenario_columns(n_islands).

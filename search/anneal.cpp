@@ -258,7 +258,7 @@ EngineOutput run_anneal(const Space& space, const CandidateCheck& check, const S
   for (int c = 0; c < chains; ++c)
     outputs.push_back(ChainOutput{ParetoArchive(check.objective_count()), Tally(check.code_count()), {}, {}, true});
 
-  const auto chain_budget = static_cast<std::uint64_t>(kChainShare * static_cast<double>(options.evaluations));
+  const auto chain_budget = static_cast<std::uint64_t>(kChainShare * static_cast<double>(options.visit_budget));
   const std::uint64_t share = chain_budget / static_cast<std::uint64_t>(chains);
   const std::uint64_t extra = chain_budget % static_cast<std::uint64_t>(chains);
   tbb::parallel_for(tbb::blocked_range<int>(0, chains, 1), [&](const tbb::blocked_range<int>& r) {
@@ -277,8 +277,8 @@ EngineOutput run_anneal(const Space& space, const CandidateCheck& check, const S
     state.visited.insert(chain.visited.begin(), chain.visited.end());
     chain.visited = {};
   }
-  if (state.complete && state.tally.visited < options.evaluations)
-    pareto_local_search(space, check, control, options.evaluations - state.tally.visited, state);
+  if (state.complete && state.tally.visited < options.visit_budget)
+    pareto_local_search(space, check, control, options.visit_budget - state.tally.visited, state);
   if (options.sink) feed_sink(space, check, options, outputs, state.feasible);
   return EngineOutput{std::move(state.archive), std::move(state.tally), state.complete};
 }

@@ -49,10 +49,10 @@ CandidateCheck::CandidateCheck(const Space& space, const Goal& goal, bool prune)
       quotas_(goal.quotas) {
   if (objectives_.size() > static_cast<std::size_t>(kMaxObjectives))
     throw std::invalid_argument(fmt::format("at most {} objectives are supported", kMaxObjectives));
-  for (const Objective& o : objectives_)
-    if (o.get == nullptr) throw std::invalid_argument(fmt::format("objective '{}' has no metric getter", o.name));
+  for (const model::Objective& o : objectives_)
+    if (o.metric == nullptr) throw std::invalid_argument("an objective has no metric");
   for (const MetricConstraint& c : constraints_)
-    if (c.get == nullptr) throw std::invalid_argument(fmt::format("constraint '{}' has no metric getter", c.name));
+    if (c.metric == nullptr) throw std::invalid_argument(fmt::format("constraint '{}' has no metric", c.name));
 
   quota_code_ = model::kRejectReasonCount;
   constraint_code_ = quota_code_ + static_cast<int>(quotas_.size());
@@ -110,7 +110,7 @@ Outcome CandidateCheck::check(const model::Scenario& s, model::Estimate& estimat
   if (out.code != Outcome::kFeasible) return out;
   // Construct the estimate in place (guaranteed copy elision): it is a few kilobytes.
   ::new (static_cast<void*>(&estimate)) model::Estimate(model::evaluate(s));
-  out.evaluated = true;
+  out.estimated = true;
   if (!estimate.feasible) {
     out.code = static_cast<int>(estimate.reject_reason == model::RejectReason::none ? model::RejectReason::out_of_memory
                                                                                      : estimate.reject_reason);
@@ -118,7 +118,7 @@ Outcome CandidateCheck::check(const model::Scenario& s, model::Estimate& estimat
   }
   for (std::size_t c = 0; c < constraints_.size(); ++c) {
     const MetricConstraint& k = constraints_[c];
-    const double x = k.get(estimate);
+    const double x = k.metric->get(estimate);
     const bool ok = k.limit == Limit::at_most ? x <= k.value : x >= k.value;  // NaN fails both
     if (!ok) {
       out.code = constraint_code_ + static_cast<int>(c);
@@ -126,19 +126,19 @@ Outcome CandidateCheck::check(const model::Scenario& s, model::Estimate& estimat
     }
   }
   for (std::size_t o = 0; o < objectives_.size(); ++o) {
-    const double x = objectives_[o].get(estimate);
+    const double x = objectives_[o].value(estimate);
     if (!std::isfinite(x)) {
       out.code = non_finite_code_;
       return out;
     }
-    out.objectives[o] = objectives_[o].sense == Sense::minimize ? x : -x;
+    out.objectives[o] = objectives_[o].direction == model::Direction::minimize ? x : -x;
   }
   return out;
 }
 
 ObjectiveVector CandidateCheck::raw_objectives(const model::Estimate& estimate) const noexcept {
   ObjectiveVector v{};
-  for (std::size_t o = 0; o < objectives_.size(); ++o) v[o] = objectives_[o].get(estimate);
+  for (std::size_t o = 0; o < objectives_.size(); ++o) v[o] = objectives_[o].value(estimate);
   return v;
 }
 

@@ -22,7 +22,7 @@ using ObjectiveVector = std::array<double, kMaxObjectives>;
 struct Outcome {
   static constexpr int kFeasible = -1;
   int code = kFeasible;        // rejection code, or kFeasible
-  bool evaluated = false;      // model::evaluate ran
+  bool estimated = false;      // model::evaluate ran
   bool memory_bound = false;   // out_of_memory decided by the model-state bound, before model::evaluate
   // For rejections decided before the model ran: every candidate sharing this candidate's digits at positions
   // 0..prune_position gets the same rejection (-1: the whole space). Equals the last position when no block
@@ -33,25 +33,25 @@ struct Outcome {
 
 class CandidateCheck {
 public:
-  // Throws std::invalid_argument for an empty or oversized objective list or a missing getter.
+  // Throws std::invalid_argument for an empty or oversized objective list or a missing metric.
   CandidateCheck(const Space& space, const Goal& goal, bool prune);
 
   int objective_count() const noexcept { return static_cast<int>(objectives_.size()); }
-  const std::vector<Objective>& objectives() const noexcept { return objectives_; }
+  const std::vector<model::Objective>& objectives() const noexcept { return objectives_; }
   int code_count() const noexcept { return non_finite_code_ + 1; }
   std::vector<std::string> code_names() const;
 
   // The stages before the model (consistency, quotas, the model-state memory bound): kFeasible here means
   // "worth an estimate".
   Outcome screen(const model::Scenario& scenario) const noexcept;
-  // All stages. `estimate` receives the model's estimate when `evaluated` is set.
+  // All stages. `estimate` receives the model's estimate when `estimated` is set.
   Outcome check(const model::Scenario& scenario, model::Estimate& estimate) const noexcept;
 
   // Objective values of an estimate as the user reads them (not negated).
   ObjectiveVector raw_objectives(const model::Estimate& estimate) const noexcept;
 
 private:
-  std::vector<Objective> objectives_;
+  std::vector<model::Objective> objectives_;
   std::vector<MetricConstraint> constraints_;
   std::vector<GpuQuota> quotas_;
   std::array<int, model::kRejectReasonCount> consistency_prune_{};

@@ -4,7 +4,7 @@ namespace shardmeter::search {
 
 void Tally::add(const Tally& other) {
   visited += other.visited;
-  evaluated += other.evaluated;
+  estimated += other.estimated;
   memory_bound += other.memory_bound;
   feasible += other.feasible;
   pruned += other.pruned;
@@ -15,7 +15,7 @@ void Tally::add(const Tally& other) {
 void Tally::count(const Outcome& outcome, std::uint64_t block_extra, bool examined_is_pruned) noexcept {
   visited += 1 + block_extra;
   pruned += block_extra + (examined_is_pruned ? 1 : 0);
-  if (outcome.evaluated) ++evaluated;
+  if (outcome.estimated) ++estimated;
   if (outcome.memory_bound) ++memory_bound;
   if (outcome.code == Outcome::kFeasible) {
     ++feasible;

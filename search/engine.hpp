@@ -18,7 +18,7 @@ namespace shardmeter::search {
 // Counters one worker owns; summed at the end (never shared while running).
 struct Tally {
   std::uint64_t visited = 0;
-  std::uint64_t evaluated = 0;
+  std::uint64_t estimated = 0;     // model::evaluate calls
   std::uint64_t memory_bound = 0;
   std::uint64_t feasible = 0;
   std::uint64_t pruned = 0;

@@ -62,7 +62,7 @@ bool walk(const Space& space, const CandidateCheck& check, const RunControl& con
       if (control.should_stop()) return false;
     }
     const Outcome o = check.check(w.cursor.scenario(), w.estimate);
-    if (o.code != Outcome::kFeasible && !o.evaluated) {
+    if (o.code != Outcome::kFeasible && !o.estimated) {
       // Decided before the model ran: the rest of this candidate's block (within the range) shares it.
       const std::uint64_t stop_at = std::min(block_end(space, o, i), end);
       // `pruned` counts what a sequential walk would skip: every member of the block but its first, so the

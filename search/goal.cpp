@@ -1,26 +1,15 @@
 #include "search/goal.hpp"
 
-#include "model/units.hpp"
-
 namespace shardmeter::search {
 
-double total_cost_usd(const model::Estimate& e) noexcept { return e.total_cost_usd; }
-double tokens_per_s(const model::Estimate& e) noexcept { return e.tokens_per_s; }
-double wall_clock_days(const model::Estimate& e) noexcept { return e.wall_clock_s / model::kSecondsPerDay; }
-
-std::vector<Objective> default_objectives() {
-  return {Objective{"total_cost_usd", &total_cost_usd, Sense::minimize},
-          Objective{"tokens_per_s", &tokens_per_s, Sense::maximize}};
+MetricConstraint limit_metric(const model::Metric& metric, Limit limit, double value) {
+  const std::string prefix = limit == Limit::at_most ? "max_" : "min_";
+  return MetricConstraint{prefix + std::string(metric.name), &metric, limit, value};
 }
 
-MetricConstraint max_total_cost_usd(double usd) {
-  return MetricConstraint{"max_total_cost_usd", &total_cost_usd, Limit::at_most, usd};
-}
-MetricConstraint max_wall_clock_days(double days) {
-  return MetricConstraint{"max_wall_clock_days", &wall_clock_days, Limit::at_most, days};
-}
-MetricConstraint min_tokens_per_s(double tokens_per_second) {
-  return MetricConstraint{"min_tokens_per_s", &tokens_per_s, Limit::at_least, tokens_per_second};
+std::vector<model::Objective> default_objectives() {
+  return {model::Objective{&model::metric("total_cost_usd"), model::Direction::minimize},
+          model::Objective{&model::metric("tokens_per_s"), model::Direction::maximize}};
 }
 
 }  // namespace shardmeter::search

@@ -1,34 +1,27 @@
 #pragma once
-// What the search optimises and what it must respect: objectives and constraints read metrics of an estimate
-// through plain getter functions, so the search needs no table of metric names (the CLI maps names to
-// getters with results/columns.hpp) and GPU quotas count GPUs per GPU type.
+// What the search optimises and what it must respect: objectives and constraints are metrics of the table in
+// model/metrics.hpp, read through its getters; GPU quotas count GPUs per GPU type.
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "model/estimate.hpp"
+#include "model/metrics.hpp"
+#include "model/objective.hpp"
 
 namespace shardmeter::search {
-
-using MetricGetter = double (*)(const model::Estimate&);
-
-enum class Sense : std::uint8_t { minimize, maximize };
-
-struct Objective {
-  std::string name;      // e.g. "total_cost_usd"
-  MetricGetter get = nullptr;
-  Sense sense = Sense::minimize;
-};
 
 enum class Limit : std::uint8_t { at_most, at_least };
 
 // A bound on one metric, e.g. {"max_total_cost_usd", total_cost_usd, at_most, 5e6}.
 struct MetricConstraint {
-  std::string name;      // reported as the rejection reason
-  MetricGetter get = nullptr;
+  std::string name;                          // "max_<metric>" / "min_<metric>": reported as the rejection reason
+  const model::Metric* metric = nullptr;     // an entry of model::kMetrics
   Limit limit = Limit::at_most;
-  double value = 0;
+  double value = 0;                          // in the metric's unit
 };
+
+// The constraint "metric <= value" (named max_<metric>) or "metric >= value" (min_<metric>).
+MetricConstraint limit_metric(const model::Metric& metric, Limit limit, double value);
 
 // At most `max_gpus` GPUs of one type (IslandSpec::gpu.name) over all islands (IslandSpec::total_gpus()).
 struct GpuQuota {
@@ -39,20 +32,12 @@ struct GpuQuota {
 inline constexpr int kMaxObjectives = 4;
 
 struct Goal {
-  std::vector<Objective> objectives;          // 1..kMaxObjectives; empty = default_objectives()
+  std::vector<model::Objective> objectives;   // 1..kMaxObjectives; empty = default_objectives()
   std::vector<MetricConstraint> constraints;  // memory fit (Estimate::feasible) is always required
   std::vector<GpuQuota> quotas;
 };
 
-// The metrics the defaults use.
-double total_cost_usd(const model::Estimate& e) noexcept;
-double tokens_per_s(const model::Estimate& e) noexcept;
-double wall_clock_days(const model::Estimate& e) noexcept;
-
 // Minimise total_cost_usd, maximise tokens_per_s.
-std::vector<Objective> default_objectives();
-MetricConstraint max_total_cost_usd(double usd);
-MetricConstraint max_wall_clock_days(double days);
-MetricConstraint min_tokens_per_s(double tokens_per_second);
+std::vector<model::Objective> default_objectives();
 
 }  // namespace shardmeter::search

@@ -22,10 +22,10 @@ double hypervolume_2d(std::span<const std::array<double, 2>> minimised, std::arr
   return area;
 }
 
-double hypervolume_2d(const std::vector<FrontPoint>& front, const std::vector<Objective>& objectives,
+double hypervolume_2d(const std::vector<FrontPoint>& front, const std::vector<model::Objective>& objectives,
                       std::array<double, 2> reference) {
   if (objectives.size() != 2) throw std::invalid_argument("hypervolume_2d needs exactly two objectives");
-  auto orient = [&](std::size_t k, double v) { return objectives[k].sense == Sense::minimize ? v : -v; };
+  auto orient = [&](std::size_t k, double v) { return objectives[k].direction == model::Direction::minimize ? v : -v; };
   std::vector<std::array<double, 2>> pts;
   pts.reserve(front.size());
   for (const FrontPoint& p : front) pts.push_back({orient(0, p.objectives[0]), orient(1, p.objectives[1])});

@@ -15,8 +15,8 @@ namespace shardmeter::search {
 double hypervolume_2d(std::span<const std::array<double, 2>> minimised, std::array<double, 2> reference);
 
 // The front of a two-objective search, with the reference point given in the objectives' own units and
-// senses (e.g. {max cost, min throughput}).
-double hypervolume_2d(const std::vector<FrontPoint>& front, const std::vector<Objective>& objectives,
+// directions (e.g. {max cost, min throughput}).
+double hypervolume_2d(const std::vector<FrontPoint>& front, const std::vector<model::Objective>& objectives,
                       std::array<double, 2> reference);
 
 }  // namespace shardmeter::search

@@ -33,7 +33,7 @@ struct SearchOptions {
   Method method = Method::automatic;
   std::uint64_t seed = 0;
   // Anneal budget: distinct candidates visited (cheap rejections included), summed over chains. Deterministic.
-  std::uint64_t evaluations = 200'000;
+  std::uint64_t visit_budget = 200'000;
   int chains = 16;                    // anneal chains; the result does not depend on the thread count
   double time_limit_s = 0;            // 0 = none; a search stopped by it is complete = false (not deterministic)
   // `auto` runs exhaustive when the space is no larger than the anneal budget, or when enumerating it is

@@ -13,6 +13,8 @@
 
 namespace shardmeter::search {
 
+// A point of the front with its objective values. The result files write results::PlanPoint instead (results/
+// cannot see search/); src/planning/search_job.cpp converts one into the other.
 struct FrontPoint {
   std::uint64_t index = 0;
   std::vector<std::string> labels;   // one per axis, in axis order
@@ -21,12 +23,12 @@ struct FrontPoint {
   model::Scenario scenario;
 };
 
-// Invariants: visited == feasible + rejected(); visited == evaluated + rejections decided before the model ran
+// Invariants: visited == feasible + rejected(); visited == estimated + rejections decided before the model ran
 // (consistency, quotas; pruned ones included); a complete exhaustive search has visited == space_size.
 struct SearchCounts {
   std::uint64_t space_size = 0;
   std::uint64_t visited = 0;      // candidates considered
-  std::uint64_t evaluated = 0;    // model::evaluate calls
+  std::uint64_t estimated = 0;    // model::evaluate calls
   std::uint64_t memory_bound = 0; // out_of_memory without an estimate: model states alone exceed the HBM
   std::uint64_t feasible = 0;     // fit in memory and satisfy every constraint
   std::uint64_t pruned = 0;       // rejected as part of a block, without being looked at (inside rejected)
@@ -40,7 +42,7 @@ struct SearchCounts {
 
 struct SearchResult {
   std::vector<FrontPoint> front;        // sorted by the first objective (ascending), then index
-  std::vector<Objective> objectives;
+  std::vector<model::Objective> objectives;
   SearchCounts counts;
   Method method = Method::exhaustive;   // the engine that ran (never automatic)
   std::string method_reason;            // why auto chose it

@@ -28,10 +28,10 @@ MethodChoice choose_method(const Space& space, const Goal& goal, const SearchOpt
                            std::atomic<bool>& stop) {
   if (options.method == Method::exhaustive) return {Method::exhaustive, "exhaustive (requested)"};
   if (options.method == Method::anneal) return {Method::anneal, "anneal (requested)"};
-  if (space.size() <= options.evaluations)
+  if (space.size() <= options.visit_budget)
     return {Method::exhaustive, fmt::format("auto chose exhaustive: the space ({} candidates) is no larger than the "
-                                            "annealing budget ({} evaluations)",
-                                            space.size(), options.evaluations)};
+                                            "annealing budget ({} visits)",
+                                            space.size(), options.visit_budget)};
   const double budget_s = options.time_limit_s > 0 ? options.time_limit_s : options.auto_time_budget_s;
   const CandidateCheck check(space, goal, options.prune);
   ProgressMeter quiet(ProgressFn{}, 0, 1);
@@ -52,9 +52,9 @@ MethodChoice choose_method(const Space& space, const Goal& goal, const SearchOpt
   }
   return {Method::anneal,
           fmt::format("auto chose anneal: enumerating {} candidates would exceed the {:g} s budget (at {:g} checks/s "
-                      "and {:g} estimates/s on one thread, after pruning); annealing with {} evaluations",
+                      "and {:g} estimates/s on one thread, after pruning); annealing with a budget of {} visits",
                       space.size(), budget_s, options.auto_checks_per_s, options.auto_estimates_per_s,
-                      options.evaluations)};
+                      options.visit_budget)};
 }
 
 MethodChoice choose_method(const Space& space, const Goal& goal, const SearchOptions& options) {
@@ -68,7 +68,7 @@ SearchResult search(const Space& space, const Goal& goal, const SearchOptions& o
   const CandidateCheck check(space, goal, options.prune);
   const MethodChoice choice = choose_method(space, goal, options, stop);
 
-  const std::uint64_t planned = choice.method == Method::exhaustive ? space.size() : options.evaluations;
+  const std::uint64_t planned = choice.method == Method::exhaustive ? space.size() : options.visit_budget;
   ProgressMeter meter(options.progress, planned, options.progress_interval_s);
   RunControl control;
   control.stop = &stop;
@@ -90,7 +90,7 @@ SearchResult search(const Space& space, const Goal& goal, const SearchOptions& o
   SearchCounts& c = result.counts;
   c.space_size = space.size();
   c.visited = out.tally.visited;
-  c.evaluated = out.tally.evaluated;
+  c.estimated = out.tally.estimated;
   c.memory_bound = out.tally.memory_bound;
   c.feasible = out.tally.feasible;
   c.pruned = out.tally.pruned;

@@ -2,7 +2,9 @@
 // The search engine's entry point: a Space, a Goal and options in, a Pareto front and its counts out.
 //
 //   search::Space space(base, axes);                 // axes: labelled byte patches (make_patch)
-//   search::Goal goal{search::default_objectives(), {search::max_total_cost_usd(5e6)}, {{"h100-sxm", 512}}};
+//   search::Goal goal{search::default_objectives(),
+//                     {search::limit_metric(model::metric("total_cost_usd"), search::Limit::at_most, 5e6)},
+//                     {{"h100-sxm", 512}}};
 //   search::SearchResult r = search::search(space, goal, options, stop_flag);
 //
 // Threads: whatever oneTBB arena the caller runs in (tbb::global_control / task_arena); the front does not
@@ -17,7 +19,7 @@
 
 namespace shardmeter::search {
 
-// Throws std::invalid_argument for bad goals or options (no objectives getter, > kMaxObjectives objectives,
+// Throws std::invalid_argument for bad goals or options (an objective or constraint without a metric, > kMaxObjectives objectives,
 // chains < 1). `stop` is polled regularly; setting it ends the search with complete = false.
 SearchResult search(const Space& space, const Goal& goal, const SearchOptions& options, std::atomic<bool>& stop);
 SearchResult search(const Space& space, const Goal& goal, const SearchOptions& options = {});

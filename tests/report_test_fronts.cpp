@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <cmath>
 
+#include "model/layout.hpp"
+
 namespace shardmeter::test {
 
 namespace m = shardmeter::model;
 
-results::FrontPoint plan_point(const PlanPoint& p) {
-  results::FrontPoint f{};
+results::PlanPoint plan_point(const PlanPoint& p) {
+  results::PlanPoint f{};
   m::Scenario& s = f.scenario;
   s.model.layers = p.layers;
   s.model.hidden = p.hidden;
@@ -56,8 +58,14 @@ results::FrontPoint plan_point(const PlanPoint& p) {
   const double total = static_cast<double>(s.cluster.total_gpus());
   e.islands[0].batch_share = p.gpus * p.count / total;
   if (p.second) e.islands[1].batch_share = p.second->second / total;
+  // The degrees are the model's own (the export reads them), from the islands' layouts.
+  e.degrees = m::job_degrees(s, m::make_layout(s.cluster.islands[0], s.plan));
+  for (int i = 0; i < s.cluster.island_entries; ++i) {
+    const m::IslandLayout l = m::make_layout(s.cluster.islands[static_cast<std::size_t>(i)], s.plan);
+    e.islands[static_cast<std::size_t>(i)].degrees = {l.dp, l.dp_shard, l.dp_replicate, e.degrees.microbatches};
+  }
   f.index = p.index;
-  f.axis_values = {p.gpu, std::to_string(p.tp)};
+  f.labels = {p.gpu, std::to_string(p.tp)};
   return f;
 }
 
@@ -71,20 +79,21 @@ results::RunInfo front_run_info(const std::string& scenario_name) {
   info.seed = 7;
   info.threads = 2;
   info.space_size = 4096;
-  info.evaluated = 4096;
+  info.visited = 4096;
   info.feasible = 1500;
   info.rejected = {{"out_of_memory", 1800}, {"heads_not_divisible_by_tp", 796}};
   info.elapsed_s = 1.5;
   info.complete = true;
-  info.objectives = {{"total_cost_usd", results::Direction::minimize}, {"tokens_per_s", results::Direction::maximize}};
+  info.objectives = {{&model::metric("total_cost_usd"), model::Direction::minimize},
+                     {&model::metric("tokens_per_s"), model::Direction::maximize}};
   info.axes = {"cluster.islands.0.gpu", "plan.tp"};
   info.created = "2025-01-02T03:04:05Z";
   return info;
 }
 
-std::vector<results::FrontPoint> realistic_front(bool baseline) {
+std::vector<results::PlanPoint> realistic_front(bool baseline) {
   static const char* kGpus[] = {"a100-sxm-80gb", "h100-sxm", "h200-sxm"};
-  std::vector<results::FrontPoint> points;
+  std::vector<results::PlanPoint> points;
   const int n = baseline ? 9 : 10;
   for (int i = 0; i < n; ++i) {
     PlanPoint p;

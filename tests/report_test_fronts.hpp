@@ -1,12 +1,13 @@
 #pragma once
 // Hand-built fronts for the report, nightly and export tests: plans described by a few fields, with made-up
-// metrics that are easy to check (not model output).
+// metrics that are easy to check (not model output); only the data-parallel degrees are the model's.
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "model/enums.hpp"
-#include "results/front/front_point.hpp"
+#include "results/front/plan_point.hpp"
+#include "results/front/run_info.hpp"
 
 namespace shardmeter::test {
 
@@ -32,13 +33,13 @@ struct PlanPoint {
   std::uint64_t index = 0;
 };
 
-results::FrontPoint plan_point(const PlanPoint& p);
+results::PlanPoint plan_point(const PlanPoint& p);
 // Run info for a front of `scenario_name` with axes {cluster.islands.0.gpu, plan.tp} (the points' labels).
 results::RunInfo front_run_info(const std::string& scenario_name);
 
 // Ten plans on three GPU types and one to four islands; throughput spans more than a decade (2e5 to 5.7e6
 // tokens/s), cost grows slowly, then fast (a clear knee). `baseline`: the same plans 8 % dearer, without the
 // fastest one and with an old plan that has since left the front.
-std::vector<results::FrontPoint> realistic_front(bool baseline = false);
+std::vector<results::PlanPoint> realistic_front(bool baseline = false);
 
 }  // namespace shardmeter::test

@@ -13,8 +13,8 @@ std::vector<std::string> ScratchDir::files() const {
   return names;
 }
 
-results::FrontPoint make_point(int k, const std::string& gpu, int tp) {
-  results::FrontPoint p;
+results::PlanPoint make_point(int k, const std::string& gpu, int tp) {
+  results::PlanPoint p;
   m::Scenario& s = p.scenario;
   s.model.layers = 32;
   s.model.hidden = 4096;
@@ -58,11 +58,11 @@ results::FrontPoint make_point(int k, const std::string& gpu, int tp) {
     ie.bottleneck = i == 1 ? m::Bottleneck::wan : m::Bottleneck::compute;
   }
   p.index = static_cast<std::uint64_t>(1000 + 7 * k);
-  p.axis_values = {gpu, std::to_string(tp)};
+  p.labels = {gpu, std::to_string(tp)};
   return p;
 }
 
-std::vector<results::FrontPoint> three_points() {
+std::vector<results::PlanPoint> three_points() {
   return {make_point(0, "a100-sxm-80gb", 8), make_point(1, "h100-sxm", 4), make_point(2, "h200-sxm", 2)};
 }
 
@@ -75,12 +75,14 @@ results::RunInfo make_run_info() {
   info.seed = 42;
   info.threads = 2;
   info.space_size = 36;
-  info.evaluated = 36;
+  info.visited = 36;
+  info.estimated = 16;   // the 20 heads_not_divisible_by_tp rejections never reach the model
   info.feasible = 12;
   info.rejected = {{"heads_not_divisible_by_tp", 20}, {"out_of_memory", 4}};
   info.elapsed_s = 0.25;
   info.complete = true;
-  info.objectives = {{"total_cost_usd", results::Direction::minimize}, {"tokens_per_s", results::Direction::maximize}};
+  info.objectives = {{&model::metric("total_cost_usd"), model::Direction::minimize},
+                     {&model::metric("tokens_per_s"), model::Direction::maximize}};
   info.axes = {"cluster.islands.0.gpu", "plan.tp"};
   info.created = "2024-05-01T12:00:00Z";
   return info;

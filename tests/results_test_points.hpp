@@ -7,7 +7,8 @@
 
 #include <unistd.h>
 
-#include "results/front/front_point.hpp"
+#include "results/front/plan_point.hpp"
+#include "results/front/run_info.hpp"
 
 namespace shardmeter::test {
 
@@ -38,9 +39,9 @@ private:
 
 // Point k (0, 1, 2, ...) of a two-island plan on `gpu` with tensor parallel degree tp; cost and throughput grow
 // with k so the points form a front sorted by cost.
-results::FrontPoint make_point(int k, const std::string& gpu = "h100-sxm", int tp = 4);
+results::PlanPoint make_point(int k, const std::string& gpu = "h100-sxm", int tp = 4);
 // Three points as a search would hand them over (axes: cluster.islands.0.gpu, plan.tp).
-std::vector<results::FrontPoint> three_points();
+std::vector<results::PlanPoint> three_points();
 results::RunInfo make_run_info();
 
 }  // namespace shardmeter::test

@@ -26,7 +26,7 @@ struct Exporter {
   results::Row row;
   results::DeployPlan plan;
   explicit Exporter(const PlanPoint& p) {
-    const std::vector<results::FrontPoint> points{test::plan_point(p)};
+    const std::vector<results::PlanPoint> points{test::plan_point(p)};
     row = results::RowLayout::fit(points, info.axes).row(points[0]);
     plan = results::make_deploy_plan(row, 0);
   }
@@ -308,7 +308,7 @@ TEST_CASE("shardmeter export: picks, formats, errors with status 2 and no file",
   diloco.count = 2;
   diloco.cost_usd = 2e6;
   diloco.tokens_per_s = 2e6;
-  const std::vector<results::FrontPoint> points{test::plan_point(sync), test::plan_point(diloco)};
+  const std::vector<results::PlanPoint> points{test::plan_point(sync), test::plan_point(diloco)};
   results::write_front(dir / "front.h5", test::front_run_info("cli"), points);
   const std::string d = dir.path().string();
 

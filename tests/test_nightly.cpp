@@ -21,7 +21,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-void write_front(const fs::path& path, const std::string& name, const std::vector<results::FrontPoint>& points) {
+void write_front(const fs::path& path, const std::string& name, const std::vector<results::PlanPoint>& points) {
   fs::create_directories(path.parent_path());
   results::write_front(path, test::front_run_info(name), points);
 }

@@ -22,7 +22,7 @@ using test::PlanPoint;
 
 namespace {
 
-results::ResultFile file_of(const std::vector<results::FrontPoint>& points, const std::string& name) {
+results::ResultFile file_of(const std::vector<results::PlanPoint>& points, const std::string& name) {
   results::ResultFile f;
   f.info = test::front_run_info(name);
   f.front = results::RowLayout::fit(points, f.info.axes).table(points);
@@ -40,8 +40,8 @@ results::ReportModel model_of(const results::ResultFile& front, const results::R
 }
 
 // Fronts with hand-checkable costs: plans differ by their tp (part of the plan key).
-std::vector<results::FrontPoint> hand_front(const std::vector<std::tuple<int, double, double>>& tp_cost_throughput) {
-  std::vector<results::FrontPoint> points;
+std::vector<results::PlanPoint> hand_front(const std::vector<std::tuple<int, double, double>>& tp_cost_throughput) {
+  std::vector<results::PlanPoint> points;
   for (const auto& [tp, cost, throughput] : tp_cost_throughput) {
     PlanPoint p;
     p.tp = tp;
@@ -108,8 +108,8 @@ TEST_CASE("Baseline diff: joined, left, kept and the cost change at matched thro
 }
 
 TEST_CASE("Re-priced islands are the same plan: prices are not part of the plan key", "[report][baseline]") {
-  std::vector<results::FrontPoint> a = hand_front({{2, 1e6, 1000}});
-  std::vector<results::FrontPoint> b = a;
+  std::vector<results::PlanPoint> a = hand_front({{2, 1e6, 1000}});
+  std::vector<results::PlanPoint> b = a;
   b[0].scenario.cluster.islands[0].price_usd_per_gpu_hour = 9.99;
   const results::FrontDiff d = results::diff_fronts(file_of(b, "x").front, file_of(a, "x").front);
   CHECK(d.joined.empty());

@@ -85,8 +85,11 @@ TEST_CASE("JSON holds the run info and the front rows, and round-trips", "[resul
 
   const nlohmann::json doc = nlohmann::json::parse(slurp(dir / "front.json"));
   CHECK(doc["format"] == "shardmeter-front");
-  CHECK(doc["schema_version"] == 1);
+  CHECK(doc["schema_version"] == 2);
   CHECK(doc["run"]["seed"] == 42);
+  CHECK(doc["run"]["visited"] == 36);
+  CHECK(doc["run"]["estimated"] == 16);
+  CHECK_FALSE(doc["run"].contains("evaluated"));
   CHECK(doc["run"]["complete"] == true);
   CHECK(doc["run"]["rejected"]["out_of_memory"] == 4);
   CHECK(doc["run"]["objectives"][1]["column"] == "tokens_per_s");
@@ -102,6 +105,27 @@ TEST_CASE("JSON holds the run info and the front rows, and round-trips", "[resul
   CHECK(read.front.columns == table.columns);
   REQUIRE(read.front.rows.size() == 3);
   for (std::size_t r = 0; r < 3; ++r) CHECK(read.front.rows[r] == table.rows[r]);
+}
+
+TEST_CASE("A schema_version 1 JSON file is read: its `evaluated` is the visited count", "[results][json]") {
+  ScratchDir dir;
+  const auto points = test::three_points();
+  const results::RunInfo info = test::make_run_info();
+  const results::Table table = results::RowLayout::fit(points, info.axes).table(points);
+  nlohmann::json doc = nlohmann::json::parse(results::to_json_text(info, table));
+  // Schema 1 called the visited count `evaluated` and did not record model calls.
+  doc["schema_version"] = 1;
+  doc["run"]["evaluated"] = doc["run"]["visited"];
+  doc["run"].erase("visited");
+  doc["run"].erase("estimated");
+  std::ofstream(dir / "v1.json") << doc.dump();
+  const results::ResultFile read = results::read_json(dir / "v1.json");
+  CHECK(read.info.visited == 36);
+  CHECK_FALSE(read.info.estimated.has_value());
+  CHECK(read.front.rows.size() == 3);
+  doc["schema_version"] = 3;
+  std::ofstream(dir / "v3.json") << doc.dump();
+  CHECK_THROWS_AS(results::read_json(dir / "v3.json"), results::InputError);
 }
 
 TEST_CASE("JSON writes non-finite numbers as null and reads them as NaN", "[results][json]") {

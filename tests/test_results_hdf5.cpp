@@ -14,14 +14,14 @@
 #include "tests/results_test_points.hpp"
 
 using namespace shardmeter;
-using results::FrontPoint;
+using results::PlanPoint;
 using results::InputProblem;
 using test::ScratchDir;
 
 namespace {
 
 // Every column of every row equals what the layout makes of the point (doubles bit for bit).
-void check_rows(const results::RowLayout& layout, const std::vector<FrontPoint>& points, const results::Table& t) {
+void check_rows(const results::RowLayout& layout, const std::vector<results::PlanPoint>& points, const results::Table& t) {
   REQUIRE(t.columns == layout.column_names());
   REQUIRE(t.rows.size() == points.size());
   for (std::size_t i = 0; i < points.size(); ++i) {
@@ -88,8 +88,8 @@ TEST_CASE("HDF5 root attributes carry the contract names", "[results][hdf5]") {
   H5::H5File file((dir / "front.h5").string(), H5F_ACC_RDONLY);
   const H5::Group root = file.openGroup("/");
   // Spelled out here on purpose: these names are read by scripts outside ShardMeter (issue 4, results/README.md).
-  for (const char* name : {"scenario", "version", "method", "seed", "threads", "space_size", "evaluated", "feasible",
-                           "elapsed_s", "complete", "objectives", "objective_directions", "axes", "created",
+  for (const char* name : {"scenario", "version", "method", "seed", "threads", "space_size", "visited", "estimated",
+                           "feasible", "elapsed_s", "complete", "objectives", "objective_directions", "axes", "created",
                            "scenario_name", "schema_version", "format", "rejected_heads_not_divisible_by_tp",
                            "rejected_out_of_memory"}) {
     INFO(name);
@@ -103,7 +103,7 @@ TEST_CASE("HDF5 root attributes carry the contract names", "[results][hdf5]") {
 TEST_CASE("HDF5 /all grows with each append and is chunked and deflated", "[results][hdf5]") {
   ScratchDir dir;
   const results::RunInfo info = test::make_run_info();
-  std::vector<FrontPoint> all;
+  std::vector<results::PlanPoint> all;
   for (int k = 0; k < 15; ++k) {
     all.push_back(test::make_point(k % 3, k % 2 == 0 ? "h100-sxm" : "a100-sxm-80gb", 1 << (k % 4)));
     all.back().index = static_cast<std::uint64_t>(k);
@@ -150,11 +150,29 @@ TEST_CASE("HDF5 /all grows with each append and is chunked and deflated", "[resu
   CHECK(maxdim == H5S_UNLIMITED);
 }
 
+TEST_CASE("A schema_version 1 file is read: its `evaluated` is the visited count, model calls are unknown",
+          "[results][hdf5]") {
+  ScratchDir dir;
+  results::write_front(dir / "v1.h5", test::make_run_info(), test::three_points());
+  {
+    H5::H5File f((dir / "v1.h5").string(), H5F_ACC_RDWR);
+    H5::Group root = f.openGroup("/");
+    const std::int64_t v = 1;
+    root.openAttribute("schema_version").write(H5::PredType::NATIVE_INT64, &v);
+    root.renameAttr("visited", "evaluated");   // schema 1's name for the visited count
+    root.removeAttr("estimated");              // schema 1 did not record model calls
+  }
+  const results::ResultFile read = results::read_front(dir / "v1.h5");
+  CHECK(read.info.visited == 36);
+  CHECK_FALSE(read.info.estimated.has_value());
+  CHECK(read.front.rows.size() == 3);
+}
+
 TEST_CASE("An interrupted search still writes its front, marked incomplete", "[results][hdf5]") {
   ScratchDir dir;
   results::RunInfo info = test::make_run_info();
   info.complete = false;
-  info.evaluated = 20;  // of 36
+  info.visited = 20;  // of 36
   results::FrontWriter writer(dir / "partial.h5", results::RowLayout(2, info.axes),
                               results::WriterOptions{.write_all = true});
   const auto points = test::three_points();
@@ -163,7 +181,7 @@ TEST_CASE("An interrupted search still writes its front, marked incomplete", "[r
 
   const results::ResultFile read = results::read_front(dir / "partial.h5");
   CHECK_FALSE(read.info.complete);
-  CHECK(read.info.evaluated == 20);
+  CHECK(read.info.visited == 20);
   CHECK(read.front.rows.size() == 2);
   CHECK(results::read_all(dir / "partial.h5").rows.size() == 2);
   H5::H5File file((dir / "partial.h5").string(), H5F_ACC_RDONLY);
@@ -231,8 +249,8 @@ TEST_CASE("A failed write leaves neither the output nor a temporary file", "[res
   }
   SECTION("a failure keeps the previous file intact") {
     results::write_front(dir / "front.h5", info, std::span(points).subspan(0, 1));
-    FrontPoint too_many = points[0];
-    too_many.axis_values.push_back("extra");
+    results::PlanPoint too_many = points[0];
+    too_many.labels.push_back("extra");
     CHECK_THROWS_AS(results::write_front(dir / "front.h5", info, std::vector{points[1], too_many}),
                     results::OutputError);
     CHECK(dir.files() == std::vector<std::string>{"front.h5"});
@@ -290,19 +308,20 @@ TEST_CASE("Write a front for the h5py/pandas check", "[.][python_fixture]") {
   writer.finish(info, points);
 
   nlohmann::json expected;
-  for (const FrontPoint& p : points) {
+  for (const results::PlanPoint& p : points) {
     expected["total_cost_usd"].push_back(p.estimate.total_cost_usd);
     expected["tokens_per_s"].push_back(p.estimate.tokens_per_s);
     expected["index"].push_back(p.index);
     expected["island0_gpu"].push_back(std::string(p.scenario.cluster.islands[0].gpu.name.view()));
-    expected["axis:plan.tp"].push_back(p.axis_values[1]);
+    expected["axis:plan.tp"].push_back(p.labels[1]);
   }
   expected["all_rows"] = 6;
   expected["attrs"] = {{"scenario", info.scenario_text}, {"version", info.version}, {"method", info.method},
                        {"seed", info.seed}, {"threads", info.threads}, {"space_size", info.space_size},
-                       {"evaluated", info.evaluated}, {"feasible", info.feasible}, {"elapsed_s", info.elapsed_s},
+                       {"visited", info.visited}, {"estimated", *info.estimated}, {"feasible", info.feasible},
+                       {"elapsed_s", info.elapsed_s},
                        {"complete", info.complete}, {"scenario_name", info.scenario_name},
-                       {"created", info.created}, {"schema_version", 1},
+                       {"created", info.created}, {"schema_version", 2},
                        {"rejected_out_of_memory", info.rejected.at("out_of_memory")}};
   expected["objectives"] = {"total_cost_usd", "tokens_per_s"};
   expected["axes"] = info.axes;

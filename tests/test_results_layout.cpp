@@ -50,6 +50,6 @@ TEST_CASE("Row layout: points that do not fit are reported", "[results][layout]"
   CHECK_THROWS_AS(layout.cells(p), results::ResultsError);  // two island entries, one column set
   p.scenario.cluster.island_entries = 1;
   CHECK(layout.cells(p).size() == layout.columns().size());
-  p.axis_values.pop_back();
+  p.labels.pop_back();
   CHECK_THROWS_AS(layout.cells(p), results::ResultsError);
 }

@@ -6,11 +6,14 @@
 #include "results/front/pareto.hpp"
 
 using namespace shardmeter::results;
+using shardmeter::model::Direction;
+using shardmeter::model::Objective;
+using shardmeter::model::metric;
 
 namespace {
 Row row(double cost, double tps) { return Row{{"total_cost_usd", cost}, {"tokens_per_s", tps}}; }
-const Objective kCost{"total_cost_usd", Direction::minimize};
-const Objective kSpeed{"tokens_per_s", Direction::maximize};
+const Objective kCost{&metric("total_cost_usd"), Direction::minimize};
+const Objective kSpeed{&metric("tokens_per_s"), Direction::maximize};
 }  // namespace
 
 TEST_CASE("Pareto: cheapest-to-fastest staircase by hand", "[results][pareto]") {
@@ -19,9 +22,9 @@ TEST_CASE("Pareto: cheapest-to-fastest staircase by hand", "[results][pareto]") 
   const std::vector<Row> rows{row(10, 100), row(12, 90), row(20, 300), row(20, 250), row(40, 500), row(20, 300)};
   CHECK(pareto_front(rows, kCost, kSpeed) == std::vector<std::size_t>{0, 2, 4});
   // Cost and speed both maximised: only the point with the largest cost and the largest speed survives.
-  CHECK(pareto_front(rows, Objective{"total_cost_usd", Direction::maximize}, kSpeed) == std::vector<std::size_t>{4});
+  CHECK(pareto_front(rows, Objective{&metric("total_cost_usd"), Direction::maximize}, kSpeed) == std::vector<std::size_t>{4});
   // Both minimised: the cheapest (10, 100) and the slowest (12, 90) corner points.
-  CHECK(pareto_front(rows, kCost, Objective{"tokens_per_s", Direction::minimize}) == std::vector<std::size_t>{0, 1});
+  CHECK(pareto_front(rows, kCost, Objective{&metric("tokens_per_s"), Direction::minimize}) == std::vector<std::size_t>{0, 1});
 }
 
 TEST_CASE("Pareto: empty input, NaNs skipped, integer columns accepted", "[results][pareto]") {

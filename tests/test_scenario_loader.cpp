@@ -147,7 +147,7 @@ TEST_CASE("island overrides, nodes, count, spot, WAN and link overrides") {
   CHECK(search.axes[1].key == "cluster.islands.1.count");
   CHECK(search.axes[1].values == std::vector<std::string>{"1", "2", "3"});
   REQUIRE(search.objectives.size() == 2);
-  CHECK(search.objectives[1].metric == "wall_clock_days");
+  CHECK(search.objectives[1].name() == "wall_clock_days");
 }
 
 TEST_CASE("an inline GPU map") {

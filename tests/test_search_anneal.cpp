@@ -1,5 +1,5 @@
 // The annealing engine: deterministic for a seed whatever the thread count, and close to the exhaustive front
-// on a space of a few hundred thousand candidates with a small share of the evaluations.
+// on a space of a few hundred thousand candidates with a small share of the space as its visit budget.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -34,10 +34,10 @@ search::Space large_space() {
   return search::Space(b, std::move(axes));
 }
 
-search::SearchOptions anneal(std::uint64_t evaluations, std::uint64_t seed) {
+search::SearchOptions anneal(std::uint64_t visits, std::uint64_t seed) {
   search::SearchOptions o;
   o.method = search::Method::anneal;
-  o.evaluations = evaluations;
+  o.visit_budget = visits;
   o.seed = seed;
   return o;
 }
@@ -87,7 +87,7 @@ TEST_CASE("annealing front points are feasible and non-dominated among themselve
   }
 }
 
-TEST_CASE("annealing reaches 95% of the exhaustive hypervolume with 5% of the evaluations") {
+TEST_CASE("annealing reaches 95% of the exhaustive hypervolume with a budget of 5% of the space") {
   const search::Space space = large_space();
   REQUIRE(space.size() == 230400);
   search::SearchOptions ex;
@@ -144,8 +144,8 @@ TEST_CASE("annealing a space smaller than its budget ends once every candidate i
 
 TEST_CASE("annealing with three objectives is deterministic too") {
   const tbb::global_control workers(tbb::global_control::max_allowed_parallelism, 4);
-  std::vector<search::Objective> o = search::default_objectives();
-  o.push_back(search::Objective{"mfu", [](const model::Estimate& e) { return e.mfu; }, search::Sense::maximize});
+  std::vector<model::Objective> o = search::default_objectives();
+  o.push_back(model::Objective{&model::metric("mfu"), model::Direction::maximize});
   const search::Goal goal{o, {}, {}};
   const search::Space space = small_space();
   search::SearchResult one, two;

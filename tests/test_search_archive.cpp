@@ -74,7 +74,7 @@ TEST_CASE("hypervolume of a staircase, by hand") {
   std::vector<FrontPoint> front(2);
   front[0].objectives = ObjectiveVector{2, 5, 0, 0};
   front[1].objectives = ObjectiveVector{6, 8, 0, 0};
-  const std::vector<Objective> objectives = default_objectives();
+  const std::vector<shardmeter::model::Objective> objectives = default_objectives();
   // Slabs: cost 2 -> 10 for throughput 0..5 (8*5 = 40), cost 6 -> 10 for throughput 5..8 (4*3 = 12).
   CHECK(hypervolume_2d(front, objectives, {10, 0}) == Approx(52));
 }

@@ -63,8 +63,8 @@ TEST_CASE("search writes an HDF5 front that read_front reads, with the contract 
 
   {
     H5::H5File f((dir / "front.h5").string(), H5F_ACC_RDONLY);
-    for (const char* name : {"scenario", "version", "method", "seed", "threads", "space_size", "evaluated", "feasible",
-                             "elapsed_s", "complete"}) {
+    for (const char* name : {"scenario", "version", "method", "seed", "threads", "space_size", "visited", "estimated",
+                             "feasible", "elapsed_s", "complete"}) {
       INFO(name);
       CHECK(f.attrExists(name));
     }
@@ -77,18 +77,20 @@ TEST_CASE("search writes an HDF5 front that read_front reads, with the contract 
   CHECK(info.seed == 7);
   CHECK(info.threads == 2);
   CHECK(info.space_size == 432);
-  CHECK(info.evaluated == 432);
+  CHECK(info.visited == 432);
+  REQUIRE(info.estimated.has_value());
+  CHECK(*info.estimated <= info.visited);   // rejections before the model (consistency) are visited, not estimated
   CHECK(info.feasible > 0);
   std::uint64_t rejected = 0;
   for (const auto& [reason, n] : info.rejected) rejected += n;
-  CHECK(info.feasible + rejected == info.evaluated);
+  CHECK(info.feasible + rejected == info.visited);
   CHECK(info.elapsed_s >= 0);
   CHECK(info.complete);
   CHECK(info.axes == std::vector<std::string>{"cluster.islands.0.gpu", "cluster.islands.0.gpus", "plan.tp", "plan.pp",
                                               "plan.sharding", "training.micro_batch"});
   REQUIRE(info.objectives.size() == 2);
-  CHECK(info.objectives[0].column == "total_cost_usd");
-  CHECK(info.objectives[1].column == "tokens_per_s");
+  CHECK(info.objectives[0].name() == "total_cost_usd");
+  CHECK(info.objectives[1].name() == "tokens_per_s");
   CHECK_FALSE(info.created.empty());
 
   const auto& rows = file.front.rows;
@@ -172,7 +174,7 @@ TEST_CASE("an infeasible space gives an empty front and says why, with exit stat
   CHECK(r.status == 0);
   CHECK(r.err.empty());
   CHECK_THAT(r.out, !Catch::Contains("Pareto front:"));
-  CHECK_THAT(r.out, Catch::Contains("No feasible plan: all 432 candidates examined were rejected. Top reasons:\n"));
+  CHECK_THAT(r.out, Catch::Contains("No feasible plan: all 432 candidates visited were rejected. Top reasons:\n"));
   CHECK_THAT(r.out, Catch::Contains("max_total_cost_usd: total_cost_usd is above the limit "
                                     "search.constraints.max_total_cost_usd = 1"));
   CHECK_THAT(r.out, Catch::Contains("candidates that fit in memory all broke a constraint: max_total_cost_usd "));
@@ -266,6 +268,6 @@ TEST_CASE("Ctrl-C stops the search, writes the front found so far marked incompl
   const results::ResultFile file = results::read_front(out);
   CHECK_FALSE(file.info.complete);
   CHECK(file.info.method == "anneal");
-  CHECK(file.info.evaluated < 1000000000);   // usually about a million after the 1.5 s the search ran
+  CHECK(file.info.visited < 1000000000);   // usually about a million after the 1.5 s the search ran
   CHECK(dir.files() == std::vector<std::string>{"err.txt", "front.h5", "out.txt"});
 }

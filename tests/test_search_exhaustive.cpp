@@ -16,10 +16,8 @@ using namespace shardmeter::test;
 
 namespace {
 
-double mfu(const model::Estimate& e) { return e.mfu; }
-double step_time_s(const model::Estimate& e) { return e.step_time_s; }
-double gpus(const model::Estimate& e) { return static_cast<double>(e.gpus); }
-double memory_gb(const model::Estimate& e) { return e.memory_per_gpu_bytes / 1e9; }
+model::Objective minimise(const model::Metric& m) { return model::Objective{&m, model::Direction::minimize}; }
+model::Objective maximise(const model::Metric& m) { return model::Objective{&m, model::Direction::maximize}; }
 
 search::SearchOptions exhaustive() {
   search::SearchOptions o;
@@ -38,7 +36,7 @@ void check_counts_add_up(const search::SearchResult& r) {
                              name == "non_finite_objective";
     if (!after_model) cheap += c.rejected_by_reason[i];
   }
-  CHECK(c.evaluated + c.memory_bound + cheap == c.space_size);
+  CHECK(c.estimated + c.memory_bound + cheap == c.space_size);
   CHECK(c.pruned <= cheap);
 }
 
@@ -57,7 +55,7 @@ void check_identical(const search::SearchResult& a, const search::SearchResult& 
     CHECK(p.estimate.total_cost_usd == q.estimate.total_cost_usd);
   }
   CHECK(a.counts.visited == b.counts.visited);
-  CHECK(a.counts.evaluated == b.counts.evaluated);
+  CHECK(a.counts.estimated == b.counts.estimated);
   CHECK(a.counts.feasible == b.counts.feasible);
   CHECK(a.counts.pruned == b.counts.pruned);
   CHECK(a.counts.rejected_by_reason == b.counts.rejected_by_reason);
@@ -85,25 +83,23 @@ void check_equals_brute_force(const search::Space& space, const search::Goal& go
 TEST_CASE("the exhaustive front equals a brute-force Pareto filter") {
   const search::Space space = small_space();
   REQUIRE(space.size() == 4608);
-  using search::Objective;
-  using search::Sense;
+  using model::metric;
   SECTION("cost vs throughput (default)") { check_equals_brute_force(space, search::Goal{}); }
   SECTION("step time vs GPUs") {
-    check_equals_brute_force(space, search::Goal{{Objective{"step_time_s", step_time_s, Sense::minimize},
-                                                  Objective{"gpus", gpus, Sense::minimize}}, {}, {}});
+    check_equals_brute_force(space, search::Goal{{minimise(metric("step_time_s")), minimise(metric("gpus"))}, {}, {}});
   }
   SECTION("cost, throughput and MFU") {
-    std::vector<Objective> o = search::default_objectives();
-    o.push_back(Objective{"mfu", mfu, Sense::maximize});
+    std::vector<model::Objective> o = search::default_objectives();
+    o.push_back(maximise(metric("mfu")));
     check_equals_brute_force(space, search::Goal{o, {}, {}});
   }
   SECTION("a single objective: the cheapest plans (ties keep the lowest index)") {
-    check_equals_brute_force(space, search::Goal{{Objective{"total_cost_usd", search::total_cost_usd, Sense::minimize}}, {}, {}});
+    check_equals_brute_force(space, search::Goal{{minimise(metric("total_cost_usd"))}, {}, {}});
   }
   SECTION("four objectives") {
-    std::vector<Objective> o = search::default_objectives();
-    o.push_back(Objective{"mfu", mfu, Sense::maximize});
-    o.push_back(Objective{"memory_gb", memory_gb, Sense::minimize});
+    std::vector<model::Objective> o = search::default_objectives();
+    o.push_back(maximise(metric("mfu")));
+    o.push_back(minimise(metric("memory_per_gpu_gb")));
     check_equals_brute_force(space, search::Goal{o, {}, {}});
   }
 }
@@ -161,8 +157,10 @@ TEST_CASE("constraints and GPU quotas are honoured") {
   const double min_tps = free.front[1].estimate.tokens_per_s;
 
   search::Goal goal;
-  goal.constraints = {search::max_total_cost_usd(median_cost), search::min_tokens_per_s(min_tps),
-                      search::max_wall_clock_days(1000)};
+  using search::Limit;
+  goal.constraints = {search::limit_metric(model::metric("total_cost_usd"), Limit::at_most, median_cost),
+                      search::limit_metric(model::metric("tokens_per_s"), Limit::at_least, min_tps),
+                      search::limit_metric(model::metric("wall_clock_days"), Limit::at_most, 1000)};
   goal.quotas = {search::GpuQuota{"h100-sxm", 64}};
   const search::SearchResult r = search::search(space, goal, exhaustive());
   REQUIRE_FALSE(r.front.empty());
@@ -204,7 +202,7 @@ TEST_CASE("an infeasible space gives an empty front and counts that say why") {
     const search::Space space(b, {tp_axis(b, {3, 7}), recompute_axis(b), gpu_axis(b), micro_batch_axis(b, {1, 2})});
     const search::SearchResult r = search::search(space, search::Goal{}, exhaustive());
     CHECK(r.front.empty());
-    CHECK(r.counts.evaluated == 0);
+    CHECK(r.counts.estimated == 0);
     REQUIRE(r.counts.rejections().size() == 1);
     CHECK(r.counts.rejections()[0].first == "heads_not_divisible_by_tp");
     CHECK(r.counts.pruned == space.size() - 2);  // one look per tp value
@@ -277,7 +275,7 @@ TEST_CASE("progress is reported, and auto explains its choice") {
   CHECK(last_total == space.size());
   CHECK(last_done > 0);
 
-  o.evaluations = 100;
+  o.visit_budget = 100;
   o.auto_time_budget_s = 1e-3;
   o.auto_estimates_per_s = 1e3;
   const search::MethodChoice choice = search::choose_method(space, search::Goal{}, o);
@@ -289,13 +287,13 @@ TEST_CASE("auto prices the work that pruning leaves, the same way for any thread
   const tbb::global_control workers(tbb::global_control::max_allowed_parallelism, 4);
   const search::Space space = small_space();
   const search::SearchResult r = search::search(space, search::Goal{}, exhaustive());
-  // A space that needs exactly r.counts.evaluated estimates and some examined candidates: a budget just
+  // A space that needs exactly r.counts.estimated estimates and some examined candidates: a budget just
   // above their price goes exhaustive, one just below goes anneal; the boundary does not move with threads.
   search::SearchOptions o;
-  o.evaluations = 10;
+  o.visit_budget = 10;
   o.auto_checks_per_s = 1e6;
   o.auto_estimates_per_s = 1e5;  // an estimate costs 10 checks
-  const double estimates_s = static_cast<double>(r.counts.evaluated) / o.auto_estimates_per_s;
+  const double estimates_s = static_cast<double>(r.counts.estimated) / o.auto_estimates_per_s;
   std::vector<std::string> reasons;
   for (int threads : {1, 4}) {
     tbb::task_arena(threads).execute([&] {
@@ -305,7 +303,7 @@ TEST_CASE("auto prices the work that pruning leaves, the same way for any thread
       const search::MethodChoice c = search::choose_method(space, search::Goal{}, o);
       CHECK(c.method == search::Method::exhaustive);
       INFO(c.reason);
-      CHECK(c.reason.find(std::to_string(r.counts.evaluated) + " an estimate") != std::string::npos);
+      CHECK(c.reason.find(std::to_string(r.counts.estimated) + " an estimate") != std::string::npos);
       reasons.push_back(c.reason);
     });
   }

@@ -40,10 +40,12 @@ TEST_CASE("numbers as the search report prints them", "[search_report]") {
 
 TEST_CASE("the front table: one row per point, plan columns, then cost, throughput, wall-clock, MFU",
           "[search_report]") {
-  const std::vector<results::FrontPoint> points = test::three_points();
-  const std::string table = format_front_table(points, {{"total_cost_usd", results::Direction::minimize},
-                                                        {"tokens_per_s", results::Direction::maximize},
-                                                        {"step_time_s", results::Direction::minimize}});
+  const std::vector<results::PlanPoint> points = test::three_points();
+  using shardmeter::model::Direction;
+  using shardmeter::model::metric;
+  const std::string table = format_front_table(points, {{&metric("total_cost_usd"), Direction::minimize},
+                                                        {&metric("tokens_per_s"), Direction::maximize},
+                                                        {&metric("step_time_s"), Direction::minimize}});
   CHECK(std::count(table.begin(), table.end(), '\n') == 4);
   CHECK_THAT(table, Catch::StartsWith("#  GPU"));
   CHECK_THAT(table, Catch::Contains("islands x GPUs") && Catch::Contains("tp/pp/cp") && Catch::Contains("bottleneck"));

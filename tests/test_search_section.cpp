@@ -10,7 +10,6 @@
 #include "catalog_fixture.hpp"
 #include "run_shardmeter.hpp"
 #include "src/scenario/catalog.hpp"
-#include "src/planning/metric_sense.hpp"
 #include "src/scenario/scenario_loader.hpp"
 #include "src/planning/search_section.hpp"
 #include "tests/results_test_points.hpp"
@@ -210,7 +209,8 @@ TEST_CASE("a good search section: axes in order, constraints, quotas and objecti
   CHECK(s.axes[1].values == std::vector<std::string>{"8", "16", "32", "64"});
   CHECK(s.axes[2].values == std::vector<std::string>{"a100-sxm-80gb", "h100-sxm"});
   REQUIRE(s.constraints.size() == 2);
-  CHECK(s.constraints[0].metric == "total_cost_usd");
+  CHECK(s.constraints[0].name == "max_total_cost_usd");
+  CHECK(s.constraints[0].metric->name == "total_cost_usd");
   CHECK(s.constraints[0].limit == shardmeter::search::Limit::at_most);
   CHECK(s.constraints[0].value == 5e6);
   CHECK(s.constraints[1].name == "min_mfu");
@@ -219,16 +219,17 @@ TEST_CASE("a good search section: axes in order, constraints, quotas and objecti
   CHECK(s.quotas[0].gpu == "h100-sxm");
   CHECK(s.quotas[0].max_gpus == 32);
   REQUIRE(s.objectives.size() == 3);
-  CHECK(s.objectives[0].sense == shardmeter::search::Sense::minimize);
-  CHECK(s.objectives[1].sense == shardmeter::search::Sense::maximize);   // mfu's natural direction
-  CHECK(s.objectives[2].sense == shardmeter::search::Sense::maximize);   // explicit
+  using shardmeter::model::Direction;
+  CHECK(s.objectives[0].direction == Direction::minimize);
+  CHECK(s.objectives[1].direction == Direction::maximize);   // mfu's natural direction
+  CHECK(s.objectives[2].direction == Direction::maximize);   // explicit
 
   const shardmeter::search::Goal goal = make_goal(s);
   REQUIRE(goal.objectives.size() == 3);
   shardmeter::model::Estimate e;
   e.mfu = 0.42;
-  CHECK(goal.objectives[1].get(e) == 0.42);
-  CHECK(goal.constraints[1].get(e) == 0.42);
+  CHECK(goal.objectives[1].value(e) == 0.42);
+  CHECK(goal.constraints[1].metric->get(e) == 0.42);
 }
 
 TEST_CASE("without objectives the search minimises cost and maximises throughput", "[search_section]") {
@@ -236,18 +237,9 @@ TEST_CASE("without objectives the search minimises cost and maximises throughput
   const SearchSection s = read_search_section(l.doc, shardmeter::test::shipped_catalog(), l.scenario);
   CHECK_FALSE(s.present);
   REQUIRE(s.objectives.size() == 2);
-  CHECK(s.objectives[0].metric == "total_cost_usd");
-  CHECK(s.objectives[0].sense == shardmeter::search::Sense::minimize);
-  CHECK(s.objectives[1].metric == "tokens_per_s");
-  CHECK(s.objectives[1].sense == shardmeter::search::Sense::maximize);
+  CHECK(s.objectives[0].name() == "total_cost_usd");
+  CHECK(s.objectives[0].direction == shardmeter::model::Direction::minimize);
+  CHECK(s.objectives[1].name() == "tokens_per_s");
+  CHECK(s.objectives[1].direction == shardmeter::model::Direction::maximize);
 }
 
-TEST_CASE("every metric column has its direction declared exactly once", "[search_section]") {
-  const auto metrics = shardmeter::results::metric_columns();
-  const auto senses = metric_senses();
-  REQUIRE(senses.size() == metrics.size());
-  for (std::size_t i = 0; i < metrics.size(); ++i) CHECK(senses[i].metric == metrics[i].name);
-  CHECK(natural_sense("total_cost_usd") == shardmeter::search::Sense::minimize);
-  CHECK(natural_sense("effective_tokens_per_s") == shardmeter::search::Sense::maximize);
-  CHECK_FALSE(natural_sense("no_such_metric").has_value());
-}

@@ -38,15 +38,22 @@ DeployPlan make_deploy_plan(const Row& r, std::size_t row_index) {
   p.diloco_outer_bits = integer(r, "diloco_outer_bits");
   p.total_gpus = integer(r, "total_gpus");
   p.model_parallel = p.tp * p.pp * p.cp;
-  if (p.model_parallel <= 0 || p.total_gpus <= 0 || p.micro_batch <= 0)
-    throw ExportError("plan", fmt::format("row {} has tp x pp x cp = {} on {} GPUs", row_index, p.model_parallel,
-                                          p.total_gpus));
+  // The degrees as the model computed them [model/evaluate.cpp, model/layout.cpp]: one data-parallel mesh over every
+  // GPU (synchronous) or per island (DiLoCo: each island trains global_batch / islands with its own replicas).
+  p.data_parallel = integer(r, "data_parallel");
+  p.dp_shard = integer(r, "dp_shard");
+  p.dp_replicate = integer(r, "dp_replicate");
+  p.grad_accum = integer(r, "microbatches");
+  if (p.model_parallel <= 0 || p.data_parallel <= 0 || p.micro_batch <= 0)
+    throw ExportError("plan", fmt::format("row {} has tp x pp x cp = {} and {} data-parallel replicas on {} GPUs",
+                                          row_index, p.model_parallel, p.data_parallel, p.total_gpus));
 
   const std::vector<IslandEntryView> entries = island_entries(r);
   std::int64_t rank = 0, node = 0;
   for (std::size_t e = 0; e < entries.size(); ++e) {
     const IslandEntryView& v = entries[e];
     const double share = number(r, fmt::format("island{}_batch_share", e));
+    const std::int64_t replicas = integer(r, fmt::format("island{}_data_parallel", e));
     for (std::int64_t k = 0; k < v.count; ++k) {
       DeployIsland d;
       d.entry = static_cast<int>(e);
@@ -59,7 +66,7 @@ DeployPlan make_deploy_plan(const Row& r, std::size_t row_index) {
       d.spot = v.spot;
       d.price_usd_per_gpu_hour = v.price_usd_per_gpu_hour;
       d.batch_share = share;  // islandN_batch_share is already one island's share (model/estimate.hpp)
-      d.data_parallel = p.pp_across_islands ? 0 : v.gpus / p.model_parallel;
+      d.data_parallel = p.pp_across_islands ? 0 : replicas;  // a pipeline across islands has no whole replica here
       if (p.sync == "diloco") {
         rank = 0;
         node = 0;
@@ -77,28 +84,8 @@ DeployPlan make_deploy_plan(const Row& r, std::size_t row_index) {
         d.gpus_per_node != p.islands.front().gpus_per_node)
       p.identical_islands = false;
 
-  // Synchronous: one data-parallel group over every GPU [model/consistency.cpp: dp = GPUs / (tp pp cp)].
-  // DiLoCo: every island trains global_batch / islands with its own replicas [model/diloco_job.cpp].
-  const std::int64_t job_gpus = p.diloco() && !p.islands.empty() ? p.islands.front().gpus : p.total_gpus;
-  if (job_gpus % p.model_parallel != 0)
-    throw ExportError("plan", fmt::format("tp x pp x cp = {} does not divide {} GPUs", p.model_parallel, job_gpus));
-  p.data_parallel = job_gpus / p.model_parallel;
   p.batch_per_job = p.diloco() ? p.global_batch / std::max<std::int64_t>(1, static_cast<std::int64_t>(p.islands.size()))
                                : p.global_batch;
-  p.grad_accum = p.batch_per_job / (p.micro_batch * p.data_parallel);
-  // hsdp: shard groups of shard_group GPUs (0 = one node) hold whole TP x CP groups [model/layout.cpp].
-  if (p.sharding == "hsdp") {
-    const std::int64_t group_gpus = p.shard_group > 0 ? p.shard_group
-                                    : p.islands.empty() ? 8 : p.islands.front().gpus_per_node;
-    p.dp_shard = std::clamp<std::int64_t>(group_gpus / (p.tp * p.cp), 1, p.data_parallel);
-    p.dp_replicate = std::max<std::int64_t>(1, p.data_parallel / p.dp_shard);
-  } else if (p.sharding == "none") {
-    p.dp_shard = 1;
-    p.dp_replicate = p.data_parallel;
-  } else {
-    p.dp_shard = p.data_parallel;
-    p.dp_replicate = 1;
-  }
   return p;
 }
 

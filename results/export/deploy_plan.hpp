@@ -1,6 +1,6 @@
 #pragma once
-// A front row as a deployment: the degrees, batches and per-island ranks a training framework needs, derived once
-// from the file's columns (results/README.md) so every export format agrees. Formats that cannot express a plan
+// A front row as a deployment: the degrees, batches and per-island ranks a training framework needs, read once from
+// the file's columns (results/README.md; the degrees are the model's) so every export format agrees. Formats that cannot express a plan
 // throw ExportError naming the format and the plan feature; nothing is written then.
 #include <cstdint>
 #include <optional>
@@ -36,7 +36,7 @@ struct DeployIsland {
   std::int64_t first_rank = 0;    // synchronous: global ranks; DiLoCo: ranks of the island's own job (from 0)
   std::int64_t last_rank = 0;
   std::int64_t first_node = 0;    // node ranks, numbered like the ranks
-  std::int64_t data_parallel = 0; // model replicas on this island: gpus / (tp * pp * cp) (pipeline inside the island)
+  std::int64_t data_parallel = 0; // model replicas on this island (islandN_data_parallel); 0 when the pipeline spans islands
   double batch_share = 0;         // fraction of the global batch this island's entry trains (estimate)
 };
 
@@ -56,12 +56,12 @@ struct DeployPlan {
   std::int64_t total_gpus = 0;
   std::vector<DeployIsland> islands;          // every island, entry by entry, copy by copy
 
-  // Derived. Synchronous: one job over every GPU. DiLoCo: one job per island, each on global_batch / islands.
+  // The job. Synchronous: one job over every GPU. DiLoCo: one job per island, each on global_batch / islands.
   std::int64_t model_parallel = 1;            // tp * pp * cp
-  std::int64_t data_parallel = 1;             // synchronous: total_gpus / model_parallel; DiLoCo: per island (of the first)
-  std::int64_t dp_shard = 1, dp_replicate = 1;   // data_parallel = dp_shard * dp_replicate (hsdp: groups of shard_group GPUs)
+  std::int64_t data_parallel = 1;             // column data_parallel: synchronous, every GPU's; DiLoCo, one island's
+  std::int64_t dp_shard = 1, dp_replicate = 1;   // columns dp_shard, dp_replicate (hsdp: groups of shard_group GPUs)
   std::int64_t batch_per_job = 0;             // sequences per optimizer step of one job
-  std::int64_t grad_accum = 1;                // batch_per_job / (micro_batch * data_parallel)
+  std::int64_t grad_accum = 1;                // column microbatches: batch_per_job / (micro_batch * data_parallel)
   bool identical_islands = true;              // same GPU type, size and node size everywhere
 
   // The full scenario rebuilt from the file's `scenario` text and axis labels, when the CLI managed to (fields
@@ -72,8 +72,8 @@ struct DeployPlan {
   bool multi_island() const { return islands.size() > 1; }
 };
 
-// Reads the row. Throws ResultsError for a missing column and ExportError("plan", ...) for a row whose degrees
-// do not divide its GPUs (a file that was not written by a search).
+// Reads the row. Throws ResultsError for a missing column (e.g. data_parallel in a file of schema_version 1: search
+// again) and ExportError("plan", ...) for a row without a data-parallel degree (a plan that was not consistent).
 DeployPlan make_deploy_plan(const Row& row, std::size_t row_index);
 
 }  // namespace shardmeter::results

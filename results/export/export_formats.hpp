@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "results/export/deploy_plan.hpp"
-#include "results/front/front_point.hpp"
+#include "results/front/run_info.hpp"
 
 namespace shardmeter::results {
 

@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "results/columns.hpp"
+#include "model/metrics.hpp"
 #include "results/export/export_formats.hpp"
 
 namespace shardmeter::results {
@@ -79,7 +79,7 @@ Exported export_plan_json(const DeployPlan& p, const ExportSource& source) {
                        {"batch_share", finite_or_null(d.batch_share)}});
   j["islands"] = islands;
   json predicted, units;
-  for (const MetricColumn& m : metric_columns()) {
+  for (const model::Metric& m : model::metrics()) {
     predicted[std::string(m.name)] = finite_or_null(number(*source.row, m.name));
     units[std::string(m.name)] = m.unit;
   }

@@ -4,7 +4,10 @@
 #include <string>
 #include <variant>
 
+#include <nlohmann/json.hpp>
+
 #include "model/enum_names.hpp"
+#include "model/metrics.hpp"
 #include "model/units.hpp"
 #include "results/columns.hpp"
 
@@ -20,32 +23,6 @@ nlohmann::json number(double v) { return std::isfinite(v) ? nlohmann::json(v) : 
 nlohmann::json cell_json(const CellValue& cell) {
   return std::visit([](const auto& v) { return nlohmann::json(v); }, cell);
 }
-
-nlohmann::json island_json(const m::Scenario& s, const m::Estimate& e, int i) {
-  const m::IslandSpec& spec = s.cluster.islands[static_cast<std::size_t>(i)];
-  const m::IslandEstimate& ie = e.islands[static_cast<std::size_t>(i)];
-  nlohmann::json j;
-  j["name"] = std::string(spec.name.view());
-  j["gpu"] = std::string(spec.gpu.name.view());
-  j["gpus"] = spec.gpus;
-  j["count"] = spec.count;
-  j["gpus_per_node"] = spec.gpus_per_node;
-  j["price_usd_per_gpu_hour"] = number(spec.price_usd_per_gpu_hour);
-  j["feasible"] = ie.feasible;
-  j["tokens_per_s"] = number(ie.tokens_per_s);
-  j["tokens_per_s_per_gpu"] = number(ie.tokens_per_s_per_gpu);
-  j["utilization"] = number(ie.utilization);
-  j["bottleneck"] = std::string(model::enum_name(ie.bottleneck));
-  j["batch_share"] = number(ie.batch_share);
-  j["step_time_s"] = number(ie.step_time_s);
-  j["memory_per_gpu_gb"] = number(ie.memory_per_gpu_bytes / m::kGB);
-  j["memory_capacity_gb"] = number(ie.memory_capacity_bytes / m::kGB);
-  j["time"] = time_json(ie.time);
-  j["memory"] = memory_json(ie.memory);
-  return j;
-}
-
-}  // namespace
 
 nlohmann::json time_json(const m::TimeBreakdown& t) {
   nlohmann::json j;
@@ -77,15 +54,41 @@ nlohmann::json memory_json(const m::MemoryBreakdown& mem) {
   return j;
 }
 
-nlohmann::json estimate_json(const m::Scenario& s, const m::Estimate& e, std::string_view name) {
+nlohmann::json island_json(const m::Scenario& s, const m::Estimate& e, int i) {
+  const m::IslandSpec& spec = s.cluster.islands[static_cast<std::size_t>(i)];
+  const m::IslandEstimate& ie = e.islands[static_cast<std::size_t>(i)];
+  nlohmann::json j;
+  j["name"] = std::string(spec.name.view());
+  j["gpu"] = std::string(spec.gpu.name.view());
+  j["gpus"] = spec.gpus;
+  j["count"] = spec.count;
+  j["gpus_per_node"] = spec.gpus_per_node;
+  j["price_usd_per_gpu_hour"] = number(spec.price_usd_per_gpu_hour);
+  j["feasible"] = ie.feasible;
+  j["tokens_per_s"] = number(ie.tokens_per_s);
+  j["tokens_per_s_per_gpu"] = number(ie.tokens_per_s_per_gpu);
+  j["utilization"] = number(ie.utilization);
+  j["bottleneck"] = std::string(model::enum_name(ie.bottleneck));
+  j["batch_share"] = number(ie.batch_share);
+  j["step_time_s"] = number(ie.step_time_s);
+  j["memory_per_gpu_gb"] = number(ie.memory_per_gpu_bytes / m::kGB);
+  j["memory_capacity_gb"] = number(ie.memory_capacity_bytes / m::kGB);
+  j["time"] = time_json(ie.time);
+  j["memory"] = memory_json(ie.memory);
+  return j;
+}
+
+}  // namespace
+
+std::string estimate_json(const m::Scenario& s, const m::Estimate& e, std::string_view name) {
   nlohmann::json j;
   j["name"] = std::string(name);
-  for (const MetricColumn& column : metric_columns()) j[std::string(column.name)] = number(column.get(e));
+  for (const m::Metric& metric : m::metrics()) j[std::string(metric.name)] = number(metric.get(e));
   j["feasible"] = e.feasible;
   j["gpus"] = e.gpus;
   j["reject_reason"] = std::string(model::enum_name(e.reject_reason));
   j["bottleneck"] = std::string(model::enum_name(e.bottleneck));
-  // Per-step figures that are not columns of the result files.
+  // Per-step figures beyond the metrics.
   j["tokens_per_step"] = number(e.tokens_per_step);
   j["hardware_flops_per_step"] = number(e.hardware_flops_per_step);
   j["wall_clock_s"] = number(e.wall_clock_s);
@@ -99,7 +102,7 @@ nlohmann::json estimate_json(const m::Scenario& s, const m::Estimate& e, std::st
   nlohmann::json plan = nlohmann::json::object();
   for (const ScenarioColumn& column : job_scenario_columns()) plan[column.name] = cell_json(column.get(s, -1));
   j["plan"] = plan;
-  return j;
+  return j.dump(2) + "\n";
 }
 
 }  // namespace shardmeter::results

@@ -13,6 +13,7 @@ namespace {
 
 CellValue num(double v) { return CellValue{v}; }
 CellValue str(std::string_view v) { return CellValue{std::string(v)}; }
+CellValue i64(int v) { return CellValue{std::int64_t{v}}; }
 const m::IslandEstimate& isl(const m::Estimate& e, int i) { return e.islands[static_cast<std::size_t>(i)]; }
 
 // clang-format off
@@ -42,6 +43,10 @@ const std::array kJob = {
   EstimateColumn{"memory_logits_gb", "GB", [](const m::Estimate& e, int) { return num(e.memory.logits_bytes / m::kGB); }},
   EstimateColumn{"memory_outer_state_gb", "GB", [](const m::Estimate& e, int) { return num(e.memory.outer_state_bytes / m::kGB); }},
   EstimateColumn{"memory_runtime_overhead_gb", "GB", [](const m::Estimate& e, int) { return num(e.memory.runtime_overhead_bytes / m::kGB); }},
+  EstimateColumn{"data_parallel", "", [](const m::Estimate& e, int) { return i64(e.degrees.data_parallel); }},
+  EstimateColumn{"dp_shard", "", [](const m::Estimate& e, int) { return i64(e.degrees.dp_shard); }},
+  EstimateColumn{"dp_replicate", "", [](const m::Estimate& e, int) { return i64(e.degrees.dp_replicate); }},
+  EstimateColumn{"microbatches", "", [](const m::Estimate& e, int) { return i64(e.degrees.microbatches); }},
 };
 
 struct IslandField {
@@ -59,6 +64,10 @@ const std::array kIsland = {
   IslandField{"memory_capacity_gb", "GB", [](const m::Estimate& e, int i) { return num(isl(e, i).memory_capacity_bytes / m::kGB); }},
   IslandField{"bottleneck", "", [](const m::Estimate& e, int i) { return str(m::enum_name(isl(e, i).bottleneck)); }},
   IslandField{"feasible", "", [](const m::Estimate& e, int i) { return num(isl(e, i).feasible ? 1.0 : 0.0); }},
+  IslandField{"data_parallel", "", [](const m::Estimate& e, int i) { return i64(isl(e, i).degrees.data_parallel); }},
+  IslandField{"dp_shard", "", [](const m::Estimate& e, int i) { return i64(isl(e, i).degrees.dp_shard); }},
+  IslandField{"dp_replicate", "", [](const m::Estimate& e, int i) { return i64(isl(e, i).degrees.dp_replicate); }},
+  IslandField{"microbatches", "", [](const m::Estimate& e, int i) { return i64(isl(e, i).degrees.microbatches); }},
 };
 // clang-format on
 

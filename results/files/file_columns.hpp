@@ -1,7 +1,8 @@
 #pragma once
-// Columns that result files carry beyond columns.hpp: the estimate's text fields (bottleneck, reject reason), its
-// time and memory breakdowns, per-island metrics, and a few scenario fields reports and export need.
-// Names follow columns.hpp (units in names); they are part of the file contract (results/README.md).
+// Columns that result files carry beyond the plan columns (columns.hpp) and the metrics (model/metrics.hpp): the
+// estimate's text fields (bottleneck, reject reason), its time and memory breakdowns, its data-parallel degrees,
+// per-island figures, and a few scenario fields reports and export need. Units in names; they are part of the file
+// contract (results/README.md).
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,7 +19,7 @@ struct EstimateColumn {
   int island = -1;         // island entry the column reads, -1 for job-wide fields
 };
 
-// Job-wide estimate columns not in metric_columns(), then per-island ones for entries 0..island_entries-1.
+// Job-wide estimate columns that are not metrics (model/metrics.hpp), then per-island ones for entries 0..island_entries-1.
 std::vector<EstimateColumn> estimate_detail_columns(int island_entries);
 
 // Scenario fields not in scenario_columns(): training_tokens, islandN_nodes, islandN_spot.

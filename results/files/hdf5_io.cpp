@@ -10,13 +10,6 @@ namespace shardmeter::results::h5io {
 
 namespace {
 
-H5::StrType fixed_text(std::size_t width) {
-  H5::StrType t(H5::PredType::C_S1, width);
-  t.setCset(H5T_CSET_UTF8);
-  t.setStrpad(H5T_STR_NULLPAD);  // numpy 'S' semantics: shorter values are padded with NULs
-  return t;
-}
-
 H5::DataSpace scalar() { return H5::DataSpace(H5S_SCALAR); }
 
 H5::Attribute create(H5::H5Object& object, std::string_view name, const H5::DataType& type,
@@ -26,7 +19,30 @@ H5::Attribute create(H5::H5Object& object, std::string_view name, const H5::Data
   return object.createAttribute(n, type, space);
 }
 
+// Variable-length UTF-8 strings (h5py reads them as str).
+H5::StrType text_type() {
+  H5::StrType t(H5::PredType::C_S1, H5T_VARIABLE);
+  t.setCset(H5T_CSET_UTF8);
+  return t;
+}
+
+// h5py's boolean: an int8 enum {FALSE = 0, TRUE = 1}; h5py reads it as numpy.bool_.
+H5::EnumType bool_type() {
+  H5::EnumType t(H5::PredType::NATIVE_INT8);
+  std::int8_t no = 0, yes = 1;  // EnumType::insert takes void* in HDF5 1.10
+  t.insert("FALSE", &no);
+  t.insert("TRUE", &yes);
+  return t;
+}
+
 }  // namespace
+
+H5::StrType fixed_text(std::size_t width) {
+  H5::StrType t(H5::PredType::C_S1, width);
+  t.setCset(H5T_CSET_UTF8);
+  t.setStrpad(H5T_STR_NULLPAD);
+  return t;
+}
 
 RowType row_type(const RowLayout& layout) {
   RowType t;
@@ -60,7 +76,7 @@ RowType row_type(const RowLayout& layout) {
   return t;
 }
 
-void pack(const RowLayout& layout, const RowType& type, const FrontPoint& point, std::byte* dst) {
+void pack(const RowLayout& layout, const RowType& type, const PlanPoint& point, std::byte* dst) {
   const std::vector<CellValue> cells = layout.cells(point);  // validates the point against the layout
   std::memset(dst, 0, type.row_bytes);
   for (std::size_t i = 0; i < cells.size(); ++i) {
@@ -81,20 +97,6 @@ void pack(const RowLayout& layout, const RowType& type, const FrontPoint& point,
       }
     }
   }
-}
-
-H5::StrType text_type() {
-  H5::StrType t(H5::PredType::C_S1, H5T_VARIABLE);
-  t.setCset(H5T_CSET_UTF8);
-  return t;
-}
-
-H5::EnumType bool_type() {
-  H5::EnumType t(H5::PredType::NATIVE_INT8);
-  std::int8_t no = 0, yes = 1;  // EnumType::insert takes void* in HDF5 1.10
-  t.insert("FALSE", &no);
-  t.insert("TRUE", &yes);
-  return t;
 }
 
 void write_attribute(H5::H5Object& object, std::string_view name, std::string_view value) {

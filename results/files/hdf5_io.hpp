@@ -24,12 +24,10 @@ struct RowType {
 RowType row_type(const RowLayout& layout);
 
 // Writes the point's cells at `dst` (row_bytes bytes). Throws ResultsError when the point does not fit the layout.
-void pack(const RowLayout& layout, const RowType& type, const FrontPoint& point, std::byte* dst);
+void pack(const RowLayout& layout, const RowType& type, const PlanPoint& point, std::byte* dst);
 
-// Variable-length UTF-8 strings (h5py reads them as str).
-H5::StrType text_type();
-// h5py's boolean: an int8 enum {FALSE = 0, TRUE = 1}; h5py reads it as numpy.bool_.
-H5::EnumType bool_type();
+// Fixed-length null-padded UTF-8 strings of `width` bytes (numpy 'S' semantics: shorter values are padded with NULs).
+H5::StrType fixed_text(std::size_t width);
 
 void write_attribute(H5::H5Object& object, std::string_view name, std::string_view value);
 void write_attribute(H5::H5Object& object, std::string_view name, std::int64_t value);

@@ -6,7 +6,8 @@
 
 namespace shardmeter::results::h5names {
 
-inline constexpr std::int64_t kSchemaVersion = 1;
+inline constexpr std::int64_t kSchemaVersion = 2;         // what this version writes
+inline constexpr std::int64_t kOldestSchemaVersion = 1;   // the oldest it reads
 inline constexpr std::string_view kFormat = "shardmeter-front";   // value of the `format` root attribute
 
 // Datasets.
@@ -23,7 +24,9 @@ inline constexpr std::string_view kMethod = "method";
 inline constexpr std::string_view kSeed = "seed";
 inline constexpr std::string_view kThreads = "threads";
 inline constexpr std::string_view kSpaceSize = "space_size";
-inline constexpr std::string_view kEvaluated = "evaluated";
+inline constexpr std::string_view kVisited = "visited";       // candidates looked at (schema_version 1: "evaluated")
+inline constexpr std::string_view kEstimated = "estimated";   // model::evaluate calls; absent when unknown (schema 1)
+inline constexpr std::string_view kVisitedV1 = "evaluated";
 inline constexpr std::string_view kFeasible = "feasible";
 inline constexpr std::string_view kElapsed = "elapsed_s";
 inline constexpr std::string_view kComplete = "complete";

@@ -6,7 +6,9 @@
 
 #include <fmt/format.h>
 
+#include "model/metrics.hpp"
 #include "results/errors.hpp"
+#include "results/front/objective.hpp"
 #include "results/files/hdf5_io.hpp"
 #include "results/files/hdf5_names.hpp"
 
@@ -71,10 +73,7 @@ Decoder decoder_for(const H5::DataSet& dataset, const std::string& path, const s
       case MemberKind::uint64: d.memory.insertMember(m.name, m.offset, H5::PredType::NATIVE_UINT64); break;
       case MemberKind::float64: d.memory.insertMember(m.name, m.offset, H5::PredType::NATIVE_DOUBLE); break;
       case MemberKind::text: {
-        H5::StrType s(H5::PredType::C_S1, m.size);
-        s.setCset(H5T_CSET_UTF8);
-        s.setStrpad(H5T_STR_NULLPAD);
-        d.memory.insertMember(m.name, m.offset, s);
+        d.memory.insertMember(m.name, m.offset, h5io::fixed_text(m.size));
         break;
       }
     }
@@ -160,9 +159,10 @@ H5::H5File open_result(const fs::path& path) {
   } catch (const H5::Exception&) {
     throw InputError(p, InputProblem::wrong_schema, "no integer `schema_version` attribute");
   }
-  if (version != n::kSchemaVersion)
+  if (version < n::kOldestSchemaVersion || version > n::kSchemaVersion)
     throw InputError(p, InputProblem::wrong_schema,
-                     fmt::format("schema_version {} (this ShardMeter reads {})", version, n::kSchemaVersion));
+                     fmt::format("schema_version {} (this ShardMeter reads {} to {})", version, n::kOldestSchemaVersion,
+                                 n::kSchemaVersion));
   return file;
 }
 
@@ -186,8 +186,11 @@ RunInfo read_run_info(const H5::H5File& file, const std::string& path) {
     info.threads = read_int_attribute(root, current);
     current = n::kSpaceSize;
     info.space_size = read_uint_attribute(root, current);
-    current = n::kEvaluated;
-    info.evaluated = read_uint_attribute(root, current);
+    const std::int64_t version = read_int_attribute(root, n::kSchemaVersionAttr);
+    current = version == 1 ? n::kVisitedV1 : n::kVisited;
+    info.visited = read_uint_attribute(root, current);
+    current = n::kEstimated;
+    if (has_attribute(root, current)) info.estimated = read_uint_attribute(root, current);
     current = n::kFeasible;
     info.feasible = read_uint_attribute(root, current);
     current = n::kElapsed;
@@ -204,7 +207,10 @@ RunInfo read_run_info(const H5::H5File& file, const std::string& path) {
       const auto d = parse_direction(directions[i]);
       if (!d)
         throw InputError(path, InputProblem::wrong_schema, fmt::format("objective direction \"{}\"", directions[i]));
-      info.objectives.push_back(Objective{objectives[i], *d});
+      const model::Metric* metric = model::find_metric(objectives[i]);
+      if (metric == nullptr)
+        throw InputError(path, InputProblem::wrong_schema, fmt::format("objective \"{}\" is not a metric", objectives[i]));
+      info.objectives.push_back(model::Objective{metric, *d});
     }
     current = n::kAxes;
     info.axes = read_text_array_attribute(root, current);

@@ -8,6 +8,7 @@
 
 #include "results/files/atomic_file.hpp"
 #include "results/errors.hpp"
+#include "results/front/objective.hpp"
 #include "results/files/hdf5_io.hpp"
 #include "results/files/hdf5_names.hpp"
 
@@ -39,13 +40,14 @@ void write_run_info(H5::H5File& file, const RunInfo& info) {
   write_attribute(root, n::kSeed, info.seed);
   write_attribute(root, n::kThreads, info.threads);
   write_attribute(root, n::kSpaceSize, info.space_size);
-  write_attribute(root, n::kEvaluated, info.evaluated);
+  write_attribute(root, n::kVisited, info.visited);
+  if (info.estimated) write_attribute(root, n::kEstimated, *info.estimated);
   write_attribute(root, n::kFeasible, info.feasible);
   write_attribute(root, n::kElapsed, info.elapsed_s);
   write_attribute(root, n::kComplete, info.complete);
   std::vector<std::string> objectives, directions;
-  for (const Objective& o : info.objectives) {
-    objectives.push_back(o.column);
+  for (const model::Objective& o : info.objectives) {
+    objectives.emplace_back(o.name());
     directions.emplace_back(to_string(o.direction));
   }
   write_attribute(root, n::kObjectives, objectives);
@@ -106,9 +108,9 @@ struct FrontWriter::Impl {
     buffered = 0;
   }
 
-  void append(std::span<const FrontPoint> batch) {
+  void append(std::span<const PlanPoint> batch) {
     if (!all) throw OutputError(out(), "append_all() needs WriterOptions::write_all");
-    for (const FrontPoint& p : batch) {
+    for (const PlanPoint& p : batch) {
       h5io::pack(layout, type, p, buffer.data() + buffered * type.row_bytes);
       ++buffered;
       ++all_rows;
@@ -116,7 +118,7 @@ struct FrontWriter::Impl {
     }
   }
 
-  void write_front(const RunInfo& info, std::span<const FrontPoint> front) {
+  void write_front(const RunInfo& info, std::span<const PlanPoint> front) {
     if (info.axes != layout.axes())
       throw OutputError(out(), fmt::format("the run has {} axes, the file layout {}", info.axes.size(), layout.axes().size()));
     if (all) flush();
@@ -182,13 +184,13 @@ FrontWriter::~FrontWriter() {
   if (impl_ && !impl_->finished) impl_->discard();
 }
 
-void FrontWriter::append_all(std::span<const FrontPoint> batch) {
+void FrontWriter::append_all(std::span<const PlanPoint> batch) {
   impl_->guarded([&] { impl_->append(batch); });
 }
 
 std::uint64_t FrontWriter::all_rows() const { return impl_->all_rows; }
 
-void FrontWriter::finish(const RunInfo& info, std::span<const FrontPoint> front) {
+void FrontWriter::finish(const RunInfo& info, std::span<const PlanPoint> front) {
   impl_->guarded([&] {
     impl_->write_front(info, front);
     impl_->close();
@@ -197,13 +199,9 @@ void FrontWriter::finish(const RunInfo& info, std::span<const FrontPoint> front)
   impl_->finished = true;
 }
 
-void FrontWriter::abandon() noexcept {
-  if (impl_ && !impl_->finished) impl_->discard();
-}
-
 const fs::path& FrontWriter::path() const { return impl_->target.target(); }
 
-void write_front(const fs::path& out, const RunInfo& info, std::span<const FrontPoint> front) {
+void write_front(const fs::path& out, const RunInfo& info, std::span<const PlanPoint> front) {
   FrontWriter writer(out, RowLayout::fit(front, info.axes));
   writer.finish(info, front);
 }

@@ -15,7 +15,8 @@
 #include <memory>
 #include <span>
 
-#include "results/front/front_point.hpp"
+#include "results/front/plan_point.hpp"
+#include "results/front/run_info.hpp"
 #include "results/files/row_layout.hpp"
 
 namespace shardmeter::results {
@@ -36,15 +37,12 @@ public:
 
   // Adds feasible candidates to /all (buffered; written a chunk at a time). Row order is the call order:
   // sort by `index` when a deterministic order is needed.
-  void append_all(std::span<const FrontPoint> batch);
+  void append_all(std::span<const PlanPoint> batch);
   std::uint64_t all_rows() const;   // rows appended so far
 
   // Writes the remaining /all rows, /front (in the given order: sorted by cost ascending), the root attributes,
   // closes the file and renames it over the target. info.axes must equal the layout's axes.
-  void finish(const RunInfo& info, std::span<const FrontPoint> front);
-
-  // Drops the output now: closes and removes the temporary file (also what the destructor does before finish()).
-  void abandon() noexcept;
+  void finish(const RunInfo& info, std::span<const PlanPoint> front);
 
   const std::filesystem::path& path() const;
 
@@ -54,6 +52,6 @@ private:
 };
 
 // One call for a front without /all: the layout is fitted to the points (RowLayout::fit) with info.axes.
-void write_front(const std::filesystem::path& out, const RunInfo& info, std::span<const FrontPoint> front);
+void write_front(const std::filesystem::path& out, const RunInfo& info, std::span<const PlanPoint> front);
 
 }  // namespace shardmeter::results

@@ -5,15 +5,20 @@
 #include <limits>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "results/files/atomic_file.hpp"
+#include "model/metrics.hpp"
 #include "results/errors.hpp"
+#include "results/front/objective.hpp"
 #include "results/files/hdf5_names.hpp"
 
 namespace shardmeter::results {
 
 namespace n = h5names;
 using ordered = nlohmann::ordered_json;
+
+namespace {
 
 ordered to_json(const RunInfo& info) {
   ordered run;
@@ -23,7 +28,8 @@ ordered to_json(const RunInfo& info) {
   run[n::kSeed] = info.seed;
   run[n::kThreads] = info.threads;
   run[n::kSpaceSize] = info.space_size;
-  run[n::kEvaluated] = info.evaluated;
+  run[n::kVisited] = info.visited;
+  if (info.estimated) run[n::kEstimated] = *info.estimated;
   run[n::kFeasible] = info.feasible;
   ordered rejected = ordered::object();
   for (const auto& [reason, count] : info.rejected) rejected[reason] = count;
@@ -31,8 +37,8 @@ ordered to_json(const RunInfo& info) {
   run[n::kElapsed] = info.elapsed_s;
   run[n::kComplete] = info.complete;
   ordered objectives = ordered::array();
-  for (const Objective& o : info.objectives)
-    objectives.push_back(ordered{{"column", o.column}, {"direction", std::string(to_string(o.direction))}});
+  for (const model::Objective& o : info.objectives)
+    objectives.push_back(ordered{{"column", std::string(o.name())}, {"direction", std::string(to_string(o.direction))}});
   run[n::kObjectives] = objectives;
   run[n::kAxes] = info.axes;
   run[n::kCreated] = info.created;
@@ -40,7 +46,8 @@ ordered to_json(const RunInfo& info) {
   return run;
 }
 
-RunInfo run_info_from_json(const nlohmann::json& run) {
+// Throws ResultsError on a missing or mistyped key. Schema version 1 called `visited` `evaluated`.
+RunInfo run_info_from_json(const nlohmann::json& run, std::int64_t schema_version) {
   try {
     RunInfo info;
     info.scenario_name = run.at(n::kScenarioName).get<std::string>();
@@ -49,7 +56,8 @@ RunInfo run_info_from_json(const nlohmann::json& run) {
     info.seed = run.at(n::kSeed).get<std::uint64_t>();
     info.threads = run.at(n::kThreads).get<std::int64_t>();
     info.space_size = run.at(n::kSpaceSize).get<std::uint64_t>();
-    info.evaluated = run.at(n::kEvaluated).get<std::uint64_t>();
+    info.visited = run.at(schema_version == 1 ? n::kVisitedV1 : n::kVisited).get<std::uint64_t>();
+    if (run.contains(n::kEstimated)) info.estimated = run.at(n::kEstimated).get<std::uint64_t>();
     info.feasible = run.at(n::kFeasible).get<std::uint64_t>();
     for (const auto& [reason, count] : run.at("rejected").items()) info.rejected[reason] = count.get<std::uint64_t>();
     info.elapsed_s = run.at(n::kElapsed).get<double>();
@@ -57,7 +65,10 @@ RunInfo run_info_from_json(const nlohmann::json& run) {
     for (const auto& o : run.at(n::kObjectives)) {
       const auto d = parse_direction(o.at("direction").get<std::string>());
       if (!d) throw ResultsError("objective direction must be \"min\" or \"max\"");
-      info.objectives.push_back(Objective{o.at("column").get<std::string>(), *d});
+      const std::string column = o.at("column").get<std::string>();
+      const model::Metric* metric = model::find_metric(column);
+      if (metric == nullptr) throw ResultsError(fmt::format("objective \"{}\" is not a metric", column));
+      info.objectives.push_back(model::Objective{metric, *d});
     }
     info.axes = run.at(n::kAxes).get<std::vector<std::string>>();
     info.created = run.at(n::kCreated).get<std::string>();
@@ -67,6 +78,8 @@ RunInfo run_info_from_json(const nlohmann::json& run) {
     throw ResultsError(std::string("run info: ") + e.what());
   }
 }
+
+}  // namespace
 
 std::string to_json_text(const RunInfo& info, const Table& front) {
   ordered doc;
@@ -114,11 +127,13 @@ ResultFile read_json(const std::filesystem::path& path) {
   }
   if (!doc.is_object() || doc.value("format", std::string()) != n::kFormat)
     throw InputError(p, InputProblem::not_shardmeter, fmt::format("no \"format\": \"{}\"", n::kFormat));
-  if (doc.value("schema_version", std::int64_t{0}) != n::kSchemaVersion)
-    throw InputError(p, InputProblem::wrong_schema, fmt::format("schema_version is not {}", n::kSchemaVersion));
+  const std::int64_t version = doc.value("schema_version", std::int64_t{0});
+  if (version < n::kOldestSchemaVersion || version > n::kSchemaVersion)
+    throw InputError(p, InputProblem::wrong_schema,
+                     fmt::format("schema_version is not {} to {}", n::kOldestSchemaVersion, n::kSchemaVersion));
   ResultFile out;
   try {
-    out.info = run_info_from_json(nlohmann::json(doc.at("run")));
+    out.info = run_info_from_json(nlohmann::json(doc.at("run")), version);
     out.front.columns = doc.at("columns").get<std::vector<std::string>>();
     for (const auto& o : doc.at("front")) {
       Row row;

@@ -5,14 +5,9 @@
 #include <filesystem>
 #include <string>
 
-#include <nlohmann/json.hpp>
-
 #include "results/front/row.hpp"
 
 namespace shardmeter::results {
-
-nlohmann::ordered_json to_json(const RunInfo& info);
-RunInfo run_info_from_json(const nlohmann::json& run);   // throws ResultsError on a missing or mistyped key
 
 std::string to_json_text(const RunInfo& info, const Table& front);
 // Throws OutputError.

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "results/errors.hpp"
+#include "model/metrics.hpp"
 #include "results/files/file_columns.hpp"
 
 namespace shardmeter::results {
@@ -18,8 +19,8 @@ ColumnType type_of(const CellValue& probe) {
   return ColumnType::text;
 }
 
-FileColumn typed(std::string name, std::string unit, std::function<CellValue(const FrontPoint&)> get) {
-  const ColumnType type = type_of(get(FrontPoint{}));
+FileColumn typed(std::string name, std::string unit, std::function<CellValue(const PlanPoint&)> get) {
+  const ColumnType type = type_of(get(PlanPoint{}));
   const std::size_t width = type == ColumnType::text ? RowLayout::kNameWidth : 0;
   return FileColumn{std::move(name), type, std::move(unit), width, std::move(get)};
 }
@@ -33,7 +34,7 @@ RowLayout::RowLayout(int island_entries, std::vector<std::string> axes, std::siz
       axes_(std::move(axes)),
       axis_label_width_(std::max<std::size_t>(axis_label_width, 1)) {
   columns_.push_back(FileColumn{"index", ColumnType::uint64, "", 0,
-                                [](const FrontPoint& p) { return CellValue{static_cast<std::int64_t>(p.index)}; }});
+                                [](const PlanPoint& p) { return CellValue{static_cast<std::int64_t>(p.index)}; }});
   std::vector<ScenarioColumn> scenario = scenario_columns(island_entries_);
   for (ScenarioColumn& c : scenario_detail_columns(island_entries_)) scenario.push_back(std::move(c));
   // Job-wide fields first, then all fields of island 0, of island 1, ...
@@ -43,31 +44,31 @@ RowLayout::RowLayout(int island_entries, std::vector<std::string> axes, std::siz
     auto get = c.get;
     const int island = c.island;
     columns_.push_back(typed(c.name, std::string(scenario_column_unit(c.name)),
-                             [get, island](const FrontPoint& p) { return get(p.scenario, island); }));
+                             [get, island](const PlanPoint& p) { return get(p.scenario, island); }));
   }
-  for (const MetricColumn& c : metric_columns()) {
+  for (const model::Metric& c : model::metrics()) {
     auto get = c.get;
     columns_.push_back(FileColumn{std::string(c.name), ColumnType::float64, std::string(c.unit), 0,
-                                  [get](const FrontPoint& p) { return CellValue{get(p.estimate)}; }});
+                                  [get](const PlanPoint& p) { return CellValue{get(p.estimate)}; }});
   }
   for (const EstimateColumn& c : estimate_detail_columns(island_entries_)) {
     auto get = c.get;
     const int island = c.island;
     columns_.push_back(typed(c.name, std::string(c.unit),
-                             [get, island](const FrontPoint& p) { return get(p.estimate, std::max(island, 0)); }));
+                             [get, island](const PlanPoint& p) { return get(p.estimate, std::max(island, 0)); }));
   }
   for (std::size_t k = 0; k < axes_.size(); ++k) {
     columns_.push_back(FileColumn{axis_column_name(axes_[k]), ColumnType::text, "", axis_label_width_,
-                                  [k](const FrontPoint& p) { return CellValue{p.axis_values.at(k)}; }});
+                                  [k](const PlanPoint& p) { return CellValue{p.labels.at(k)}; }});
   }
 }
 
-RowLayout RowLayout::fit(std::span<const FrontPoint> points, std::vector<std::string> axes) {
+RowLayout RowLayout::fit(std::span<const PlanPoint> points, std::vector<std::string> axes) {
   int islands = 0;
   std::size_t width = 1;
-  for (const FrontPoint& p : points) {
+  for (const PlanPoint& p : points) {
     islands = std::max(islands, p.scenario.cluster.island_entries);
-    for (const std::string& label : p.axis_values) width = std::max(width, label.size());
+    for (const std::string& label : p.labels) width = std::max(width, label.size());
   }
   return RowLayout(islands, std::move(axes), width);
 }
@@ -79,13 +80,13 @@ std::vector<std::string> RowLayout::column_names() const {
   return names;
 }
 
-std::vector<CellValue> RowLayout::cells(const FrontPoint& point) const {
+std::vector<CellValue> RowLayout::cells(const PlanPoint& point) const {
   if (point.scenario.cluster.island_entries > island_entries_)
     throw ResultsError(fmt::format("candidate {} has {} island entries; the file has columns for {}", point.index,
                                    point.scenario.cluster.island_entries, island_entries_));
-  if (point.axis_values.size() != axes_.size())
+  if (point.labels.size() != axes_.size())
     throw ResultsError(fmt::format("candidate {} has {} axis labels; the search has {} axes", point.index,
-                                   point.axis_values.size(), axes_.size()));
+                                   point.labels.size(), axes_.size()));
   std::vector<CellValue> out;
   out.reserve(columns_.size());
   for (const FileColumn& c : columns_) {
@@ -97,17 +98,17 @@ std::vector<CellValue> RowLayout::cells(const FrontPoint& point) const {
   return out;
 }
 
-Row RowLayout::row(const FrontPoint& point) const {
+Row RowLayout::row(const PlanPoint& point) const {
   std::vector<CellValue> values = cells(point);
   Row row;
   for (std::size_t i = 0; i < columns_.size(); ++i) row.emplace(columns_[i].name, std::move(values[i]));
   return row;
 }
 
-Table RowLayout::table(std::span<const FrontPoint> points) const {
+Table RowLayout::table(std::span<const PlanPoint> points) const {
   Table t{column_names(), {}};
   t.rows.reserve(points.size());
-  for (const FrontPoint& p : points) t.rows.push_back(row(p));
+  for (const PlanPoint& p : points) t.rows.push_back(row(p));
   return t;
 }
 

@@ -1,5 +1,5 @@
 #pragma once
-// The columns of a result file (HDF5 /front and /all, CSV, JSON) and how a FrontPoint fills them:
+// The columns of a result file (HDF5 /front and /all, CSV, JSON) and how a PlanPoint fills them:
 //   index | scenario columns | metric columns | estimate detail columns | axis:<path> columns
 // One layout per file; its shape depends only on the number of island entries and the search axes.
 #include <cstddef>
@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "results/columns.hpp"
-#include "results/front/front_point.hpp"
+#include "results/front/plan_point.hpp"
 #include "results/front/row.hpp"
 
 namespace shardmeter::results {
@@ -23,7 +23,7 @@ struct FileColumn {
   ColumnType type = ColumnType::float64;
   std::string unit;                 // "" for counts, names and ratios
   std::size_t text_width = 0;       // text columns: bytes of the fixed-length string (values may be shorter)
-  std::function<CellValue(const FrontPoint&)> get;
+  std::function<CellValue(const PlanPoint&)> get;
 };
 
 // "axis:" + dotted path, e.g. "axis:cluster.islands.0.gpu".
@@ -40,7 +40,7 @@ public:
   // zero / empty). axis_label_width: bytes reserved for each axis label (longer labels are an error).
   RowLayout(int island_entries, std::vector<std::string> axes, std::size_t axis_label_width = kDefaultLabelWidth);
   // The smallest layout that holds every point: the largest island_entries and the longest label.
-  static RowLayout fit(std::span<const FrontPoint> points, std::vector<std::string> axes);
+  static RowLayout fit(std::span<const PlanPoint> points, std::vector<std::string> axes);
 
   int island_entries() const { return island_entries_; }
   const std::vector<std::string>& axes() const { return axes_; }
@@ -50,9 +50,9 @@ public:
 
   // The point's cells in column order. Throws ResultsError when the point does not fit this layout
   // (more island entries, another number of axis labels, a text longer than its column).
-  std::vector<CellValue> cells(const FrontPoint& point) const;
-  Row row(const FrontPoint& point) const;
-  Table table(std::span<const FrontPoint> points) const;
+  std::vector<CellValue> cells(const PlanPoint& point) const;
+  Row row(const PlanPoint& point) const;
+  Table table(std::span<const PlanPoint> points) const;
 
 private:
   int island_entries_;

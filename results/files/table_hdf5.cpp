@@ -33,13 +33,6 @@ const CellValue& cell(const Table& table, std::size_t row, const std::string& co
   return it->second;
 }
 
-H5::StrType fixed_text(std::size_t width) {
-  H5::StrType t(H5::PredType::C_S1, width);
-  t.setCset(H5T_CSET_UTF8);
-  t.setStrpad(H5T_STR_NULLPAD);
-  return t;
-}
-
 void write(const std::filesystem::path& file, std::string_view name, const Table& table,
            const std::vector<std::string>& units, const TableAttributes& root) {
   if (!units.empty() && units.size() != table.columns.size())
@@ -74,8 +67,8 @@ void write(const std::filesystem::path& file, std::string_view name, const Table
         memory_type.insertMember(table.columns[c], m.offset, H5::PredType::NATIVE_DOUBLE);
         break;
       case Kind::text:
-        file_type.insertMember(table.columns[c], m.offset, fixed_text(m.size));
-        memory_type.insertMember(table.columns[c], m.offset, fixed_text(m.size));
+        file_type.insertMember(table.columns[c], m.offset, h5io::fixed_text(m.size));
+        memory_type.insertMember(table.columns[c], m.offset, h5io::fixed_text(m.size));
         break;
     }
   }

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <vector>
 
+#include "model/metrics.hpp"
 #include "results/front/pareto.hpp"
 
 namespace shardmeter::results {
@@ -54,8 +55,9 @@ std::optional<FrontPicks> pick_front(std::span<const Row> rows) {
     if (t > ft || (t == ft && c < fc)) picks.fastest = i;
   }
   // The knee is defined on the cost/throughput front; a file searched for other objectives may hold more rows.
-  const std::vector<std::size_t> front = pareto_front(rows, Objective{"total_cost_usd", Direction::minimize},
-                                                      Objective{"tokens_per_s", Direction::maximize});
+  const std::vector<std::size_t> front =
+      pareto_front(rows, model::Objective{&model::metric("total_cost_usd"), model::Direction::minimize},
+                   model::Objective{&model::metric("tokens_per_s"), model::Direction::maximize});
   std::vector<std::pair<double, double>> points;
   std::vector<std::size_t> index;
   for (const std::size_t i : front) {

@@ -1,23 +1,21 @@
 #pragma once
-// An objective of a search: a metric column and whether smaller or larger is better.
-#include <cstdint>
+// How result files spell an objective's direction. The objective itself is model::Objective (model/objective.hpp):
+// files store its metric's name and this spelling, and readers resolve the name in the metric table again.
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include "model/objective.hpp"
 
 namespace shardmeter::results {
 
-enum class Direction : std::uint8_t { minimize, maximize };
-
-struct Objective {
-  std::string column;   // a metric column name, e.g. "total_cost_usd"
-  Direction direction = Direction::minimize;
-  friend bool operator==(const Objective&, const Objective&) = default;
-};
-
 // "min" / "max" (the spelling stored in result files).
-std::string_view to_string(Direction d) noexcept;
+std::string_view to_string(model::Direction d) noexcept;
 // Accepts "min", "max", "minimize", "maximize"; nullopt otherwise.
-std::optional<Direction> parse_direction(std::string_view text) noexcept;
+std::optional<model::Direction> parse_direction(std::string_view text) noexcept;
+
+// "min total_cost_usd, max tokens_per_s" (reports and the search's output).
+std::string describe_objectives(const std::vector<model::Objective>& objectives);
 
 }  // namespace shardmeter::results

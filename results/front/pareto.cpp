@@ -7,6 +7,8 @@
 
 namespace shardmeter::results {
 
+using model::Direction;
+
 std::vector<std::size_t> pareto_front(std::span<const std::pair<double, double>> points, Direction first,
                                       Direction second) {
   // Both objectives as "smaller is better"; sort by (x, y, index) and sweep keeping strictly better y
@@ -31,10 +33,11 @@ std::vector<std::size_t> pareto_front(std::span<const std::pair<double, double>>
   return front;
 }
 
-std::vector<std::size_t> pareto_front(std::span<const Row> rows, const Objective& first, const Objective& second) {
+std::vector<std::size_t> pareto_front(std::span<const Row> rows, const model::Objective& first,
+                                      const model::Objective& second) {
   std::vector<std::pair<double, double>> points;
   points.reserve(rows.size());
-  for (const Row& r : rows) points.emplace_back(number(r, first.column), number(r, second.column));
+  for (const Row& r : rows) points.emplace_back(number(r, first.name()), number(r, second.name()));
   return pareto_front(points, first.direction, second.direction);
 }
 

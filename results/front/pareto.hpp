@@ -13,10 +13,11 @@ namespace shardmeter::results {
 // Indices of the non-dominated rows, ordered by the first objective (best first). A row dominates another when it
 // is no worse in both objectives and better in one; of rows with equal values only the first (lowest index) is
 // kept. Rows with a NaN objective are skipped. Throws ResultsError when a row lacks a column or holds text there.
-std::vector<std::size_t> pareto_front(std::span<const Row> rows, const Objective& first, const Objective& second);
+std::vector<std::size_t> pareto_front(std::span<const Row> rows, const model::Objective& first,
+                                      const model::Objective& second);
 
 // The same on plain values: each pair is (first, second) in its own direction.
-std::vector<std::size_t> pareto_front(std::span<const std::pair<double, double>> points, Direction first,
-                                      Direction second);
+std::vector<std::size_t> pareto_front(std::span<const std::pair<double, double>> points, model::Direction first,
+                                      model::Direction second);
 
 }  // namespace shardmeter::results

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "results/columns.hpp"
-#include "results/front/front_point.hpp"
+#include "results/front/run_info.hpp"
 
 namespace shardmeter::results {
 

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "results/markup.hpp"
+#include "results/front/objective.hpp"
 #include "results/front/plan_labels.hpp"
 
 namespace shardmeter::results {
@@ -43,16 +44,14 @@ std::vector<Fact> provenance_of(const RunInfo& info, std::size_t front_rows) {
   add("seed", std::to_string(info.seed));
   add("threads", std::to_string(info.threads));
   add("search space", fmt::format("{} candidates", info.space_size));
-  add("evaluated", fmt::format("{} candidates", info.evaluated));
+  add("visited", fmt::format("{} candidates", info.visited));
+  if (info.estimated) add("estimated", fmt::format("{} candidates (model calls)", *info.estimated));
   add("feasible", std::to_string(info.feasible));
   add("on the front", std::to_string(front_rows));
   add("elapsed", fmt::format("{:.2f} s", info.elapsed_s));
-  if (info.elapsed_s > 0) add("rate", format_si(static_cast<double>(info.evaluated) / info.elapsed_s) + " candidates/s");
+  if (info.elapsed_s > 0) add("rate", format_si(static_cast<double>(info.visited) / info.elapsed_s) + " candidates/s");
   add("complete", info.complete ? "yes" : "no: interrupted or stopped by a budget; the front may be incomplete");
-  std::string objectives;
-  for (const Objective& o : info.objectives)
-    objectives += (objectives.empty() ? "" : ", ") + std::string(to_string(o.direction)) + " " + o.column;
-  add("objectives", objectives);
+  add("objectives", describe_objectives(info.objectives));
   std::string axes;
   for (const std::string& a : info.axes) axes += (axes.empty() ? "" : ", ") + a;
   add("search axes", axes.empty() ? "none" : axes);
@@ -88,7 +87,7 @@ ReportModel build_report_model(const ReportInput& input) {
   std::vector<std::pair<std::string, std::uint64_t>> rejected(front.info.rejected.begin(), front.info.rejected.end());
   std::stable_sort(rejected.begin(), rejected.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
   for (const auto& [reason, count] : rejected) {
-    const double share = front.info.evaluated > 0 ? static_cast<double>(count) / static_cast<double>(front.info.evaluated) : 0;
+    const double share = front.info.visited > 0 ? static_cast<double>(count) / static_cast<double>(front.info.visited) : 0;
     m.rejections.push_back({reason, fmt::format("{} ({})", count, format_percent(share))});
   }
   std::set<std::string> gpus;

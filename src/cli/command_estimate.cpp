@@ -32,7 +32,7 @@ int run_estimate(const std::vector<std::string>& args, std::ostream& out) {
   const model::Estimate estimate = model::evaluate(loaded.scenario);
 
   if (vm["json"].as<bool>())
-    out << results::estimate_json(loaded.scenario, estimate, loaded.name).dump(2) << "\n";
+    out << results::estimate_json(loaded.scenario, estimate, loaded.name);
   else
     out << format_estimate_table(loaded, estimate);
   return 0;

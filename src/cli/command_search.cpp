@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "results/errors.hpp"
+#include "results/front/objective.hpp"
 #include "src/cli/cli.hpp"
 #include "src/cli/commands.hpp"
 #include "src/text/front_table.hpp"
@@ -90,9 +91,9 @@ SearchJobOptions job_options(const po::variables_map& vm, const std::string& sce
   o.threads = option<int>(vm, "threads", 0);
   if (o.threads < 0 || o.threads > 1024) throw usage("--threads must be between 0 (all cores) and 1024");
   o.seed = option<std::uint64_t>(vm, "seed", 0);
-  const std::int64_t evaluations = option<std::int64_t>(vm, "evaluations", static_cast<std::int64_t>(o.evaluations));
+  const std::int64_t evaluations = option<std::int64_t>(vm, "evaluations", static_cast<std::int64_t>(o.visit_budget));
   if (evaluations < 1) throw usage("--evaluations must be at least 1");
-  o.evaluations = static_cast<std::uint64_t>(evaluations);
+  o.visit_budget = static_cast<std::uint64_t>(evaluations);
   o.time_limit_s = option<double>(vm, "time-limit", 0.0);
   if (!std::isfinite(o.time_limit_s) || o.time_limit_s < 0) throw usage("--time-limit must be a number of seconds >= 0");
   o.write_all = vm["all"].as<bool>();
@@ -149,12 +150,7 @@ int run_search(const std::vector<std::string>& args, std::ostream& out) {
   out << fmt::format("shardmeter search: {}\n", job.scenario.name);
   if (!job.front.empty()) {
     out << fmt::format("\nPareto front: {} plans, cheapest first ({})\n\n", job.front.size(),
-                       [&] {
-                         std::string text;
-                         for (const results::Objective& o : job.info.objectives)
-                           text += (text.empty() ? "" : ", ") + std::string(results::to_string(o.direction)) + " " + o.column;
-                         return text;
-                       }());
+                       results::describe_objectives(job.info.objectives));
     out << format_front_table(job.front, job.info.objectives);
   }
   out << "\n" << format_search_summary(job, interrupted);

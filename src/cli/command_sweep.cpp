@@ -104,7 +104,7 @@ int run_sweep(const std::vector<std::string>& args, std::ostream& out) {
     }
   }
   if (vm["json"].as<bool>())
-    out << sweep_json(sweep).dump(2) << "\n";
+    out << sweep_json(sweep);
   else
     out << format_sweep_table(sweep) << (output.empty() ? "" : "\nWrote " + output + "\n")
         << (plot.empty() ? "" : "Wrote " + plot + "\n");

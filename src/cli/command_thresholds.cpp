@@ -36,7 +36,7 @@ int run_thresholds(const std::vector<std::string>& args, std::ostream& out) {
   const LoadedScenario loaded = load_scenario_with_search(path, scenario_overrides(vm), catalog);
   const ThresholdsReport report = compute_thresholds(loaded, share);
   if (vm["json"].as<bool>())
-    out << thresholds_json(report).dump(2) << "\n";
+    out << thresholds_json(report);
   else
     out << format_thresholds(report);
   return 0;

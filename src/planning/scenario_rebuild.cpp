@@ -5,6 +5,7 @@
 
 #include "results/columns.hpp"
 #include "results/errors.hpp"
+#include "results/files/row_layout.hpp"
 #include "src/scenario/scenario_loader.hpp"
 
 namespace shardmeter::cli {
@@ -21,7 +22,7 @@ std::optional<model::Scenario> rebuild_scenario(const results::RunInfo& info, co
       return std::nullopt;
     }
     for (const std::string& axis : info.axes) {
-      const std::string& label = results::text(row, "axis:" + axis);
+      const std::string& label = results::text(row, results::axis_column_name(axis));
       apply_override(doc, Override{axis, label, axis + "=" + label});
     }
     const model::Scenario s = parse_scenario(doc, catalog);

@@ -39,12 +39,13 @@ void check_output_paths(const SearchJobOptions& o) {
     if (!path->empty()) results::AtomicFile probe(*path);  // creates nothing; throws OutputError
 }
 
-results::Direction direction(search::Sense sense) {
-  return sense == search::Sense::minimize ? results::Direction::minimize : results::Direction::maximize;
+// The boundary between the search and the result files: the search's points (its front, its --all records) become
+// results::PlanPoint here and nowhere else.
+results::PlanPoint plan_point(const search::FrontPoint& p) {
+  return results::PlanPoint{p.scenario, p.estimate, p.index, p.labels};
 }
-
-results::FrontPoint to_point(const search::FrontPoint& p) {
-  return results::FrontPoint{p.scenario, p.estimate, p.index, p.labels};
+results::PlanPoint plan_point(const search::Space& space, const search::CandidateRecord& r) {
+  return results::PlanPoint{space.scenario(r.index), r.estimate, r.index, space.labels(r.index)};
 }
 
 // Runs the search in an arena of `threads` workers (0: all hardware threads).
@@ -76,7 +77,7 @@ SearchJobResult run_search_job(const SearchJobOptions& options, const Catalog& c
   search::SearchOptions so;
   so.method = options.method;
   so.seed = options.seed;
-  so.evaluations = options.evaluations;
+  so.visit_budget = options.visit_budget;
   so.time_limit_s = options.time_limit_s;
 
   // --all: /all is streamed while the search runs. The engine calls the sink serially; the lock keeps the
@@ -86,10 +87,10 @@ SearchJobResult run_search_job(const SearchJobOptions& options, const Catalog& c
   if (options.write_all && !options.output_h5.empty()) {
     writer = std::make_unique<results::FrontWriter>(options.output_h5, layout, results::WriterOptions{.write_all = true});
     so.sink = [&](std::span<const search::CandidateRecord> batch) {
-      std::vector<results::FrontPoint> points;
+      std::vector<results::PlanPoint> points;
       points.reserve(batch.size());
       for (const search::CandidateRecord& r : batch)
-        points.push_back(results::FrontPoint{space.scenario(r.index), r.estimate, r.index, space.labels(r.index)});
+        points.push_back(plan_point(space, r));
       const std::lock_guard lock(writer_mutex);
       writer->append_all(points);
     };
@@ -98,11 +99,10 @@ SearchJobResult run_search_job(const SearchJobOptions& options, const Catalog& c
 
   job.result = run_in_arena(options.threads, space, goal, so, stop);
   if (options.search_done) options.search_done();
-  job.method_reason = job.result.method_reason;
 
   // The front, cheapest first (the search sorts by its first objective, which need not be cost).
-  for (const search::FrontPoint& p : job.result.front) job.front.push_back(to_point(p));
-  std::stable_sort(job.front.begin(), job.front.end(), [](const results::FrontPoint& a, const results::FrontPoint& b) {
+  for (const search::FrontPoint& p : job.result.front) job.front.push_back(plan_point(p));
+  std::stable_sort(job.front.begin(), job.front.end(), [](const results::PlanPoint& a, const results::PlanPoint& b) {
     return a.estimate.total_cost_usd < b.estimate.total_cost_usd;
   });
 
@@ -115,12 +115,13 @@ SearchJobResult run_search_job(const SearchJobOptions& options, const Catalog& c
   info.seed = job.result.seed;
   info.threads = job.result.threads;
   info.space_size = c.space_size;
-  info.evaluated = c.visited;
+  info.visited = c.visited;
+  info.estimated = c.estimated;
   info.feasible = c.feasible;
   for (const auto& [reason, count] : c.rejections()) info.rejected[reason] = count;
   info.elapsed_s = job.result.elapsed_s;
   info.complete = job.result.complete;
-  for (const search::Objective& o : job.result.objectives) info.objectives.push_back({o.name, direction(o.sense)});
+  info.objectives = job.result.objectives;
   info.axes = axis_names;
   info.created = options.created;
 

@@ -7,7 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "results/front/front_point.hpp"
+#include "results/front/plan_point.hpp"
+#include "results/front/run_info.hpp"
 #include "search/options.hpp"
 #include "search/result.hpp"
 #include "src/scenario/catalog.hpp"
@@ -24,7 +25,7 @@ struct SearchJobOptions {
   search::Method method = search::Method::automatic;
   int threads = 0;                      // 0 = all hardware threads
   std::uint64_t seed = 0;
-  std::uint64_t evaluations = 200'000;  // anneal budget
+  std::uint64_t visit_budget = 200'000; // anneal budget: candidates to visit (--evaluations)
   double time_limit_s = 0;              // 0 = none
   bool write_all = false;               // --all: every feasible candidate into /all
   search::ProgressFn progress;          // called while the search runs (the caller draws a bar, or nothing)
@@ -36,8 +37,7 @@ struct SearchJobResult {
   LoadedScenario scenario;              // the base scenario (as loaded, before any axis)
   search::SearchResult result;
   results::RunInfo info;                // what was written as provenance
-  std::vector<results::FrontPoint> front;
-  std::string method_reason;            // why `auto` chose its engine
+  std::vector<results::PlanPoint> front;  // result.front as written to the files: cheapest first
 };
 
 // Throws ScenarioError (bad scenario or search section), results::OutputError (cannot write) — nothing is left

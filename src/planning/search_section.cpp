@@ -4,9 +4,8 @@
 #include <array>
 #include <set>
 
-#include "results/columns.hpp"
+#include "model/metrics.hpp"
 #include "results/front/objective.hpp"
-#include "src/planning/metric_sense.hpp"
 #include "src/scenario/scenario_schema.hpp"
 
 namespace shardmeter::cli {
@@ -17,16 +16,13 @@ namespace {
 constexpr std::array<std::string_view, 6> kAxisSections = {"model", "training", "cluster", "plan", "runtime", "goodput"};
 
 // `feasible` is always required (memory fit) and is 1 on every front point: not a metric to bound or optimise.
-bool usable_metric(std::string_view name) {
-  if (name == "feasible") return false;
-  for (const results::MetricColumn& m : results::metric_columns())
-    if (m.name == name) return true;
-  return false;
+const model::Metric* usable_metric(std::string_view name) {
+  return name == "feasible" ? nullptr : model::find_metric(name);
 }
 
 std::vector<std::string> usable_metric_names() {
   std::vector<std::string> names;
-  for (const results::MetricColumn& m : results::metric_columns())
+  for (const model::Metric& m : model::metrics())
     if (usable_metric(m.name)) names.emplace_back(m.name);
   return names;
 }
@@ -66,8 +62,9 @@ std::vector<AxisSpec> parse_axes(const YamlField& field) {
   return axes;
 }
 
-std::vector<QuotaSpec> parse_quotas(const YamlField& field, const Catalog& catalog, const model::Scenario& scenario) {
-  std::vector<QuotaSpec> quotas;
+std::vector<search::GpuQuota> parse_quotas(const YamlField& field, const Catalog& catalog,
+                                           const model::Scenario& scenario) {
+  std::vector<search::GpuQuota> quotas;
   if (field.is_null()) return quotas;
   if (!field.node().IsMap()) throw field.error("is not a map of GPU types to GPU counts (e.g. {h100-sxm: 512})");
   std::vector<std::string> known;
@@ -88,7 +85,7 @@ std::vector<QuotaSpec> parse_quotas(const YamlField& field, const Catalog& catal
                               (suggestion.empty() ? "; known: " + join(known) : " (did you mean " + suggestion + "?)"));
     }
     if (!seen.insert(gpu).second) throw ScenarioError(key_at, count.path(), node_text(entry.second), "is given twice");
-    quotas.push_back(QuotaSpec{gpu, count.as_int64(Range::between(0, 1e7))});
+    quotas.push_back(search::GpuQuota{gpu, count.as_int64(Range::between(0, 1e7))});
   }
   return quotas;
 }
@@ -111,12 +108,10 @@ void parse_constraints(const YamlField& field, const Catalog& catalog, const mod
       out.quotas = parse_quotas(map[name], catalog, scenario);
       continue;
     }
-    ConstraintSpec c;
-    c.name = name;
-    c.metric = name.substr(4);
-    c.limit = name.starts_with("max_") ? search::Limit::at_most : search::Limit::at_least;
-    c.value = map[name].as_double(Range{});
-    out.constraints.push_back(std::move(c));
+    // The allowed names are max_ / min_ of a usable metric, so the metric exists.
+    const model::Metric* metric = usable_metric(std::string_view(name).substr(4));
+    const search::Limit limit = name.starts_with("max_") ? search::Limit::at_most : search::Limit::at_least;
+    out.constraints.push_back(search::limit_metric(*metric, limit, map[name].as_double(Range{})));
   }
 }
 
@@ -127,10 +122,9 @@ std::string metric_problem(const std::string& metric) {
   return "is not a metric" + (suggestion.empty() ? "; metrics: " + join(names) : " (did you mean " + suggestion + "?)");
 }
 
-ObjectiveSpec parse_objective(const YamlField& item) {
+model::Objective parse_objective(const YamlField& item) {
   if (item.is_null()) throw item.error("is empty; expected a metric name or {metric: NAME, sense: min | max}");
-  ObjectiveSpec o;
-  std::optional<search::Sense> sense;
+  std::optional<model::Direction> sense;
   YamlField metric_field = item;
   if (item.node().IsMap()) {
     const YamlMap map(item, key_names({Section::search_objective}));
@@ -138,48 +132,37 @@ ObjectiveSpec parse_objective(const YamlField& item) {
     metric_field = map["metric"];
     if (map.has("sense")) {
       const YamlField s = map["sense"];
-      const auto direction = results::parse_direction(s.as_string());
-      if (!direction) throw s.error("is not one of min | max");
-      sense = *direction == results::Direction::minimize ? search::Sense::minimize : search::Sense::maximize;
+      sense = results::parse_direction(s.as_string());
+      if (!sense) throw s.error("is not one of min | max");
     }
   } else if (!item.node().IsScalar()) {
     throw item.error("is not a metric name or {metric: NAME, sense: min | max}");
   }
-  o.metric = metric_field.as_string();
-  if (!usable_metric(o.metric)) throw metric_field.error(metric_problem(o.metric));
-  if (!sense) sense = natural_sense(o.metric);
-  if (!sense)
-    throw metric_field.error("has no natural direction: write {metric: " + o.metric + ", sense: min} (or max)");
-  o.sense = *sense;
-  return o;
+  const std::string name = metric_field.as_string();
+  const model::Metric* metric = usable_metric(name);
+  if (metric == nullptr) throw metric_field.error(metric_problem(name));
+  if (!sense) sense = metric->natural;
+  if (!sense) throw metric_field.error("has no natural direction: write {metric: " + name + ", sense: min} (or max)");
+  return model::Objective{metric, *sense};
 }
 
-std::vector<ObjectiveSpec> parse_objectives(const YamlField& field) {
-  if (field.is_null())
-    return {ObjectiveSpec{"total_cost_usd", search::Sense::minimize}, ObjectiveSpec{"tokens_per_s", search::Sense::maximize}};
+std::vector<model::Objective> parse_objectives(const YamlField& field) {
+  if (field.is_null()) return search::default_objectives();
   if (!field.node().IsSequence())
     throw field.error("is not a list of metrics (e.g. [total_cost_usd, tokens_per_s])");
   const std::size_t n = field.node().size();
   if (n == 0 || n > static_cast<std::size_t>(search::kMaxObjectives))
     throw field.error("must list 1 to " + std::to_string(search::kMaxObjectives) + " metrics, not " + std::to_string(n));
-  std::vector<ObjectiveSpec> objectives;
+  std::vector<model::Objective> objectives;
   for (std::size_t i = 0; i < n; ++i) {
     const YamlField item(field.source(), field.node()[i], field.path() + "." + std::to_string(i));
-    ObjectiveSpec o = parse_objective(item);
-    for (const ObjectiveSpec& earlier : objectives)
+    const model::Objective o = parse_objective(item);
+    for (const model::Objective& earlier : objectives)
       if (earlier.metric == o.metric) throw item.error("is given twice");
-    objectives.push_back(std::move(o));
+    objectives.push_back(o);
   }
   return objectives;
 }
-
-search::MetricGetter getter_of(const std::string& metric) {
-  for (const results::MetricColumn& m : results::metric_columns())
-    if (m.name == metric) return m.get;
-  return nullptr;
-}
-
-}  // namespace
 
 SearchSection parse_search(const YamlField& field, const Catalog& catalog, const model::Scenario& scenario) {
   SearchSection out;
@@ -191,6 +174,8 @@ SearchSection parse_search(const YamlField& field, const Catalog& catalog, const
   return out;
 }
 
+}  // namespace
+
 SearchSection read_search_section(const ScenarioDocument& doc, const Catalog& catalog, const model::Scenario& scenario) {
   const YamlSource source{doc.path, &doc.overridden};
   const YAML::Node& node = doc.root;
@@ -198,12 +183,7 @@ SearchSection read_search_section(const ScenarioDocument& doc, const Catalog& ca
 }
 
 search::Goal make_goal(const SearchSection& section) {
-  search::Goal goal;
-  for (const ObjectiveSpec& o : section.objectives) goal.objectives.push_back({o.metric, getter_of(o.metric), o.sense});
-  for (const ConstraintSpec& c : section.constraints)
-    goal.constraints.push_back({c.name, getter_of(c.metric), c.limit, c.value});
-  for (const QuotaSpec& q : section.quotas) goal.quotas.push_back({q.gpu, q.max_gpus});
-  return goal;
+  return search::Goal{section.objectives, section.constraints, section.quotas};
 }
 
 LoadedScenario load_scenario_with_search(const std::string& path, const std::vector<Override>& overrides,

@@ -11,8 +11,8 @@
 //
 // Parsed with the rest of the scenario (parse_scenario checks it, so `estimate` rejects a bad one too) and read
 // again by the search job. Every error is a ScenarioError at the offending key; unknown keys are errors.
-// Keys are declared in src/scenario/scenario_schema.cpp; metric names are results::metric_columns() names and their
-// natural directions come from src/planning/metric_sense.cpp.
+// Keys are declared in src/scenario/scenario_schema.cpp; metric names, units and natural directions come from the
+// metric table (model/metrics.hpp).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -25,42 +25,23 @@
 
 namespace shardmeter::cli {
 
-struct ObjectiveSpec {
-  std::string metric;                       // e.g. "total_cost_usd"
-  search::Sense sense = search::Sense::minimize;
-};
-
-struct ConstraintSpec {
-  std::string name;                         // as written, e.g. "max_total_cost_usd" (the rejection reason)
-  std::string metric;                       // e.g. "total_cost_usd"
-  search::Limit limit = search::Limit::at_most;
-  double value = 0;                         // in the metric's unit (results/README.md)
-};
-
-struct QuotaSpec {
-  std::string gpu;                          // GPU type name (GpuSpec::name)
-  std::int64_t max_gpus = 0;
-};
-
 struct SearchSection {
-  bool present = false;                     // the scenario has a `search:` key
-  std::vector<AxisSpec> axes;               // in the order written
-  std::vector<ConstraintSpec> constraints;  // in the order written
-  std::vector<QuotaSpec> quotas;
-  std::vector<ObjectiveSpec> objectives;    // 1..search::kMaxObjectives; default total_cost_usd min, tokens_per_s max
+  bool present = false;                             // the scenario has a `search:` key
+  std::vector<AxisSpec> axes;                       // in the order written
+  std::vector<search::MetricConstraint> constraints;   // in the order written, named as written (max_total_cost_usd)
+  std::vector<search::GpuQuota> quotas;
+  std::vector<model::Objective> objectives;         // 1..search::kMaxObjectives; default search::default_objectives()
 };
 
-// Reads `field` (the document's `search` node; absent or null gives the defaults and present = false).
-// `scenario` is the scenario parsed so far: GPU quotas may name its islands' GPU types as well as the catalog's.
-SearchSection parse_search(const YamlField& field, const Catalog& catalog, const model::Scenario& scenario);
-// The section of a loaded scenario document.
+// The section of a loaded scenario document (absent or null gives the defaults and present = false). `scenario` is
+// the base scenario: GPU quotas may name its islands' GPU types as well as the catalog's.
 SearchSection read_search_section(const ScenarioDocument& doc, const Catalog& catalog, const model::Scenario& scenario);
 // load_scenario, then read_search_section: every command that takes a scenario loads it this way, so a bad
 // `search:` section is an error for each of them (ScenarioError), not only for `shardmeter search`.
 LoadedScenario load_scenario_with_search(const std::string& path, const std::vector<Override>& overrides,
                                          const Catalog& catalog);
 
-// Objectives and constraints mapped to getters through results::metric_columns().
+// The section's objectives, constraints and quotas.
 search::Goal make_goal(const SearchSection& section);
 
 }  // namespace shardmeter::cli

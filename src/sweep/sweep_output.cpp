@@ -25,10 +25,10 @@ std::vector<std::string> axis_keys(const Sweep& sweep) {
   return keys;
 }
 
-std::vector<results::FrontPoint> front_points(const Sweep& sweep) {
-  std::vector<results::FrontPoint> points;
+std::vector<results::PlanPoint> plan_points(const Sweep& sweep) {
+  std::vector<results::PlanPoint> points;
   points.reserve(sweep.points.size());
-  for (const SweepPoint& p : sweep.points) points.push_back(results::FrontPoint{p.scenario, p.estimate, p.index, p.labels});
+  for (const SweepPoint& p : sweep.points) points.push_back(results::PlanPoint{p.scenario, p.estimate, p.index, p.labels});
   return points;
 }
 
@@ -58,7 +58,7 @@ SweepFormat sweep_format(const std::string& path) {
 }
 
 results::Table sweep_table(const Sweep& sweep) {
-  const std::vector<results::FrontPoint> points = front_points(sweep);
+  const std::vector<results::PlanPoint> points = plan_points(sweep);
   results::Table table = results::RowLayout::fit(points, axis_keys(sweep)).table(points);
   for (const ExtraColumn& c : kExtra) table.columns.emplace_back(c.name);
   for (std::size_t i = 0; i < sweep.points.size(); ++i)
@@ -67,7 +67,7 @@ results::Table sweep_table(const Sweep& sweep) {
 }
 
 std::vector<std::string> sweep_units(const Sweep& sweep) {
-  const std::vector<results::FrontPoint> points = front_points(sweep);
+  const std::vector<results::PlanPoint> points = plan_points(sweep);
   std::vector<std::string> units;
   const results::RowLayout layout = results::RowLayout::fit(points, axis_keys(sweep));
   for (const results::FileColumn& c : layout.columns()) units.push_back(c.unit);
@@ -88,7 +88,8 @@ void write_sweep(const Sweep& sweep, const std::string& path, const SweepProvena
   info.method = "sweep";
   info.threads = 1;
   info.space_size = sweep.points.size();
-  info.evaluated = sweep.points.size();
+  info.visited = sweep.points.size();
+  info.estimated = sweep.points.size();   // the sweep estimates every point
   for (const SweepPoint& p : sweep.points) {
     if (p.estimate.feasible) ++info.feasible;
     else ++info.rejected[std::string(model::enum_name(p.estimate.reject_reason))];
@@ -113,7 +114,7 @@ void write_sweep(const Sweep& sweep, const std::string& path, const SweepProvena
   // The front writer renames its own temporary file onto ours; /sweep is added to ours; ours is renamed last.
   results::AtomicFile out(path);
   try {
-    results::write_front(out.temp(), info, front_points(sweep));
+    results::write_front(out.temp(), info, plan_points(sweep));
     results::add_table_dataset(out.temp(), "sweep", sweep_table(sweep), sweep_units(sweep), root);
   } catch (const results::ResultsError& e) {
     throw results::OutputError(path, e.what());  // name the target, not the temporary file

@@ -5,10 +5,12 @@
 #include <cmath>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "model/units.hpp"
-#include "results/columns.hpp"
+#include "model/metrics.hpp"
 #include "src/text/text_format.hpp"
+#include "src/text/text_table.hpp"
 
 namespace shardmeter::cli {
 
@@ -47,12 +49,6 @@ std::string result_text(const m::Estimate& e) {
   return std::string(model::enum_name(e.reject_reason));
 }
 
-struct Column {
-  std::string header;
-  bool left = false;
-  std::vector<std::string> cells;
-};
-
 }  // namespace
 
 std::string format_sweep_table(const Sweep& sweep) {
@@ -65,8 +61,8 @@ std::string format_sweep_table(const Sweep& sweep) {
                        sweep.axes[k].values.size() == 1 ? "" : "s");
   out += fmt::format("; {} feasible\n\n", feasible);
 
-  std::vector<Column> cols;
-  for (const AxisSpec& a : sweep.axes) cols.push_back(Column{a.key, true, {}});
+  std::vector<TextColumn> cols;
+  for (const AxisSpec& a : sweep.axes) cols.push_back(TextColumn{a.key, Align::left, {}});
   // Egress is shown (as part of the total cost) only when some point pays for WAN traffic.
   const bool egress = std::any_of(sweep.points.begin(), sweep.points.end(),
                                   [](const SweepPoint& p) { return p.estimate.egress_usd_total > 0; });
@@ -74,9 +70,10 @@ std::string format_sweep_table(const Sweep& sweep) {
                                       "$/M tok", "total cost"};
   if (egress) headers.emplace_back("egress");
   headers.insert(headers.end(), {"days", "bottleneck"});
-  for (const std::string& h : headers) cols.push_back(Column{h, h == "result" || h == "bottleneck", {}});
+  for (const std::string& h : headers)
+    cols.push_back(TextColumn{h, h == "result" || h == "bottleneck" ? Align::left : Align::right, {}});
   const bool knees = sweep.knee_axis >= 0;
-  if (knees) cols.push_back(Column{"", true, {}});
+  if (knees) cols.push_back(TextColumn{"", Align::left, {}});
 
   for (const SweepPoint& p : sweep.points) {
     const m::Estimate& e = p.estimate;
@@ -101,26 +98,10 @@ std::string format_sweep_table(const Sweep& sweep) {
     if (knees) cols[c++].cells.push_back(p.knee ? "<- knee" : "");
   }
 
-  std::vector<std::size_t> width(cols.size());
-  for (std::size_t c = 0; c < cols.size(); ++c) {
-    width[c] = cols[c].header.size();
-    for (const std::string& cell : cols[c].cells) width[c] = std::max(width[c], cell.size());
-  }
-  const auto line = [&](auto cell_of) {
-    std::string text;
-    for (std::size_t c = 0; c < cols.size(); ++c) {
-      const std::string cell = cell_of(c);
-      if (c > 0) text += "  ";
-      text += cols[c].left ? fmt::format("{:<{}}", cell, width[c]) : fmt::format("{:>{}}", cell, width[c]);
-    }
-    while (!text.empty() && text.back() == ' ') text.pop_back();
-    return text + "\n";
-  };
-  out += line([&](std::size_t c) { return cols[c].header; });
-  for (std::size_t r = 0; r < sweep.points.size(); ++r) {
-    if (r > 0 && sweep.points[r].series != sweep.points[r - 1].series) out += "\n";
-    out += line([&](std::size_t c) { return cols[c].cells[r]; });
-  }
+  std::vector<std::size_t> series_starts;   // a blank line between series
+  for (std::size_t r = 1; r < sweep.points.size(); ++r)
+    if (sweep.points[r].series != sweep.points[r - 1].series) series_starts.push_back(r);
+  out += render_table(cols, series_starts);
 
   out += "\n";
   if (knees) {
@@ -139,7 +120,7 @@ std::string format_sweep_table(const Sweep& sweep) {
   return out;
 }
 
-nlohmann::ordered_json sweep_json(const Sweep& sweep) {
+std::string sweep_json(const Sweep& sweep) {
   nlohmann::ordered_json j;
   j["scenario"] = sweep.scenario_name;
   j["axes"] = nlohmann::ordered_json::array();
@@ -154,7 +135,7 @@ nlohmann::ordered_json sweep_json(const Sweep& sweep) {
     o["index"] = p.index;
     o["reject_reason"] = std::string(model::enum_name(p.estimate.reject_reason));
     o["bottleneck"] = std::string(model::enum_name(p.estimate.bottleneck));
-    for (const results::MetricColumn& c : results::metric_columns()) o[std::string(c.name)] = number(c.get(p.estimate));
+    for (const model::Metric& c : model::metrics()) o[std::string(c.name)] = number(c.get(p.estimate));
     o["knee"] = p.knee;
     o["marginal_tokens_per_s_per_usd_per_hour"] = number(p.marginal_tokens_per_s_per_usd_per_hour);
     o["marginal_ratio"] = number(p.marginal_ratio);
@@ -188,7 +169,7 @@ nlohmann::ordered_json sweep_json(const Sweep& sweep) {
     o["text"] = describe_transition(sweep, t);
     j["transition"].push_back(std::move(o));
   }
-  return j;
+  return j.dump(2) + "\n";
 }
 
 }  // namespace shardmeter::cli

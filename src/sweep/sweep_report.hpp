@@ -3,8 +3,6 @@
 // as one JSON object (--json).
 #include <string>
 
-#include <nlohmann/json.hpp>
-
 #include "src/sweep/sweep.hpp"
 
 namespace shardmeter::cli {
@@ -12,7 +10,8 @@ namespace shardmeter::cli {
 std::string format_sweep_table(const Sweep& sweep);
 
 // {"scenario", "axes": [{"key", "values"}], "knee_fraction", "points": [{"axis:<key>": label, ..., metrics,
-//  "knee", "marginal_ratio", ...}], "knee": [{"fixed", "status", "point", "text"}], "transition": [...]}
-nlohmann::ordered_json sweep_json(const Sweep& sweep);
+//  "knee", "marginal_ratio", ...}], "knee": [{"fixed", "status", "point", "text"}], "transition": [...]}, indented,
+// with a final newline.
+std::string sweep_json(const Sweep& sweep);
 
 }  // namespace shardmeter::cli

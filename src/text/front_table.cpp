@@ -7,20 +7,15 @@
 #include <fmt/format.h>
 
 #include "model/units.hpp"
-#include "results/columns.hpp"
+#include "model/metrics.hpp"
 #include "src/text/text_format.hpp"
+#include "src/text/text_table.hpp"
 
 namespace shardmeter::cli {
 
 namespace m = shardmeter::model;
 
 namespace {
-
-struct Column {
-  std::string header;
-  bool right = false;                 // numbers are right-aligned
-  std::vector<std::string> cells;
-};
 
 const m::IslandSpec& island(const m::Scenario& s, int i) { return s.cluster.islands[static_cast<std::size_t>(i)]; }
 
@@ -72,26 +67,25 @@ std::string wall_clock(double s) {
   return days >= 2 ? fmt::format("{:.1f} d", days) : fmt::format("{:.1f} h", s / 3600);
 }
 
-bool shown(const std::string& metric) {
+bool shown(std::string_view metric) {
   return metric == "total_cost_usd" || metric == "tokens_per_s" || metric == "wall_clock_days" || metric == "mfu";
 }
 
 }  // namespace
 
-std::string format_front_table(std::span<const results::FrontPoint> front, const std::vector<results::Objective>& objectives) {
-  std::vector<Column> cols = {{"#", true, {}},        {"GPU", false, {}},       {"islands x GPUs", false, {}},
-                              {"tp/pp/cp", false, {}}, {"sharding", false, {}},  {"micro/global", false, {}},
-                              {"recompute", false, {}}, {"sync", false, {}},     {"cost", true, {}},
-                              {"tokens/s", true, {}},  {"wall-clock", true, {}}, {"MFU", true, {}},
-                              {"bottleneck", false, {}}};
-  std::vector<results::MetricColumn> extra;
-  for (const results::Objective& o : objectives)
-    if (!shown(o.column))
-      for (const results::MetricColumn& mc : results::metric_columns())
-        if (mc.name == o.column) {
-          extra.push_back(mc);
-          cols.push_back({std::string(mc.name), true, {}});
-        }
+std::string format_front_table(std::span<const results::PlanPoint> front, const std::vector<model::Objective>& objectives) {
+  constexpr Align L = Align::left, R = Align::right;
+  std::vector<TextColumn> cols = {{"#", R, {}},         {"GPU", L, {}},        {"islands x GPUs", L, {}},
+                                  {"tp/pp/cp", L, {}},  {"sharding", L, {}},   {"micro/global", L, {}},
+                                  {"recompute", L, {}}, {"sync", L, {}},       {"cost", R, {}},
+                                  {"tokens/s", R, {}},  {"wall-clock", R, {}}, {"MFU", R, {}},
+                                  {"bottleneck", L, {}}};
+  std::vector<const m::Metric*> extra;
+  for (const model::Objective& o : objectives)
+    if (!shown(o.name())) {
+      extra.push_back(o.metric);
+      cols.push_back({std::string(o.name()), R, {}});
+    }
 
   for (std::size_t r = 0; r < front.size(); ++r) {
     const m::Scenario& s = front[r].scenario;
@@ -111,28 +105,9 @@ std::string format_front_table(std::span<const results::FrontPoint> front, const
         percent(e.mfu),
         std::string(model::enum_name(e.bottleneck))};
     for (std::size_t c = 0; c < cells.size(); ++c) cols[c].cells.push_back(cells[c]);
-    for (std::size_t x = 0; x < extra.size(); ++x) cols[cells.size() + x].cells.push_back(metric_text(extra[x].get(e)));
+    for (std::size_t x = 0; x < extra.size(); ++x) cols[cells.size() + x].cells.push_back(metric_text(extra[x]->get(e)));
   }
-
-  std::vector<std::size_t> width;
-  for (const Column& c : cols) {
-    std::size_t w = c.header.size();
-    for (const std::string& cell : c.cells) w = std::max(w, cell.size());
-    width.push_back(w);
-  }
-  const auto line = [&](auto cell_of) {
-    std::string text;
-    for (std::size_t c = 0; c < cols.size(); ++c) {
-      const std::string cell = cell_of(c);
-      text += c == 0 ? "" : "  ";
-      text += cols[c].right ? fmt::format("{:>{}}", cell, width[c]) : fmt::format("{:<{}}", cell, width[c]);
-    }
-    while (!text.empty() && text.back() == ' ') text.pop_back();
-    return text + "\n";
-  };
-  std::string out = line([&](std::size_t c) { return cols[c].header; });
-  for (std::size_t r = 0; r < front.size(); ++r) out += line([&](std::size_t c) { return cols[c].cells[r]; });
-  return out;
+  return render_table(cols);
 }
 
 }  // namespace shardmeter::cli

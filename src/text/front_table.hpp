@@ -6,11 +6,11 @@
 #include <string>
 #include <vector>
 
-#include "results/front/front_point.hpp"
-#include "results/front/objective.hpp"
+#include "results/front/plan_point.hpp"
+#include "model/objective.hpp"
 
 namespace shardmeter::cli {
 
-std::string format_front_table(std::span<const results::FrontPoint> front, const std::vector<results::Objective>& objectives);
+std::string format_front_table(std::span<const results::PlanPoint> front, const std::vector<model::Objective>& objectives);
 
 }  // namespace shardmeter::cli

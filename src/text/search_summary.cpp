@@ -58,8 +58,7 @@ double share(std::uint64_t part, std::uint64_t whole) {
   return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
 }
 
-}  // namespace
-
+// One line on what a rejection reason means ("does not fit in GPU memory; try ...").
 std::string describe_rejection(const SearchJobResult& job, const std::string& reason) {
   for (const ReasonText& r : kReasons)
     if (r.name == reason) return std::string(r.text);
@@ -76,6 +75,8 @@ std::string describe_rejection(const SearchJobResult& job, const std::string& re
   return "";
 }
 
+}  // namespace
+
 std::string format_search_summary(const SearchJobResult& job, bool interrupted) {
   const search::SearchResult& r = job.result;
   const search::SearchCounts& c = r.counts;
@@ -83,15 +84,15 @@ std::string format_search_summary(const SearchJobResult& job, bool interrupted) 
   row(out, "Search space", fmt::format("{} candidates over {} axes", grouped(static_cast<double>(c.space_size)),
                                        job.info.axes.size()));
   // "auto chose exhaustive: ..." explains itself; a requested engine only needs saying so.
-  const bool automatic = job.method_reason.starts_with("auto");
+  const bool automatic = r.method_reason.starts_with("auto");
   const std::string seed = r.method == search::Method::anneal ? fmt::format("seed {}", r.seed) : "";
   row(out, "Method", std::string(search::to_string(r.method)) +
                          (automatic ? (seed.empty() ? "" : " (" + seed + ")")
                                     : " (requested" + (seed.empty() ? "" : ", " + seed) + ")"));
-  if (automatic) row(out, "", job.method_reason);
-  row(out, "Examined", fmt::format("{} candidates ({} of the space); {} model estimates{}",
+  if (automatic) row(out, "", r.method_reason);
+  row(out, "Visited", fmt::format("{} candidates ({} of the space); {} model estimates{}",
                                    grouped(static_cast<double>(c.visited)), percent(share(c.visited, c.space_size)),
-                                   grouped(static_cast<double>(c.evaluated)),
+                                   grouped(static_cast<double>(c.estimated)),
                                    c.memory_bound > 0
                                        ? fmt::format(" (and {} out of memory on model states alone, not estimated)",
                                                      grouped(static_cast<double>(c.memory_bound)))
@@ -120,8 +121,8 @@ std::string format_search_summary(const SearchJobResult& job, bool interrupted) 
 std::string explain_empty_front(const SearchJobResult& job) {
   const search::SearchCounts& c = job.result.counts;
   if (!job.result.front.empty()) return "";
-  if (c.visited == 0) return "No candidate was examined (the search stopped before it started).\n";
-  std::string out = fmt::format("No feasible plan: all {} candidates examined were rejected. Top reasons:\n",
+  if (c.visited == 0) return "No candidate was visited (the search stopped before it started).\n";
+  std::string out = fmt::format("No feasible plan: all {} candidates visited were rejected. Top reasons:\n",
                                 grouped(static_cast<double>(c.visited)));
   const auto reasons = by_count(c);
   for (std::size_t i = 0; i < reasons.size() && i < 3; ++i)

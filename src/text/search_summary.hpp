@@ -1,5 +1,5 @@
 #pragma once
-// What `shardmeter search` prints under the front: the space, the method and why, candidates examined and
+// What `shardmeter search` prints under the front: the space, the method and why, candidates visited and
 // estimated, rejections by reason (with their share and what each means), feasible plans, the front's size,
 // elapsed time and candidates per second. For an empty front, a paragraph explaining the top rejection reasons.
 #include <string>
@@ -13,8 +13,5 @@ std::string format_search_summary(const SearchJobResult& job, bool interrupted);
 
 // "No feasible plan: ... Top reasons: ..." (empty string when the front has points).
 std::string explain_empty_front(const SearchJobResult& job);
-
-// One line on what a rejection reason means ("does not fit in GPU memory; try ...").
-std::string describe_rejection(const SearchJobResult& job, const std::string& reason);
 
 }  // namespace shardmeter::cli

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "model/evaluate.hpp"
 #include "results/columns.hpp"
@@ -113,7 +114,7 @@ std::string format_thresholds(const ThresholdsReport& r) {
   return out;
 }
 
-nlohmann::ordered_json thresholds_json(const ThresholdsReport& r) {
+std::string thresholds_json(const ThresholdsReport& r) {
   const m::Scenario& s = r.scenario;
   const m::IslandSpec& island = s.cluster.islands[0];
   nlohmann::ordered_json j;
@@ -144,7 +145,7 @@ nlohmann::ordered_json thresholds_json(const ThresholdsReport& r) {
   };
   j["max_seq_len"] = r.max_seq_len;
   j["seq_granularity"] = r.seq_granularity;
-  return j;
+  return j.dump(2) + "\n";
 }
 
 }  // namespace shardmeter::cli

@@ -3,8 +3,6 @@
 // one JSON object.
 #include <string>
 
-#include <nlohmann/json.hpp>
-
 #include "model/estimate.hpp"
 #include "model/thresholds.hpp"
 #include "src/scenario/scenario_loader.hpp"
@@ -27,6 +25,7 @@ struct ThresholdsReport {
 ThresholdsReport compute_thresholds(const LoadedScenario& loaded, double comm_share);
 
 std::string format_thresholds(const ThresholdsReport& report);
-nlohmann::ordered_json thresholds_json(const ThresholdsReport& report);
+// One JSON object, indented, with a final newline.
+std::string thresholds_json(const ThresholdsReport& report);
 
 }  // namespace shardmeter::cli

@@ -14,17 +14,17 @@ using namespace shardmeter;
 int main(int argc, char** argv) {
   const long rows = argc > 1 ? std::atol(argv[1]) : 200000;
   const std::filesystem::path out = argc > 2 ? argv[2] : std::filesystem::temp_directory_path() / "bench_all.h5";
-  results::FrontPoint p;
+  results::PlanPoint p;
   p.scenario.cluster.island_entries = 2;
   for (int i = 0; i < 2; ++i) {
     p.scenario.cluster.islands[static_cast<std::size_t>(i)].gpu.name.assign("h100-sxm");
     p.scenario.cluster.islands[static_cast<std::size_t>(i)].gpus = 256;
   }
   p.estimate.island_entries = 2;
-  p.axis_values = {"h100-sxm", "256", "4", "2", "zero1", "selective", "2"};
+  p.labels = {"h100-sxm", "256", "4", "2", "zero1", "selective", "2"};
   const std::vector<std::string> axes{"cluster.islands.0.gpu", "cluster.islands.0.gpus", "plan.tp", "plan.pp",
                                       "plan.sharding", "plan.recompute", "training.micro_batch"};
-  std::vector<results::FrontPoint> batch(1024, p);
+  std::vector<results::PlanPoint> batch(1024, p);
   const auto start = std::chrono::steady_clock::now();
   results::FrontWriter writer(out, results::RowLayout(2, axes, 16), results::WriterOptions{.write_all = true, .chunk_rows = 0, .deflate_level = std::getenv("LEVEL") ? std::atoi(std::getenv("LEVEL")) : 4});
   for (long done = 0; done < rows; done += static_cast<long>(batch.size())) {

@@ -88,10 +88,10 @@ bool same_front(const search::SearchResult& a, const search::SearchResult& b) {
 
 void report(const char* label, const search::SearchResult& r) {
   const auto& c = r.counts;
-  std::printf("%-34s %2d thr %12llu cand %7.2f s %8.3g cand/s %8.3g cand/s/thr | evaluated %5.1f%% pruned %5.1f%% "
+  std::printf("%-34s %2d thr %12llu cand %7.2f s %8.3g cand/s %8.3g cand/s/thr | estimated %5.1f%% pruned %5.1f%% "
               "feasible %5.1f%% front %zu\n",
               label, r.threads, static_cast<unsigned long long>(c.visited), r.elapsed_s, r.candidates_per_s,
-              r.candidates_per_s / r.threads, 100.0 * c.evaluated / c.visited, 100.0 * c.pruned / c.visited,
+              r.candidates_per_s / r.threads, 100.0 * c.estimated / c.visited, 100.0 * c.pruned / c.visited,
               100.0 * c.feasible / c.visited, r.front.size());
 }
 

@@ -14,7 +14,7 @@ except ImportError as e:  # pragma: no cover - depends on the machine
     print(f"failed: {sys.executable} cannot import h5py and pandas ({e}); run `make deps`")
     sys.exit(1)
 
-CONTRACT = ("scenario", "version", "method", "seed", "threads", "space_size", "evaluated", "feasible",
+CONTRACT = ("scenario", "version", "method", "seed", "threads", "space_size", "visited", "estimated", "feasible",
             "elapsed_s", "complete")
 
 

@@ -1,0 +1,23 @@
+#pragma once
+// The one renderer of text tables (the search's front, the sweep): a header line, then one line per row. Columns are
+// two spaces apart, each as wide as its widest cell (header included); lines carry no trailing spaces.
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace shardmeter::cli {
+
+enum class Align : std::uint8_t { left, right };
+
+struct TextColumn {
+  std::string header;
+  Align align = Align::left;          // numbers are right-aligned
+  std::vector<std::string> cells;     // one per row; every column holds the same number
+};
+
+// `blank_before`: rows preceded by an empty line (e.g. where a sweep's series changes).
+std::string render_table(const std::vector<TextColumn>& columns, std::span<const std::size_t> blank_before = {});
+
+}  // namespace shardmeter::cli
