@@ -46,8 +46,8 @@ golden: build
 clean:
 	rm -rf $(BUILD)
 
-# Regenerate README.md's scenario-key table (between the schema markers) from the declared schema.
+# Regenerate docs/scenarios.md's scenario-key table (between the schema markers) from the declared schema.
 readme-schema: build
 	./$(BUILD)/shardmeter schema > $(BUILD)/schema.md
 	awk -v f=$(BUILD)/schema.md '/<!-- schema:begin -->/ {print; while ((getline l < f) > 0) print l; skip=1; next} \
-	     /<!-- schema:end -->/ {skip=0} !skip' README.md > $(BUILD)/README.md.tmp && mv $(BUILD)/README.md.tmp README.md
+	     /<!-- schema:end -->/ {skip=0} !skip' docs/scenarios.md > $(BUILD)/scenarios.md.tmp && mv $(BUILD)/scenarios.md.tmp docs/scenarios.md

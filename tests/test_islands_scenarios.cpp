@@ -1,5 +1,5 @@
 // The scenarios shipped for the islands issue load, evaluate feasibly and run through `sweep` and `thresholds`;
-// `estimate --json` carries the islands fields (README "Islands, WAN and decentralized training").
+// `estimate --json` carries the islands fields (docs/islands.md).
 #include <catch2/catch.hpp>
 
 #include <cmath>

@@ -173,8 +173,8 @@ TEST_CASE("search section: objectives that are not a list of one to four distinc
 TEST_CASE("search: a scenario without a search section or without axes", "[search_section]") {
   Rejection r = run_with("");
   CHECK(r.status == 2);
-  CHECK(r.err == "s.yaml: search is missing: shardmeter search needs a search: section with axes (see README.md, "
-                 "\"Search\")\n");
+  CHECK(r.err == "s.yaml: search is missing: shardmeter search needs a search: section with axes (see "
+                 "docs/search.md)\n");
   r = run_with("search:\n  objectives: [mfu]\n");
   CHECK(r.status == 2);
   // Located at the section (yaml-cpp marks a block map at its first key), like every missing key.

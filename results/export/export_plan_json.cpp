@@ -1,5 +1,5 @@
 // plan-json: every field of the plan, the predicted metrics (with units) and the islands with their rank ranges.
-// ShardMeter's own format, versioned by "schema_version" (README.md, "Reports, nightly runs and deployment plans").
+// ShardMeter's own format, versioned by "schema_version" (docs/export.md).
 #include <cmath>
 
 #include <nlohmann/json.hpp>

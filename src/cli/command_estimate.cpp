@@ -19,7 +19,7 @@ int run_estimate(const std::vector<std::string>& args, std::ostream& out) {
   po::options_description options("Options");
   add_scenario_options(options);
   options.add_options()
-      ("json", po::bool_switch(), "print one JSON object instead of the table (field names: README.md)")
+      ("json", po::bool_switch(), "print one JSON object instead of the table (field names: docs/estimate.md)")
       ("help,h", "print this help");
   const po::variables_map vm = parse_command_line(command, args, options, "scenario");
   if (vm.count("help")) {

@@ -49,7 +49,7 @@ int run_export(const std::vector<std::string>& args, std::ostream& out) {
   po::options_description options("Options");
   options.add_options()
       ("pick", po::value<std::string>()->default_value("knee")->value_name("WHICH"),
-       "cheapest, fastest, knee (README: the knee's definition) or a row number of the front (0 = cheapest row)")
+       "cheapest, fastest, knee (docs/search.md: the knee) or a row number of the front (0 = cheapest row)")
       ("format", po::value<std::string>()->value_name("FORMAT"), ("required: " + formats).c_str())
       ("output,o", po::value<std::string>()->value_name("FILE"), "write here (atomically) instead of stdout")
       ("data-dir", po::value<std::string>()->value_name("DIR"),

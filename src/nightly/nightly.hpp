@@ -1,6 +1,6 @@
 #pragma once
 // `shardmeter nightly`: the pieces around the searches, kept apart from them so they are testable with fronts
-// written by the results writers. Layout of a run (README.md, "Reports, nightly runs and deployment plans"):
+// written by the results writers. Layout of a run (docs/reports.md, "nightly"):
 //   RESULTS_DIR/<date>/<scenario>.h5, <scenario>.html, <scenario>.md   one set per scenario (file stem)
 //   RESULTS_DIR/<date>/index.html                                     every scenario with its status
 // Each scenario is compared with the newest earlier date directory of RESULTS_DIR that holds its front.

@@ -38,7 +38,7 @@ void check_independent(const std::vector<search::Axis>& axes, const std::vector<
 search::Space build_search_space(const LoadedScenario& base, const SearchSection& section, const Catalog& catalog) {
   if (!section.present)
     throw ScenarioError(SourceLocation{base.doc.path, 0, 0}, "search", "",
-                        "is missing: shardmeter search needs a search: section with axes (see README.md, \"Search\")");
+                        "is missing: shardmeter search needs a search: section with axes (see docs/search.md)");
   if (section.axes.empty())
     throw ScenarioError(locate(base.doc, "search"), "search.axes", "",
                         "is required: give at least one axis, e.g. plan.tp: [1, 2, 4, 8]");

@@ -217,7 +217,7 @@ const std::array kSections = {
     SectionInfo{Section::diloco, "plan.diloco:", "", kDiloco},
     SectionInfo{Section::runtime, "runtime:", "", kRuntime},
     SectionInfo{Section::goodput, "goodput:", "", kGoodput},
-    SectionInfo{Section::search, "search:", "read by `shardmeter search` (README.md, \"Search\")", kSearch},
+    SectionInfo{Section::search, "search:", "read by `shardmeter search` (docs/search.md)", kSearch},
     SectionInfo{Section::search_axes, "search.axes:", "", kSearchAxes},
     SectionInfo{Section::search_constraints, "search.constraints:", "", kSearchConstraints},
     SectionInfo{Section::search_objective, "search.objectives[N]:", "a metric name, or this map", kSearchObjective},

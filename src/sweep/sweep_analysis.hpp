@@ -1,6 +1,6 @@
 #pragma once
 // The two analyses `shardmeter sweep` prints after its table, as pure functions of a series (the feasible points
-// of one axis, in axis order). Definitions (also in README, "Islands, WAN and decentralized training"):
+// of one axis, in axis order). Definitions (also in docs/islands.md, "shardmeter sweep"):
 //
 // Island-size knee. Points i = 0..n-1 with cost c_i ($/h) and throughput r_i (effective tokens/s). Step j (from
 // point j-1 to point j, j >= 1) buys m_j = (r_j - r_{j-1}) / (c_j - c_{j-1}) tokens/s per extra $/h; its ratio is
