@@ -83,11 +83,13 @@ std::size_t knee_of(std::span<const std::pair<double, double>> points) {
   return knee;
 }
 
-std::optional<FrontPicks> pick_front(std::span<const Row> rows, const PickAxes& axes) {
+std::optional<FrontPicks> pick_points(std::span<const PickPoint> points, const PickAxes& axes) {
   std::vector<Point> usable;
-  for (std::size_t i = 0; i < rows.size(); ++i)
-    if (!unpickable(rows[i], axes))
-      usable.push_back(Point{i, number(rows[i], axes.cost.name()), axes.goodness(number(rows[i], axes.speed.name()))});
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const PickPoint& p = points[i];
+    if (p.pickable && std::isfinite(p.cost) && std::isfinite(p.speed) && p.cost > 0 && p.speed > 0)
+      usable.push_back(Point{i, p.cost, axes.goodness(p.speed)});
+  }
   if (usable.empty()) return std::nullopt;
   FrontPicks picks{axes, usable.front().row, usable.front().row, usable.front().row, usable.size()};
   Point cheapest = usable.front(), fastest = usable.front();
@@ -109,6 +111,16 @@ std::optional<FrontPicks> pick_front(std::span<const Row> rows, const PickAxes& 
   }
   picks.knee = front_rows[knee_of(front_values)];
   return picks;
+}
+
+std::optional<FrontPicks> pick_front(std::span<const Row> rows, const PickAxes& axes) {
+  std::vector<PickPoint> points;
+  for (const Row& r : rows) {
+    const bool pickable = !unpickable(r, axes);
+    points.push_back(PickPoint{pickable ? number(r, axes.cost.name()) : 0, pickable ? number(r, axes.speed.name()) : 0,
+                               pickable});
+  }
+  return pick_points(points, axes);
 }
 
 std::optional<std::size_t> pick_by_name(const FrontPicks& picks, std::string_view name) {

@@ -56,6 +56,14 @@ struct FrontPicks {
 // Row indices into `rows`; nullopt when no row can be picked.
 std::optional<FrontPicks> pick_front(std::span<const Row> rows, const PickAxes& axes);
 
+// The same on plain values (the search's table picks among its points before any file exists): each point's cost and
+// speed under `axes`, and whether it can be picked.
+struct PickPoint {
+  double cost = 0, speed = 0;
+  bool pickable = true;
+};
+std::optional<FrontPicks> pick_points(std::span<const PickPoint> points, const PickAxes& axes);
+
 // The knee of plain (cost, goodness) pairs, by the definition above; index into `points`. Requires a non-empty
 // input of positive, finite values, all on one Pareto front.
 std::size_t knee_of(std::span<const std::pair<double, double>> cost_goodness);
