@@ -1,4 +1,4 @@
-// `shardmeter sweep SCENARIO --axis KEY=VALUES [--axis KEY=VALUES] [--set K=V]... [-o out.csv|out.h5] [--knee F]
+// `shardmeter sweep SCENARIO --axis KEY=VALUES [--axis KEY=VALUES] [--set K=V]... [-o out.csv|out.h5]
 // [--json] [--data-dir DIR]`: evaluate the scenario at every point of one or two axes, print a table and the
 // analyses (island-size knee, compute/communication transition), optionally write every point to a file.
 #include <chrono>
@@ -45,18 +45,17 @@ int run_sweep(const std::vector<std::string>& args, std::ostream& out) {
        "--axis cluster.islands.0.gpus=64:8192:x2 (geometric), 8:64:+8 (arithmetic); once or twice (the first "
        "axis varies slowest)")
       ("output,o", po::value<std::string>()->value_name("FILE"),
-       "write every point to FILE: .csv, or .h5/.hdf5 (/front + /sweep; README \"sweep\"); written atomically")
+       "write every point to FILE: .csv, or .h5/.hdf5 (/front + /sweep, docs/islands.md); written atomically")
       ("plot", po::value<std::string>()->value_name("FILE.svg"),
        "draw throughput per GPU and cost per million tokens against the swept (last) axis, with the knee and the "
        "compute/communication transition marked, into FILE.svg (written atomically)")
-      ("knee", po::value<double>()->default_value(kDefaultKneeFraction)->value_name("F"),
-       "island-size knee: past it every step returns less than F of the first step's tokens/s per extra $/h")
       ("json", po::bool_switch(), "print one JSON object instead of the table")
       ("help,h", "print this help");
   const po::variables_map vm = parse_command_line(command, args, options, "scenario");
   if (vm.count("help")) {
     print_command_help(command, options, out);
-    out << "\nThe knee is computed when an axis is cluster.islands.N.gpus, .nodes or .count; the transition (where\n"
+    out << "\nThe knee (the size with the most effective tokens/s per dollar, docs/search.md) is found when an axis is\n"
+           "cluster.islands.N.gpus, .nodes or .count; the transition (where\n"
            "the exposed-communication share of the step crosses 50 %) along the last axis. With two axes both are\n"
            "computed per value of the other axis. Infeasible points are listed but left out of both analyses.\n";
     return 0;
@@ -86,7 +85,7 @@ int run_sweep(const std::vector<std::string>& args, std::ostream& out) {
   const auto start = std::chrono::steady_clock::now();
   const Catalog catalog = load_catalog(data_dir_option(vm));
   const LoadedScenario loaded = load_scenario_with_search(path, overrides, catalog);
-  const Sweep sweep = run_sweep(loaded, catalog, axes, vm["knee"].as<double>());
+  const Sweep sweep = run_sweep(loaded, catalog, axes);
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   if (!output.empty()) {

@@ -41,9 +41,6 @@ struct ExtraColumn {
 const ExtraColumn kExtra[] = {
     {"sweep_series", "series", [](const SweepPoint& p) { return results::CellValue{std::int64_t{p.series}}; }},
     {"knee", "true/false", [](const SweepPoint& p) { return results::CellValue{p.knee}; }},
-    {"marginal_tokens_per_s_per_usd_per_hour", "tokens/s per USD/h",
-     [](const SweepPoint& p) { return results::CellValue{p.marginal_tokens_per_s_per_usd_per_hour}; }},
-    {"marginal_ratio", "factor", [](const SweepPoint& p) { return results::CellValue{p.marginal_ratio}; }},
     {"comm_transition", "label", [](const SweepPoint& p) { return results::CellValue{p.comm_transition}; }},
 };
 
@@ -95,7 +92,6 @@ void write_sweep(const Sweep& sweep, const std::string& path, const SweepProvena
   info.created = provenance.created;
 
   results::TableAttributes root;
-  root.numbers.emplace_back("sweep_knee_fraction", sweep.knee_fraction);
   root.text.emplace_back("sweep_knee_axis",
                          sweep.knee_axis >= 0 ? sweep.axes[static_cast<std::size_t>(sweep.knee_axis)].key : "");
   root.text.emplace_back("sweep_transition_axis", sweep.axes.back().key);
