@@ -8,13 +8,11 @@
 #include "model/layer_cost.hpp"
 #include "model/memory.hpp"
 #include "model/overlap.hpp"
+#include "model/tensor_bytes.hpp"
 
 namespace shardmeter::model {
 
 namespace {
-
-constexpr double kActivationBytes = 2.0;
-constexpr double kParamGatherBytes = 2.0;  // ZeRO/FSDP gather bf16 parameters
 
 // HBM bytes the optimizer update touches per local parameter: read the gradient (4, fp32 main grad), read and
 // write fp32 master weights and each state, write the bf16 copy (2). AdamW: 4 + 8 + 8 + 8 + 2 = 30.
@@ -125,7 +123,7 @@ IslandStep island_step(const Scenario& s, const IslandSpec& island, const Parame
                               : params.embedding + params.output_head;
   st.params_per_gpu = stage_params / plan.tp;
   st.grad_bytes_per_gpu = st.params_per_gpu * s.training.grad_reduce_bytes;
-  const double param_bytes = st.params_per_gpu * kParamGatherBytes;
+  const double param_bytes = st.params_per_gpu * kWeightBytes;
   const double kappa = gpu.overlap_slowdown;
 
   // Pipeline p2p: forward activations and backward gradients, v times per micro-batch when interleaved.

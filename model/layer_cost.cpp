@@ -3,12 +3,12 @@
 #include "model/collectives.hpp"
 #include "model/kernel_time.hpp"
 #include "model/overlap.hpp"
+#include "model/tensor_bytes.hpp"
 
 namespace shardmeter::model {
 
 namespace {
 
-constexpr double kActivationBytes = 2.0;  // bf16/fp16 activations
 // FlashAttention backward re-computes QK^T and runs 5 matmuls against 2 in forward (Dao 2023, FA2 §4.1;
 // docs/model.md §2.5).
 constexpr double kFlashBackwardFactor = 2.5;

@@ -3,10 +3,11 @@
 #include <algorithm>
 #include <cmath>
 
+#include "model/tensor_bytes.hpp"
+
 namespace shardmeter::model {
 
 namespace {
-constexpr double kWeightBytes = 2.0;   // bf16/fp16 working copy of the parameters
 constexpr double kGradBytes = 2.0;     // bf16/fp16 gradients
 constexpr double kLogitBytes = 2.0 + 4.0;  // bf16 logits kept for backward + fp32 copy for the loss
 constexpr double kOuterStateBytes = 8.0;   // DiLoCo: fp32 previous outer parameters + outer momentum

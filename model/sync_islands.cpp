@@ -3,14 +3,12 @@
 
 #include "model/consistency.hpp"
 #include "model/job_step.hpp"
+#include "model/tensor_bytes.hpp"
 #include "model/wan.hpp"
 
 namespace shardmeter::model {
 
 namespace {
-
-constexpr double kActivationBytes = 2.0;
-constexpr double kParamGatherBytes = 2.0;
 
 // WAN traffic of a synchronous job as each island sees it, and the bytes it puts on the WAN per step.
 struct WanPlan {
@@ -35,7 +33,7 @@ WanPlan plan_wan(const Scenario& s, const ParameterCounts& params, const WanRing
   } else if (plan.sharding == Sharding::fsdp) {
     // One shard group spanning islands: parameters gathered twice and gradients reduce-scattered every
     // micro-batch over the WAN (each a half all-reduce).
-    const double params_bytes = params.total * kParamGatherBytes;
+    const double params_bytes = params.total * kWeightBytes;
     w.traffic.per_microbatch_s = wan_all_reduce_s(params_bytes, ring) + 0.5 * wan_all_reduce_s(grad_bytes, ring);
     w.bytes_per_step = microbatches * (wan_all_reduce_bytes(params_bytes, ring) + 0.5 * wan_all_reduce_bytes(grad_bytes, ring));
   } else {
