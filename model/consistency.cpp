@@ -1,5 +1,9 @@
 #include "model/consistency.hpp"
 
+#include <algorithm>
+
+#include "model/layout.hpp"
+
 namespace shardmeter::model {
 
 namespace {
@@ -7,13 +11,6 @@ namespace {
 Violation violation(RejectReason reason, FieldId field, double value, FieldId other = FieldId::none,
                     double other_value = 0, int island = -1) {
   return Violation{reason, field, value, other, other_value, island};
-}
-
-// Pipeline stages one island hosts per model replica.
-int stages_per_island(const Scenario& s) {
-  if (!s.plan.pp_across_islands) return s.plan.pp;
-  const int islands = s.cluster.total_islands();
-  return islands > 0 ? s.plan.pp / islands : s.plan.pp;
 }
 
 Violation check_island(const Scenario& s, int i) {
@@ -36,17 +33,23 @@ Violation check_island(const Scenario& s, int i) {
     return violation(RejectReason::parallel_degrees_do_not_divide_gpus, FieldId::plan_pp, plan.pp,
                      FieldId::island_gpus, island.gpus, i);
   if (plan.sharding == Sharding::hsdp) {
-    const int group = plan.shard_group > 0 ? plan.shard_group : island.gpus_per_node;
+    // A shard group is a whole number of TP x CP groups, and its data-parallel ranks divide the island's.
+    const HsdpGroup group = hsdp_group(island, plan);
     const int dp = island_data_parallel(s, i);
-    const int tp_cp = plan.tp * plan.cp;
-    if (group % tp_cp != 0 || dp % (group / tp_cp > 0 ? group / tp_cp : 1) != 0 || group / tp_cp > dp)
-      return violation(RejectReason::shard_group_invalid, FieldId::plan_shard_group, group,
+    if (group.gpus % (plan.tp * plan.cp) != 0 || dp % std::max(group.ranks, 1) != 0 || group.ranks > dp)
+      return violation(RejectReason::shard_group_invalid, FieldId::plan_shard_group, group.gpus,
                        FieldId::island_gpus, island.gpus, i);
   }
   return {};
 }
 
 }  // namespace
+
+int stages_per_island(const Scenario& s) noexcept {
+  if (!s.plan.pp_across_islands) return s.plan.pp;
+  const int islands = s.cluster.total_islands();
+  return islands > 0 ? s.plan.pp / islands : s.plan.pp;
+}
 
 int island_data_parallel(const Scenario& s, int i) noexcept {
   const IslandSpec& island = s.cluster.islands[static_cast<std::size_t>(i)];

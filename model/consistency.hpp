@@ -22,6 +22,8 @@ struct Violation {
 // The first violated rule, or an empty Violation.
 Violation check_consistency(const Scenario& scenario) noexcept;
 
+// Pipeline stages one island hosts per model replica: plan.pp, or pp / islands when the pipeline spans islands.
+int stages_per_island(const Scenario& scenario) noexcept;
 // Model replicas (data-parallel degree) an island entry hosts, per island of the entry.
 int island_data_parallel(const Scenario& scenario, int island_entry) noexcept;
 // Model replicas across the whole job (synchronous data parallelism spans every island).

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "model/consistency.hpp"
 #include "model/tensor_bytes.hpp"
 
 namespace shardmeter::model {
@@ -56,8 +57,7 @@ double layer_activation_bytes(const ModelSpec& m, const PlanSpec& plan, int micr
 
 bool model_states_exceed_memory(const Scenario& s) noexcept {
   const ParameterCounts params = count_parameters(s.model);
-  const int islands = s.cluster.total_islands();
-  const int stages_here = s.plan.pp_across_islands && islands > 0 ? s.plan.pp / islands : 0;
+  const int stages_here = stages_per_island(s);
   for (int i = 0; i < s.cluster.island_entries; ++i) {
     const IslandSpec& island = s.cluster.islands[static_cast<std::size_t>(i)];
     const IslandLayout l = make_layout(island, s.plan, stages_here);

@@ -25,7 +25,7 @@ WanPlan plan_wan(const Scenario& s, const ParameterCounts& params, const WanRing
   if (plan.pp_across_islands) {
     // Stages are placed contiguously, so a replica crosses islands I-1 times (v times more when interleaved);
     // every replica's activations share the island pair's WAN link.
-    w.traffic.stages_here = plan.pp / ring.islands;
+    w.traffic.stages_here = stages_per_island(s);
     const double act = kActivationBytes * s.training.micro_batch * static_cast<double>(s.model.seq_len) / plan.cp *
                        s.model.hidden * replicas;
     w.traffic.p2p_per_microbatch_s = 2.0 * plan.interleave * wan_p2p_s(act, ring);
