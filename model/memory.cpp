@@ -138,7 +138,7 @@ MemoryBreakdown stage_memory(const Scenario& s, const IslandLayout& l,
   const double per_layer = layer_activation_bytes(m, plan, b);
   double in_flight = 1.0;
   if (plan.pp > 1) {
-    const double depth = position == StagePosition::first ? plan.pp : (position == StagePosition::middle ? plan.pp / 2.0 : 1.0);
+    const double depth = position == StagePosition::first ? plan.pp : 1.0;
     in_flight = std::min<double>(depth, microbatches);
     if (plan.interleave > 1 && position == StagePosition::first)
       in_flight *= 1.0 + (plan.pp - 1.0) / (static_cast<double>(plan.pp) * plan.interleave);
