@@ -1,8 +1,9 @@
+#include "model/sync_islands.hpp"
+
 #include <algorithm>
 #include <cmath>
 
 #include "model/consistency.hpp"
-#include "model/job_step.hpp"
 #include "model/tensor_bytes.hpp"
 #include "model/wan.hpp"
 
