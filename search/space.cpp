@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "model/reject_reason.hpp"
+#include "model/consistency.hpp"
 
 namespace shardmeter::search {
 
@@ -85,8 +85,9 @@ Space::Space(const model::Scenario& base, std::vector<Axis> axes) : base_(base),
   for (int r = 0; r < model::kRejectReasonCount; ++r) {
     const model::ConsistencyInputs in = model::consistency_inputs(static_cast<model::RejectReason>(r));
     if (in.unbounded) continue;
+    const model::ByteRanges bytes = model::field_bytes(in.fields);
     for (int a = 0; a < n; ++a)
-      if (intersects(exact[static_cast<std::size_t>(a)], in.ranges)) ++rules_read[static_cast<std::size_t>(a)];
+      if (intersects(exact[static_cast<std::size_t>(a)], bytes)) ++rules_read[static_cast<std::size_t>(a)];
   }
   order_.resize(static_cast<std::size_t>(n));
   for (int a = 0; a < n; ++a) order_[static_cast<std::size_t>(a)] = a;

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "model/field_offsets.hpp"
+#include "model/field_id.hpp"
 #include "model/scenario.hpp"
 #include "search/patch.hpp"
 
