@@ -20,7 +20,6 @@ double p2p_s(double bytes, double bytes_per_s, double latency_s) noexcept;
 struct GroupPlacement {
   int per_node = 1;
   int nodes = 1;
-  int ranks() const { return per_node * nodes; }
 };
 
 // Links a group uses: scale-up inside a node, and each GPU's share of the node's scale-out bandwidth.

@@ -1,9 +1,10 @@
+#include "model/diloco_job.hpp"
+
 #include <algorithm>
 #include <cmath>
 
 #include "model/consistency.hpp"
 #include "model/diloco.hpp"
-#include "model/job_step.hpp"
 #include "model/wan.hpp"
 
 namespace shardmeter::model {

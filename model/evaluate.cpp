@@ -3,11 +3,12 @@
 #include <algorithm>
 
 #include "model/consistency.hpp"
+#include "model/diloco_job.hpp"
 #include "model/flops.hpp"
 #include "model/goodput.hpp"
-#include "model/job_step.hpp"
 #include "model/layout.hpp"
 #include "model/parameters.hpp"
+#include "model/sync_islands.hpp"
 #include "model/units.hpp"
 #include "model/wan.hpp"
 

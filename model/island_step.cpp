@@ -8,13 +8,11 @@
 #include "model/layer_cost.hpp"
 #include "model/memory.hpp"
 #include "model/overlap.hpp"
+#include "model/tensor_bytes.hpp"
 
 namespace shardmeter::model {
 
 namespace {
-
-constexpr double kActivationBytes = 2.0;
-constexpr double kParamGatherBytes = 2.0;  // ZeRO/FSDP gather bf16 parameters
 
 // HBM bytes the optimizer update touches per local parameter: read the gradient (4, fp32 main grad), read and
 // write fp32 master weights and each state, write the bf16 copy (2). AdamW: 4 + 8 + 8 + 8 + 2 = 30.
@@ -45,45 +43,58 @@ struct DpCost {
   double per_step_s = 0;
 };
 
-DpCost dp_cost(const Scenario& s, const IslandLayout& l, double grad_bytes, double param_bytes, double layers,
-               double fwd_window, double bwd_window, double kappa, double wan_step, double wan_mb) {
-  const PlanSpec& plan = s.plan;
+// What one GPU's data-parallel collectives move and the compute they may hide behind.
+struct DpTraffic {
+  double grad_bytes = 0;             // gradient bytes the GPU contributes to the reduction
+  double param_bytes = 0;            // parameter bytes ZeRO/FSDP gathers for it
+  double units = 0;                  // FSDP units per pass (the fullest stage's layers)
+  double forward_window_s = 0;       // forward compute the gathers hide behind
+  double backward_window_s = 0;      // backward compute the reductions hide behind
+  double overlap_slowdown = 0;       // GpuSpec::overlap_slowdown
+  double wan_per_step_s = 0;         // WanTraffic::per_step_s: the cross-island stage of the step's reduction
+  double wan_per_microbatch_s = 0;   // WanTraffic::per_microbatch_s: a shard group spanning islands
+};
+
+DpCost dp_cost(const PlanSpec& plan, const IslandLayout& l, const DpTraffic& in) {
   DpCost c;
   auto overlapped = [&](bool overlap, double comm, double window) {
-    return overlap ? exposed_after_overlap(comm, window, kappa) : comm;
+    return overlap ? exposed_after_overlap(comm, window, in.overlap_slowdown) : comm;
   };
   if (plan.sharding == Sharding::fsdp || plan.sharding == Sharding::hsdp) {
     // Forward all-gather, backward all-gather and gradient reduce-scatter every micro-batch (ZeRO §7,
     // FSDP §3.2: 1.5x DDP volume), prefetched under the pass's compute; the first gather and the last
     // reduce-scatter of the pass (one unit each) cannot hide.
-    const double ag = hierarchical_all_gather_s(param_bytes, l.shard_group, l.links) + wan_mb / 3.0;
-    const double rs = hierarchical_reduce_scatter_s(grad_bytes, l.shard_group, l.links) + wan_mb / 3.0;
-    const double units = std::max(1.0, layers);
-    c.per_microbatch_s = exposed_after_overlap(ag, fwd_window, kappa) +
-                         exposed_after_overlap(ag + rs, bwd_window, kappa) + (ag + rs) / units;
+    const double wan_share = in.wan_per_microbatch_s / 3.0;
+    const double ag = hierarchical_all_gather_s(in.param_bytes, l.shard_group, l.links) + wan_share;
+    const double rs = hierarchical_reduce_scatter_s(in.grad_bytes, l.shard_group, l.links) + wan_share;
+    const double units = std::max(1.0, in.units);
+    c.per_microbatch_s = exposed_after_overlap(ag, in.forward_window_s, in.overlap_slowdown) +
+                         exposed_after_overlap(ag + rs, in.backward_window_s, in.overlap_slowdown) + (ag + rs) / units;
     if (plan.sharding == Sharding::hsdp) {
       // Replicas all-reduce their gradient shard once per step, overlapped with the last backward.
-      const double ar = hierarchical_all_reduce_s(grad_bytes / l.dp_shard, l.replicate_group, l.links) + wan_step;
-      c.per_step_s = overlapped(plan.overlap_grad_reduce, ar, bwd_window);
+      const double ar =
+          hierarchical_all_reduce_s(in.grad_bytes / l.dp_shard, l.replicate_group, l.links) + in.wan_per_step_s;
+      c.per_step_s = overlapped(plan.overlap_grad_reduce, ar, in.backward_window_s);
     }
     return c;
   }
-  if (l.dp <= 1 && wan_step <= 0) return c;
+  if (l.dp <= 1 && in.wan_per_step_s <= 0) return c;
   // DDP all-reduce, or ZeRO-1/2 reduce-scatter + parameter all-gather: the same volume (ZeRO §7).
   // Across islands the extra WAN stage sits between the intra-island halves (model/sync_islands.cpp).
   if (plan.sharding == Sharding::none) {
-    const double ar = hierarchical_all_reduce_s(grad_bytes, l.dp_group, l.links) + wan_step;
-    c.per_step_s = overlapped(plan.overlap_grad_reduce, ar, bwd_window);
+    const double ar = hierarchical_all_reduce_s(in.grad_bytes, l.dp_group, l.links) + in.wan_per_step_s;
+    c.per_step_s = overlapped(plan.overlap_grad_reduce, ar, in.backward_window_s);
     return c;
   }
-  const double rs = hierarchical_reduce_scatter_s(grad_bytes, l.dp_group, l.links) + wan_step / 2.0;
-  const double ag = hierarchical_all_gather_s(param_bytes, l.dp_group, l.links) + wan_step / 2.0;
+  const double rs = hierarchical_reduce_scatter_s(in.grad_bytes, l.dp_group, l.links) + in.wan_per_step_s / 2.0;
+  const double ag = hierarchical_all_gather_s(in.param_bytes, l.dp_group, l.links) + in.wan_per_step_s / 2.0;
   if (plan.sharding == Sharding::zero2) {
-    c.per_microbatch_s = exposed_after_overlap(rs, bwd_window, kappa);  // ZeRO-2 reduces every micro-batch
+    // ZeRO-2 reduces every micro-batch.
+    c.per_microbatch_s = exposed_after_overlap(rs, in.backward_window_s, in.overlap_slowdown);
   } else {
-    c.per_step_s = overlapped(plan.overlap_grad_reduce, rs, bwd_window);
+    c.per_step_s = overlapped(plan.overlap_grad_reduce, rs, in.backward_window_s);
   }
-  c.per_step_s += overlapped(plan.overlap_param_gather, ag, fwd_window);
+  c.per_step_s += overlapped(plan.overlap_param_gather, ag, in.forward_window_s);
   return c;
 }
 
@@ -125,17 +136,23 @@ IslandStep island_step(const Scenario& s, const IslandSpec& island, const Parame
                               : params.embedding + params.output_head;
   st.params_per_gpu = stage_params / plan.tp;
   st.grad_bytes_per_gpu = st.params_per_gpu * s.training.grad_reduce_bytes;
-  const double param_bytes = st.params_per_gpu * kParamGatherBytes;
-  const double kappa = gpu.overlap_slowdown;
 
   // Pipeline p2p: forward activations and backward gradients, v times per micro-batch when interleaved.
   const double p2p_local = 2.0 * plan.interleave * pipeline_p2p_s(m, plan, b, l);
   const double p2p_wan = wan.p2p_per_microbatch_s;
 
-  const DpCost dp_local = dp_cost(s, l, st.grad_bytes_per_gpu, param_bytes, layers_per_stage, fwd_window, bwd_window,
-                                  kappa, 0.0, 0.0);
-  const DpCost dp_all = dp_cost(s, l, st.grad_bytes_per_gpu, param_bytes, layers_per_stage, fwd_window, bwd_window,
-                                kappa, wan.per_step_s, wan.per_microbatch_s);
+  // Inside the island only, and with the island's share of the WAN traffic (the difference is wan_s).
+  DpTraffic dp_in;
+  dp_in.grad_bytes = st.grad_bytes_per_gpu;
+  dp_in.param_bytes = st.params_per_gpu * kWeightBytes;
+  dp_in.units = layers_per_stage;
+  dp_in.forward_window_s = fwd_window;
+  dp_in.backward_window_s = bwd_window;
+  dp_in.overlap_slowdown = gpu.overlap_slowdown;
+  const DpCost dp_local = dp_cost(plan, l, dp_in);
+  dp_in.wan_per_step_s = wan.per_step_s;
+  dp_in.wan_per_microbatch_s = wan.per_microbatch_s;
+  const DpCost dp_all = dp_cost(plan, l, dp_in);
 
   const double body = body_compute + body_recompute + body_memory + body_tp + dp_all.per_microbatch_s;
   const double p2p = plan.pp > 1 ? p2p_local + p2p_wan : 0.0;

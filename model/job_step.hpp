@@ -1,12 +1,10 @@
 #pragma once
-// How the islands of a job combine into one step: synchronous data/pipeline parallelism across islands
-// (model/sync_islands.cpp) or DiLoCo-style local training with periodic outer synchronisation (model/diloco_job.cpp).
+// One step of the whole job: how its islands combine, synchronously (model/sync_islands.hpp) or DiLoCo-style with
+// periodic outer synchronisation (model/diloco_job.hpp).
 #include <array>
 
 #include "model/cluster_spec.hpp"
 #include "model/island_step.hpp"
-#include "model/parameters.hpp"
-#include "model/scenario.hpp"
 
 namespace shardmeter::model {
 
@@ -23,8 +21,5 @@ struct JobStep {
   double wan_reduction_vs_sync = 0;
   double token_efficiency = 1;
 };
-
-JobStep synchronous_step(const Scenario& scenario, const ParameterCounts& params) noexcept;
-JobStep diloco_step(const Scenario& scenario, const ParameterCounts& params) noexcept;
 
 }  // namespace shardmeter::model

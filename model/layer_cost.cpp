@@ -3,12 +3,12 @@
 #include "model/collectives.hpp"
 #include "model/kernel_time.hpp"
 #include "model/overlap.hpp"
+#include "model/tensor_bytes.hpp"
 
 namespace shardmeter::model {
 
 namespace {
 
-constexpr double kActivationBytes = 2.0;  // bf16/fp16 activations
 // FlashAttention backward re-computes QK^T and runs 5 matmuls against 2 in forward (Dao 2023, FA2 §4.1;
 // docs/model.md §2.5).
 constexpr double kFlashBackwardFactor = 2.5;
@@ -65,9 +65,8 @@ PassCost attention_fwd(const ModelSpec& m, const GpuSpec& gpu, const PlanSpec& p
   return c;
 }
 
-}  // namespace
-
-double layer_memory_traffic_fwd_bytes(const ModelSpec& m, const PlanSpec& plan, int micro_batch) noexcept {
+// Activation bytes moved by memory-bound kernels in one block's forward, per GPU.
+double layer_memory_traffic_fwd_bytes(const ModelSpec& m, const PlanSpec& plan, int micro_batch) {
   const double tokens = micro_batch * static_cast<double>(m.seq_len) / plan.cp;
   const double x_h = tokens * m.hidden;  // one activation tensor of width h
   const double d = m.dropout ? 1.0 : 0.0;
@@ -83,13 +82,16 @@ double layer_memory_traffic_fwd_bytes(const ModelSpec& m, const PlanSpec& plan, 
   return kActivationBytes * x_h * (replicated * replicated_share + (act + rope) / plan.tp);
 }
 
-double tp_collective_s(const ModelSpec& m, const PlanSpec& plan, int micro_batch, const IslandLayout& l) noexcept {
+// One TP collective of a block's activation (all-reduce, or with SP an all-gather + reduce-scatter pair).
+double tp_collective_s(const ModelSpec& m, const PlanSpec& plan, int micro_batch, const IslandLayout& l) {
   if (plan.tp <= 1) return 0.0;
   // b*s*h activation elements per collective [Shoeybi et al. 2019 §3; Korthikanti et al. 2022 §4.2.2]
   const double bytes = kActivationBytes * micro_batch * static_cast<double>(m.seq_len) / plan.cp * m.hidden;
   // SP replaces each all-reduce by a reduce-scatter + all-gather of the same total volume.
   return hierarchical_all_reduce_s(bytes, l.tp_group, l.links);
 }
+
+}  // namespace
 
 LayerCost layer_cost(const ModelSpec& m, const GpuSpec& gpu, const PlanSpec& plan, Precision precision,
                      int micro_batch, const IslandLayout& layout) noexcept {

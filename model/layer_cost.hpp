@@ -28,11 +28,4 @@ LayerCost layer_cost(const ModelSpec& model, const GpuSpec& gpu, const PlanSpec&
 PassCost logits_cost(const ModelSpec& model, const GpuSpec& gpu, Precision precision, int micro_batch,
                      const IslandLayout& layout) noexcept;
 
-// Activation bytes moved by memory-bound kernels in one block's forward, per GPU (exposed for tests).
-double layer_memory_traffic_fwd_bytes(const ModelSpec& model, const PlanSpec& plan, int micro_batch) noexcept;
-
-// One TP collective of a block's activation (all-reduce, or with SP an all-gather + reduce-scatter pair).
-double tp_collective_s(const ModelSpec& model, const PlanSpec& plan, int micro_batch,
-                       const IslandLayout& layout) noexcept;
-
 }  // namespace shardmeter::model

@@ -31,8 +31,7 @@ IslandLayout make_layout(const IslandSpec& island, const PlanSpec& plan, int sta
   l.domain_gpus = std::min(l.domain_gpus, std::max(1, island.gpus));
 
   if (plan.sharding == Sharding::hsdp) {
-    const int group_gpus = plan.shard_group > 0 ? plan.shard_group : island.gpus_per_node;
-    l.dp_shard = std::clamp(group_gpus / std::max(1, plan.tp * plan.cp), 1, l.dp);
+    l.dp_shard = std::clamp(hsdp_group(island, plan).ranks, 1, l.dp);
   } else {
     l.dp_shard = plan.sharding == Sharding::none ? 1 : l.dp;
   }

@@ -1,6 +1,8 @@
 #pragma once
 // Where each parallel group's ranks sit inside one island, following Megatron-LM's rank order
 // (tensor innermost, then context, then data, then pipeline outermost).
+#include <algorithm>
+
 #include "model/cluster_spec.hpp"
 #include "model/collectives.hpp"
 #include "model/estimate.hpp"
@@ -20,6 +22,18 @@ struct IslandLayout {
   bool pp_crosses_domain = true;   // neighbouring pipeline stages talk over scale-out
   GroupLinks links;
 };
+
+// HSDP's shard group in one island: `gpus` per group (plan.shard_group, or one node when it is 0) and the
+// data-parallel ranks it spans, gpus / (tp x cp) (before clamping to the island's data-parallel degree).
+// Inline: check_consistency runs it for every HSDP candidate the search looks at.
+struct HsdpGroup {
+  int gpus = 0;
+  int ranks = 0;
+};
+inline HsdpGroup hsdp_group(const IslandSpec& island, const PlanSpec& plan) noexcept {
+  const int gpus = plan.shard_group > 0 ? plan.shard_group : island.gpus_per_node;
+  return HsdpGroup{gpus, gpus / std::max(1, plan.tp * plan.cp)};
+}
 
 // A group of `size` ranks whose members are `stride` ranks apart, in domains of `domain` GPUs.
 GroupPlacement place_group(int size, int stride, int domain) noexcept;

@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cmath>
 
+#include "model/consistency.hpp"
+#include "model/tensor_bytes.hpp"
+
 namespace shardmeter::model {
 
 namespace {
-constexpr double kWeightBytes = 2.0;   // bf16/fp16 working copy of the parameters
 constexpr double kGradBytes = 2.0;     // bf16/fp16 gradients
 constexpr double kLogitBytes = 2.0 + 4.0;  // bf16 logits kept for backward + fp32 copy for the loss
 constexpr double kOuterStateBytes = 8.0;   // DiLoCo: fp32 previous outer parameters + outer momentum
@@ -55,8 +57,7 @@ double layer_activation_bytes(const ModelSpec& m, const PlanSpec& plan, int micr
 
 bool model_states_exceed_memory(const Scenario& s) noexcept {
   const ParameterCounts params = count_parameters(s.model);
-  const int islands = s.cluster.total_islands();
-  const int stages_here = s.plan.pp_across_islands && islands > 0 ? s.plan.pp / islands : 0;
+  const int stages_here = stages_per_island(s);
   for (int i = 0; i < s.cluster.island_entries; ++i) {
     const IslandSpec& island = s.cluster.islands[static_cast<std::size_t>(i)];
     const IslandLayout l = make_layout(island, s.plan, stages_here);
@@ -137,7 +138,7 @@ MemoryBreakdown stage_memory(const Scenario& s, const IslandLayout& l,
   const double per_layer = layer_activation_bytes(m, plan, b);
   double in_flight = 1.0;
   if (plan.pp > 1) {
-    const double depth = position == StagePosition::first ? plan.pp : (position == StagePosition::middle ? plan.pp / 2.0 : 1.0);
+    const double depth = position == StagePosition::first ? plan.pp : 1.0;
     in_flight = std::min<double>(depth, microbatches);
     if (plan.interleave > 1 && position == StagePosition::first)
       in_flight *= 1.0 + (plan.pp - 1.0) / (static_cast<double>(plan.pp) * plan.interleave);

@@ -19,7 +19,7 @@ double layer_activation_bytes(const ModelSpec& model, const PlanSpec& plan, int 
 
 // Where the micro-batch's stage lives in the pipeline decides what it holds: the first stage keeps the
 // most micro-batches in flight and the embedding, the last keeps the output head and the logits.
-enum class StagePosition { first, middle, last, only };
+enum class StagePosition { first, last, only };
 
 MemoryBreakdown stage_memory(const Scenario& scenario, const IslandLayout& layout,
                              const ParameterCounts& params, int microbatches, StagePosition position) noexcept;

@@ -1,6 +1,6 @@
 #pragma once
 // Why a scenario cannot be evaluated (inconsistent degrees) or cannot run (does not fit). The search counts
-// these per reason; the CLI turns the inconsistencies into file:line:column messages (src/scenario_errors).
+// these per reason; src/scenario/scenario_check.cpp turns the inconsistencies into file:line:column messages.
 #include <cstdint>
 
 namespace shardmeter::model {

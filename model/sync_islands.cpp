@@ -1,16 +1,15 @@
+#include "model/sync_islands.hpp"
+
 #include <algorithm>
 #include <cmath>
 
 #include "model/consistency.hpp"
-#include "model/job_step.hpp"
+#include "model/tensor_bytes.hpp"
 #include "model/wan.hpp"
 
 namespace shardmeter::model {
 
 namespace {
-
-constexpr double kActivationBytes = 2.0;
-constexpr double kParamGatherBytes = 2.0;
 
 // WAN traffic of a synchronous job as each island sees it, and the bytes it puts on the WAN per step.
 struct WanPlan {
@@ -27,7 +26,7 @@ WanPlan plan_wan(const Scenario& s, const ParameterCounts& params, const WanRing
   if (plan.pp_across_islands) {
     // Stages are placed contiguously, so a replica crosses islands I-1 times (v times more when interleaved);
     // every replica's activations share the island pair's WAN link.
-    w.traffic.stages_here = plan.pp / ring.islands;
+    w.traffic.stages_here = stages_per_island(s);
     const double act = kActivationBytes * s.training.micro_batch * static_cast<double>(s.model.seq_len) / plan.cp *
                        s.model.hidden * replicas;
     w.traffic.p2p_per_microbatch_s = 2.0 * plan.interleave * wan_p2p_s(act, ring);
@@ -35,7 +34,7 @@ WanPlan plan_wan(const Scenario& s, const ParameterCounts& params, const WanRing
   } else if (plan.sharding == Sharding::fsdp) {
     // One shard group spanning islands: parameters gathered twice and gradients reduce-scattered every
     // micro-batch over the WAN (each a half all-reduce).
-    const double params_bytes = params.total * kParamGatherBytes;
+    const double params_bytes = params.total * kWeightBytes;
     w.traffic.per_microbatch_s = wan_all_reduce_s(params_bytes, ring) + 0.5 * wan_all_reduce_s(grad_bytes, ring);
     w.bytes_per_step = microbatches * (wan_all_reduce_bytes(params_bytes, ring) + 0.5 * wan_all_reduce_bytes(grad_bytes, ring));
   } else {

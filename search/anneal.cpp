@@ -6,6 +6,8 @@
 //     local search around the merged front (search/local_search.cpp), which fills gaps between the chains.
 // Both phases are deterministic for a seed and budget whatever the thread count. A time limit or the stop flag
 // ends them early (then the result depends on timing).
+#include "search/anneal.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <random>
@@ -17,7 +19,7 @@
 
 #include "model/evaluate.hpp"
 #include "search/cursor.hpp"
-#include "search/engine.hpp"
+#include "search/local_search.hpp"
 
 namespace shardmeter::search {
 

@@ -1,5 +1,4 @@
 #include "search/candidate_check.hpp"
-#include "model/enum_names.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -9,28 +8,18 @@
 #include <fmt/format.h>
 
 #include "model/consistency.hpp"
+#include "model/enum_names.hpp"
 #include "model/evaluate.hpp"
+#include "model/field_id.hpp"
 #include "model/memory.hpp"
-#include "model/field_offsets.hpp"
 
 namespace shardmeter::search {
 
 namespace {
 
-// The bytes a GPU quota reads: every island entry's GPU name, size and repeat count, and the entry count.
-model::ByteRanges quota_inputs() {
-  model::ByteRanges r;
-  r.add(model::field_bytes(model::FieldId::cluster_islands, -1));
-  const std::size_t islands = offsetof(model::Scenario, cluster) + offsetof(model::ClusterSpec, islands);
-  for (int i = 0; i < model::kMaxIslands; ++i) {
-    r.add(model::field_bytes(model::FieldId::island_gpus, i));
-    r.add(model::field_bytes(model::FieldId::island_count, i));
-    r.add(model::ByteRange{islands + static_cast<std::size_t>(i) * sizeof(model::IslandSpec) +
-                               offsetof(model::IslandSpec, gpu) + offsetof(model::GpuSpec, name),
-                           sizeof(model::FixedName)});
-  }
-  return r;
-}
+// What a GPU quota reads: every island entry's GPU name, size and repeat count, and the entry count.
+constexpr model::FieldSet kQuotaInputs = {model::FieldId::cluster_islands, model::FieldId::island_gpu_name,
+                                          model::FieldId::island_gpus, model::FieldId::island_count};
 
 std::int64_t gpus_of_type(const model::Scenario& s, std::string_view gpu) noexcept {
   std::int64_t n = 0;
@@ -65,11 +54,12 @@ CandidateCheck::CandidateCheck(const Space& space, const Goal& goal, bool prune)
   int all_consistency = -1;
   for (int r = 0; r < model::kRejectReasonCount; ++r) {
     const model::ConsistencyInputs in = model::consistency_inputs(static_cast<model::RejectReason>(r));
-    const int position = in.unbounded ? no_prune_ : space.last_position_touching(in.ranges);
+    const int position = in.unbounded ? no_prune_ : space.last_position_touching(model::field_bytes(in.fields));
     consistency_prune_[static_cast<std::size_t>(r)] = prune ? position : no_prune_;
     if (!in.unbounded) all_consistency = std::max(all_consistency, position);
   }
-  quota_prune_ = prune ? std::max(all_consistency, space.last_position_touching(quota_inputs())) : no_prune_;
+  const int quota_position = space.last_position_touching(model::field_bytes(kQuotaInputs));
+  quota_prune_ = prune ? std::max(all_consistency, quota_position) : no_prune_;
 }
 
 std::vector<std::string> CandidateCheck::code_names() const {

@@ -1,17 +1,14 @@
 #pragma once
-// What the engines (exhaustive, anneal) share: per-worker tallies, the stop/deadline/progress control, and
-// their output. Internal to search/; callers use search/search.hpp.
+// What the engines (exhaustive.hpp, anneal.hpp, local_search.hpp) share: per-worker tallies, the
+// stop/deadline/progress control, and their output. Internal to search/; callers use search/search.hpp.
 #include <atomic>
 #include <chrono>
 #include <cstdint>
-#include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "search/candidate_check.hpp"
 #include "search/options.hpp"
 #include "search/pareto_archive.hpp"
-#include "search/space.hpp"
 
 namespace shardmeter::search {
 
@@ -65,35 +62,5 @@ struct EngineOutput {
   Tally tally;
   bool complete = true;
 };
-
-// What the Pareto local search continues from (the annealing chains' merged results) and adds to.
-struct LocalSearchState {
-  ParetoArchive archive;
-  Tally tally;
-  std::unordered_set<std::uint64_t> visited;    // every candidate already counted
-  std::unordered_map<std::uint64_t, int> expanded;   // point -> neighbourhood level listed (1 or 2)
-  std::vector<std::uint64_t> feasible;          // feasible candidates it found, in order (for the sink)
-  bool complete = true;
-};
-// Spends up to `budget` visits on one-axis neighbours of unexpanded archive points (search/local_search.cpp).
-void pareto_local_search(const Space& space, const CandidateCheck& check, const RunControl& control,
-                         std::uint64_t budget, LocalSearchState& state);
-
-// What enumerating a space costs: candidates looked at by the cheap checks, and those the model would estimate.
-struct Workload {
-  std::uint64_t examined = 0;      // not skipped by pruning
-  std::uint64_t estimates = 0;     // pass the cheap checks
-  bool exceeded = false;           // the walk stopped because the work passed `limit`
-};
-// Walks the space with the cheap checks and pruning only. Work is priced as examined + estimates *
-// estimate_cost (in cheap-check units); the walk stops as soon as the total passes `limit`. Deterministic:
-// `exceeded` is set exactly when the space's total work is larger than `limit`.
-Workload measure_workload(const Space& space, const CandidateCheck& check, const RunControl& control,
-                          double estimate_cost, double limit);
-
-EngineOutput run_exhaustive(const Space& space, const CandidateCheck& check, const SearchOptions& options,
-                            const RunControl& control);
-EngineOutput run_anneal(const Space& space, const CandidateCheck& check, const SearchOptions& options,
-                        const RunControl& control);
 
 }  // namespace shardmeter::search

@@ -3,6 +3,8 @@
 // archives are merged at the end (order-independent, see pareto_archive.hpp). With a sink (--all), the space
 // is cut into fixed chunks run through a tbb::parallel_pipeline whose last stage hands each chunk's feasible
 // candidates to the sink serially, in chunk order.
+#include "search/exhaustive.hpp"
+
 #include <algorithm>
 #include <memory>
 
@@ -14,7 +16,6 @@
 #include <tbb/task_arena.h>
 
 #include "search/cursor.hpp"
-#include "search/engine.hpp"
 
 namespace shardmeter::search {
 

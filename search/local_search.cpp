@@ -5,6 +5,8 @@
 // each (parallel degrees are coupled: tp=2,cp=2 -> tp=1,cp=1 may need both at once). The neighbours of a round
 // are listed in a fixed order, evaluated in parallel into their slots and merged in list order, so the result
 // does not depend on the thread count.
+#include "search/local_search.hpp"
+
 #include <algorithm>
 
 #include <tbb/blocked_range.h>
@@ -12,7 +14,6 @@
 #include <tbb/parallel_for.h>
 
 #include "search/cursor.hpp"
-#include "search/engine.hpp"
 
 namespace shardmeter::search {
 

@@ -44,7 +44,7 @@ struct SearchOptions {
   double auto_time_budget_s = 60;
   double auto_estimates_per_s = 1.0e6;   // model estimates (bench_estimate: ~4e6/s on one core)
   double auto_checks_per_s = 2.0e7;      // cheap checks of candidates the model never sees
-  bool prune = true;                  // sub-space pruning (never changes the front or the counts)
+  bool prune = true;                  // sub-space pruning (changes no count but `pruned`, and never the front)
   ProgressFn progress;
   double progress_interval_s = 0.25;
   SinkFn sink;                        // --all: every feasible candidate

@@ -29,7 +29,7 @@ struct Patch {
 inline constexpr std::size_t kPatchMergeGapBytes = 8;
 
 // The bytes where `modified` differs from `base`, merged across gaps of at most `merge_gap` equal bytes.
-// Both scenarios must be value-initialised (`Scenario s{}`) so that their padding bytes are zero.
+// Both scenarios must have zero padding bytes (as the loader builds them), or padding shows up as a difference.
 Patch make_patch(const model::Scenario& base, const model::Scenario& modified,
                  std::size_t merge_gap = kPatchMergeGapBytes);
 

@@ -7,7 +7,8 @@
 #include <tbb/task_arena.h>
 
 #include "model/evaluate.hpp"
-#include "search/engine.hpp"
+#include "search/anneal.hpp"
+#include "search/exhaustive.hpp"
 
 namespace shardmeter::search {
 

@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "model/reject_reason.hpp"
+#include "model/consistency.hpp"
 
 namespace shardmeter::search {
 
@@ -49,18 +49,18 @@ Space::Space(const model::Scenario& base, std::vector<Axis> axes) : base_(base),
   std::vector<std::vector<PatchRange>> exact(static_cast<std::size_t>(n));
   for (int a = 0; a < n; ++a) {
     const Axis& axis = axes_[static_cast<std::size_t>(a)];
-    if (axis.patches.empty())
-      throw std::invalid_argument(fmt::format("search axis '{}' has no values", axis.name));
+    if (axis.patches.empty()) throw SpaceError(fmt::format("search axis '{}' has no values", axis.name), a);
     if (axis.labels.size() != axis.patches.size())
-      throw std::invalid_argument(fmt::format("search axis '{}' has {} labels for {} values", axis.name,
-                                              axis.labels.size(), axis.patches.size()));
+      throw SpaceError(fmt::format("search axis '{}' has {} labels for {} values", axis.name, axis.labels.size(),
+                                   axis.patches.size()),
+                       a);
     if (axis.patches.size() > UINT32_MAX)
-      throw std::invalid_argument(fmt::format("search axis '{}' has too many values", axis.name));
+      throw SpaceError(fmt::format("search axis '{}' has too many values", axis.name), a);
     std::vector<bool> mask(kScenarioBytes, false);
     for (const Patch& patch : axis.patches) {
       for (const PatchRange& r : patch.ranges)
         if (std::size_t{r.offset} + r.size > kScenarioBytes)
-          throw std::invalid_argument(fmt::format("search axis '{}' has a patch outside the scenario", axis.name));
+          throw SpaceError(fmt::format("search axis '{}' has a patch outside the scenario", axis.name), a);
       model::Scenario s = base_;
       patch.apply(s);
       const std::byte* p = bytes_of(s);
@@ -71,9 +71,10 @@ Space::Space(const model::Scenario& base, std::vector<Axis> axes) : base_(base),
     for (std::size_t i = 0; i < kScenarioBytes; ++i) {
       if (!mask[i]) continue;
       if (owner[i] >= 0)
-        throw std::invalid_argument(fmt::format(
-            "search axes '{}' and '{}' both change scenario byte {}: axes must set independent fields",
-            axes_[static_cast<std::size_t>(owner[i])].name, axis.name, i));
+        throw SpaceError(fmt::format("search axes '{}' and '{}' both change scenario byte {}: axes must set "
+                                     "independent fields",
+                                     axes_[static_cast<std::size_t>(owner[i])].name, axis.name, i),
+                         a, owner[i]);
       owner[i] = a;
     }
     exact[static_cast<std::size_t>(a)] = runs(mask);
@@ -85,8 +86,9 @@ Space::Space(const model::Scenario& base, std::vector<Axis> axes) : base_(base),
   for (int r = 0; r < model::kRejectReasonCount; ++r) {
     const model::ConsistencyInputs in = model::consistency_inputs(static_cast<model::RejectReason>(r));
     if (in.unbounded) continue;
+    const model::ByteRanges bytes = model::field_bytes(in.fields);
     for (int a = 0; a < n; ++a)
-      if (intersects(exact[static_cast<std::size_t>(a)], in.ranges)) ++rules_read[static_cast<std::size_t>(a)];
+      if (intersects(exact[static_cast<std::size_t>(a)], bytes)) ++rules_read[static_cast<std::size_t>(a)];
   }
   order_.resize(static_cast<std::size_t>(n));
   for (int a = 0; a < n; ++a) order_[static_cast<std::size_t>(a)] = a;

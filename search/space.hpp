@@ -4,10 +4,11 @@
 // digits follow the *significance order* chosen for pruning (search/README.md, "Axis order").
 #include <cstdint>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
-#include "model/field_offsets.hpp"
+#include "model/field_id.hpp"
 #include "model/scenario.hpp"
 #include "search/patch.hpp"
 
@@ -19,10 +20,25 @@ struct Axis {
   std::vector<Patch> patches;        // one per value, relative to the space's base scenario
 };
 
+// An axis the space cannot use: no values, labels and values of different lengths, a patch outside the scenario,
+// or (with `other_axis` set) bytes that the earlier axis `other_axis` changes too.
+class SpaceError : public std::invalid_argument {
+public:
+  SpaceError(const std::string& what, int axis, int other_axis = -1)
+      : std::invalid_argument(what), axis_(axis), other_axis_(other_axis) {}
+  int axis() const noexcept { return axis_; }
+  int other_axis() const noexcept { return other_axis_; }
+
+private:
+  int axis_;
+  int other_axis_;
+};
+
 class Space {
 public:
-  // Throws std::invalid_argument for an axis without values, labels/patches of different lengths, or two axes
-  // that change the same bytes; std::overflow_error when the space has 2^64 candidates or more.
+  // Throws SpaceError for an axis it cannot use. Axes must change disjoint bytes: their *footprints* (the bytes
+  // some value of the axis changes) may not overlap, and this is the one place that checks it. Throws
+  // std::overflow_error when the space has 2^64 candidates or more.
   Space(const model::Scenario& base, std::vector<Axis> axes);
 
   std::uint64_t size() const noexcept { return size_; }

@@ -10,6 +10,7 @@
 
 #include "search/hypervolume.hpp"
 #include "search/search.hpp"
+#include "same_estimate.hpp"
 #include "search_test_support.hpp"
 
 using namespace shardmeter;
@@ -63,6 +64,7 @@ TEST_CASE("annealing: the same seed gives a byte-identical front for 1 and 4 thr
   for (std::size_t i = 0; i < one.front.size(); ++i) {
     CHECK(std::memcmp(&one.front[i].objectives, &four.front[i].objectives, sizeof one.front[i].objectives) == 0);
     CHECK(search::same_bytes(one.front[i].scenario, four.front[i].scenario));
+    CHECK(test::same_estimate(one.front[i].estimate, four.front[i].estimate));
   }
   CHECK(one.counts.visited == four.counts.visited);
   CHECK(one.counts.rejected_by_reason == four.counts.rejected_by_reason);

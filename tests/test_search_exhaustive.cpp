@@ -9,6 +9,7 @@
 #include <tbb/task_arena.h>
 
 #include "search/search.hpp"
+#include "same_estimate.hpp"
 #include "search_test_support.hpp"
 
 using namespace shardmeter;
@@ -50,9 +51,7 @@ void check_identical(const search::SearchResult& a, const search::SearchResult& 
     CHECK(p.labels == q.labels);
     CHECK(std::memcmp(&p.objectives, &q.objectives, sizeof p.objectives) == 0);
     CHECK(search::same_bytes(p.scenario, q.scenario));
-    CHECK(std::memcmp(&p.estimate.time, &q.estimate.time, sizeof p.estimate.time) == 0);
-    CHECK(std::memcmp(&p.estimate.memory, &q.estimate.memory, sizeof p.estimate.memory) == 0);
-    CHECK(p.estimate.total_cost_usd == q.estimate.total_cost_usd);
+    CHECK(test::same_estimate(p.estimate, q.estimate));
   }
   CHECK(a.counts.visited == b.counts.visited);
   CHECK(a.counts.estimated == b.counts.estimated);

@@ -84,6 +84,36 @@ TEST_CASE("a space rejects overlapping axes, empty axes and more than 2^64 candi
   CHECK(search::Space(b, axes).size() == 1ULL << 56);
 }
 
+TEST_CASE("overlapping axes throw a SpaceError naming the later axis and the earlier one") {
+  const model::Scenario b = gpt13b_base();
+  try {
+    const search::Space space(b, {recompute_axis(b), tp_axis(b, {1, 2}), tp_axis(b, {4, 8})});
+    FAIL("no SpaceError");
+  } catch (const search::SpaceError& e) {
+    CHECK(e.axis() == 2);
+    CHECK(e.other_axis() == 1);
+    CHECK_THAT(e.what(), Catch::StartsWith("search axes 'plan.tp' and 'plan.tp' both change scenario byte "));
+  }
+}
+
+// The footprint that must be disjoint is what values change, not a patch's ranges: make_patch merges ranges across
+// short runs of unchanged bytes, which may belong to another axis. Space never writes those (it compiles its own
+// ranges), so such axes are independent.
+TEST_CASE("axes clash on the bytes their values change, not on their patches' merged gaps") {
+  const model::Scenario b = gpt13b_base();
+  // plan.tp, plan.pp and plan.cp are adjacent ints: a patch changing tp and cp spans pp's bytes too.
+  const search::Axis tp_cp = make_axis<int>(
+      b, "tp_cp", {1, 2}, [](model::Scenario& s, const int& v) { s.plan.tp = v; s.plan.cp = v; },
+      [](const int& v) { return std::to_string(v); });
+  REQUIRE(tp_cp.patches[1].ranges.size() == 1);
+  const search::Space space(b, {tp_cp, pp_axis(b, {1, 4})});
+  const std::vector<std::uint32_t> values{1, 1};
+  const model::Scenario s = space.scenario(space.index_of(values));
+  CHECK(s.plan.tp == 2);
+  CHECK(s.plan.cp == 2);
+  CHECK(s.plan.pp == 4);
+}
+
 TEST_CASE("no axes: a space of one candidate, the base") {
   const model::Scenario b = gpt13b_base();
   const search::Space space(b, {});

@@ -10,31 +10,6 @@
 
 namespace shardmeter::cli {
 
-namespace {
-
-// Axes must set disjoint bytes (search/README.md, "Compilation"); find the first clash in the order written so
-// the error points at the later of the two axes, with both names.
-void check_independent(const std::vector<search::Axis>& axes, const std::vector<AxisSpec>& specs) {
-  std::vector<int> owner(sizeof(model::Scenario), -1);
-  for (std::size_t a = 0; a < axes.size(); ++a) {
-    for (const search::Patch& patch : axes[a].patches) {
-      for (const search::PatchRange& r : patch.ranges) {
-        for (std::uint32_t i = r.offset; i < r.offset + r.size; ++i) {
-          const int o = owner[i];
-          if (o >= 0 && o != static_cast<int>(a))
-            throw ScenarioError(specs[a].where, "search.axes." + specs[a].key, "[" + join(specs[a].values) + "]",
-                                fmt::format("sets some of the same scenario fields as search.axes.{} (axes must vary "
-                                            "independent keys; merge them into one axis of maps instead)",
-                                            specs[static_cast<std::size_t>(o)].key));
-          owner[i] = static_cast<int>(a);
-        }
-      }
-    }
-  }
-}
-
-}  // namespace
-
 search::Space build_search_space(const LoadedScenario& base, const SearchSection& section, const Catalog& catalog) {
   if (!section.present)
     throw ScenarioError(SourceLocation{base.doc.path, 0, 0}, "search", "",
@@ -43,19 +18,23 @@ search::Space build_search_space(const LoadedScenario& base, const SearchSection
     throw ScenarioError(locate(base.doc, "search"), "search.axes", "",
                         "is required: give at least one axis, e.g. plan.tp: [1, 2, 4, 8]");
   std::vector<search::Axis> axes;
-  for (const AxisSpec& spec : section.axes) {
-    search::Axis axis = build_axis(base.doc, base.scenario, catalog, spec);
-    axis.name = spec.key;
-    axes.push_back(std::move(axis));
-  }
-  check_independent(axes, section.axes);
+  for (const AxisSpec& spec : section.axes) axes.push_back(build_axis(base.doc, base.scenario, catalog, spec));
   try {
     return search::Space(base.scenario, std::move(axes));
+  } catch (const search::SpaceError& e) {
+    if (e.other_axis() >= 0) {
+      // Two axes change the same bytes (search::Space is where that is checked): blame the later one, as written.
+      const AxisSpec& spec = section.axes[static_cast<std::size_t>(e.axis())];
+      throw ScenarioError(spec.where, "search.axes." + spec.key, "[" + join(spec.values) + "]",
+                          fmt::format("sets some of the same scenario fields as search.axes.{} (axes must vary "
+                                      "independent keys; merge them into one axis of maps instead)",
+                                      section.axes[static_cast<std::size_t>(e.other_axis())].key));
+    }
+    throw ScenarioError(locate(base.doc, "search.axes"), "search.axes", "",
+                        std::string("is not a valid space: ") + e.what());
   } catch (const std::overflow_error&) {
     throw ScenarioError(locate(base.doc, "search.axes"), "search.axes", "",
                         "spans 2^64 candidates or more: remove values or axes");
-  } catch (const std::invalid_argument& e) {
-    throw ScenarioError(locate(base.doc, "search.axes"), "search.axes", "", std::string("is not a valid space: ") + e.what());
   }
 }
 

@@ -1,6 +1,8 @@
-// model/field_offsets: byte ranges of blamed fields, and the inputs of each consistency rule. The second is
-// what makes the search's block pruning sound, so it is tested against check_consistency itself: changing
-// only bytes outside a reason's inputs must never change the first violation.
+// model/consistency: the table of consistency rules, and what the search may prune on. consistency_inputs is
+// derived from the table, and what makes the search's block pruning sound, so it is tested against
+// check_consistency itself: changing only fields outside a reason's inputs must never change the first violation.
+// Each rule's own inputs are checked the same way, and walking the table by hand must give check_consistency's
+// answer. model/field_id: each field's key path and bytes.
 #include <catch2/catch.hpp>
 
 #include <cstddef>
@@ -10,7 +12,7 @@
 
 #include "model/enum_names.hpp"
 #include "model/consistency.hpp"
-#include "model/field_offsets.hpp"
+#include "model/field_id.hpp"
 #include "search_test_support.hpp"
 
 using namespace shardmeter::model;
@@ -29,7 +31,7 @@ bool overlaps(ByteRange a, const ByteRanges& set) {
 
 }  // namespace
 
-TEST_CASE("field_bytes points at the field it names") {
+TEST_CASE("field_bytes and field_path_pattern point at the field they name") {
   Scenario s{};
   auto at = [&](FieldId f, const void* member, std::size_t size, int island = -1) {
     const ByteRange r = field_bytes(f, island);
@@ -51,24 +53,55 @@ TEST_CASE("field_bytes points at the field it names") {
   at(FieldId::plan_shard_group, &s.plan.shard_group, sizeof(int));
   at(FieldId::plan_sync, &s.plan.sync, sizeof(SyncMode));
   at(FieldId::plan_pp_across_islands, &s.plan.pp_across_islands, sizeof(bool));
+  at(FieldId::plan_sharding, &s.plan.sharding, sizeof(Sharding));
+  at(FieldId::plan_batch_split, &s.plan.batch_split, sizeof(BatchSplit));
+  at(FieldId::cluster_wan, &s.cluster.wan, sizeof(WanLink));
+  at(FieldId::cluster_links, &s.cluster.links, sizeof(s.cluster.links));
+  at(FieldId::cluster_link_overrides, &s.cluster.link_overrides, sizeof(int));
   for (int i = 0; i < kMaxIslands; ++i) {
     const IslandSpec& isl = s.cluster.islands[static_cast<std::size_t>(i)];
     at(FieldId::island_gpus, &isl.gpus, sizeof(int), i);
     at(FieldId::island_gpus_per_node, &isl.gpus_per_node, sizeof(int), i);
     at(FieldId::island_count, &isl.count, sizeof(int), i);
+    at(FieldId::island_gpu_name, &isl.gpu.name, sizeof(FixedName), i);
   }
   CHECK(field_bytes(FieldId::none, -1).size == 0);
   CHECK(field_bytes(FieldId::island_gpus, kMaxIslands).size == 0);
+  CHECK(field_path_pattern(FieldId::plan_tp) == "plan.tp");
+  CHECK(field_path_pattern(FieldId::island_gpus) == "cluster.islands.#.gpus");
+  CHECK(field_path_pattern(FieldId::cluster_islands) == "cluster.islands");
+  // A set of fields covers island fields for every island entry: 1 + 8 ranges.
+  CHECK(field_bytes(FieldSet{FieldId::plan_tp, FieldId::island_count}).count == 1 + kMaxIslands);
 }
 
 TEST_CASE("consistency inputs fit their fixed capacity, and only estimate-time reasons are unbounded") {
   for (int r = 0; r < kRejectReasonCount; ++r) {
     const auto reason = static_cast<RejectReason>(r);
     const ConsistencyInputs in = consistency_inputs(reason);
-    CHECK(in.ranges.count < ByteRanges::kCapacity);  // add() drops ranges past the capacity
+    CHECK(field_bytes(in.fields).count < ByteRanges::kCapacity);  // add() drops ranges past the capacity
     const bool estimate_time = reason == RejectReason::none || reason == RejectReason::out_of_memory;
     CHECK(in.unbounded == estimate_time);
   }
+}
+
+// The inputs of a reason are those of every rule up to the last one that returns it (the rules before it must
+// have held), and an island rule's reach to the end of its loop over the entries (rules of earlier entries ran).
+TEST_CASE("a reason's inputs are the rules' inputs up to its last rule") {
+  // heads % tp is the first rule: it reads tp and heads only.
+  CHECK(consistency_inputs(RejectReason::heads_not_divisible_by_tp).fields ==
+        FieldSet{FieldId::plan_tp, FieldId::model_heads});
+  // kv_heads % tp is the second: the first rule's inputs plus kv_heads.
+  CHECK(consistency_inputs(RejectReason::kv_heads_not_divisible_by_tp).fields ==
+        FieldSet{FieldId::plan_tp, FieldId::model_heads, FieldId::model_kv_heads});
+  // Whole nodes is the loop's first rule, yet the HSDP rule after it reads the shard group for earlier entries.
+  const FieldSet nodes = consistency_inputs(RejectReason::island_not_whole_nodes).fields;
+  CHECK(nodes.contains(FieldId::plan_shard_group));
+  CHECK(nodes.contains(FieldId::cluster_islands));
+  CHECK_FALSE(nodes.contains(FieldId::training_global_batch));
+  // interleave_needs_pipeline is also the last rule: its inputs are every rule's.
+  FieldSet all;
+  for (const ConsistencyRule& rule : consistency_rules()) all |= rule.inputs;
+  CHECK(consistency_inputs(RejectReason::interleave_needs_pipeline).fields == all);
 }
 
 // Issue 4 regression: a violation's blamed fields are not all it depends on. With 12 GPUs, tp=2 and pp=4 the
@@ -86,7 +119,7 @@ TEST_CASE("a parallel-degree violation blamed on pp also depends on tp") {
   CHECK(v.field == FieldId::plan_pp);
   s.plan.tp = 3;
   CHECK_FALSE(check_consistency(s));
-  CHECK(overlaps(field_bytes(FieldId::plan_tp, -1), consistency_inputs(v.reason).ranges));
+  CHECK(overlaps(field_bytes(FieldId::plan_tp, -1), field_bytes(consistency_inputs(v.reason).fields)));
 }
 
 namespace {
@@ -140,6 +173,8 @@ std::vector<Field> fields(const Scenario& p) {
                                [](S& s) -> BatchSplit& { return s.plan.batch_split; }));
   f.push_back(pool<int>(p, p.plan.diloco.inner_steps, {10, 100}, [](S& s) -> int& { return s.plan.diloco.inner_steps; }));
   f.push_back(pool<int>(p, p.cluster.island_entries, {1, 2}, [](S& s) -> int& { return s.cluster.island_entries; }));
+  f.push_back(pool<double>(p, p.cluster.wan.bytes_per_s, {0.0, 1.25e9, 12.5e9},
+                           [](S& s) -> double& { return s.cluster.wan.bytes_per_s; }));
   for (std::size_t i = 0; i < 2; ++i) {
     const IslandSpec& isl = p.cluster.islands[i];
     f.push_back(pool<int>(p, isl.gpus, {4, 8, 12, 16, 48, 64, 96}, [i](S& s) -> int& { return s.cluster.islands[i].gpus; }));
@@ -169,7 +204,7 @@ TEST_CASE("redrawing fields outside a reason's inputs never changes the first vi
     const Violation v = check_consistency(s);
     if (!v) continue;
     ++seen[static_cast<int>(v.reason)];
-    const ByteRanges inputs = consistency_inputs(v.reason).ranges;
+    const ByteRanges inputs = field_bytes(consistency_inputs(v.reason).fields);
     for (int redraw = 0; redraw < 4; ++redraw) {
       Scenario t = s;
       for (const Field& f : all)
@@ -185,4 +220,81 @@ TEST_CASE("redrawing fields outside a reason's inputs never changes the first vi
   int reached = 0;
   for (int n : seen) reached += n > 0 ? 1 : 0;
   CHECK(reached >= 10);
+}
+
+namespace {
+
+// Runs the rules the way check_consistency does (island rules in one loop over the entries) and calls
+// visit(rule, island) for each check until one fails; returns the first violation.
+template <typename Visit>
+Violation walk_rules(const Scenario& s, Visit visit) {
+  const std::span<const ConsistencyRule> rules = consistency_rules();
+  std::size_t r = 0;
+  while (r < rules.size()) {
+    if (rules[r].scope == RuleScope::job) {
+      if (const Blame b = visit(rules[r], -1))
+        return {rules[r].reason, b.field, b.value, b.other, b.other_value, b.island};
+      ++r;
+      continue;
+    }
+    std::size_t end = r;
+    while (end < rules.size() && rules[end].scope == RuleScope::island) ++end;
+    for (int i = 0; i < s.cluster.island_entries; ++i)
+      for (std::size_t k = r; k < end; ++k)
+        if (const Blame b = visit(rules[k], i))
+          return {rules[k].reason, b.field, b.value, b.other, b.other_value, b.island};
+    r = end;
+  }
+  return {};
+}
+
+bool same_blame(const Blame& a, const Blame& b) {
+  return a.field == b.field && a.value == b.value && a.other == b.other && a.other_value == b.other_value &&
+         a.island == b.island;
+}
+
+}  // namespace
+
+TEST_CASE("each rule reads only its declared inputs, and the table walked in order is check_consistency") {
+  Scenario base = shardmeter::test::gpt13b_base();
+  base.cluster.islands[1] = base.cluster.islands[0];
+  REQUIRE_FALSE(check_consistency(base));
+  const std::vector<Field> all = fields(base);
+  const std::span<const ConsistencyRule> rules = consistency_rules();
+  std::vector<int> ran(rules.size(), 0), failed(rules.size(), 0);
+  std::mt19937_64 rng(20261201);
+  for (int trial = 0; trial < 20000; ++trial) {
+    // A consistent base with half of its fields redrawn: most scenarios get past the early rules.
+    Scenario s = base;
+    for (const Field& f : all)
+      if (rng() % 2 == 0) f.draw(s, rng);
+    // A rule runs only once the rules before it held (the batch rule makes the data-parallel degree positive for
+    // the interleave rule after it), so each is checked where check_consistency would run it.
+    const Violation first = walk_rules(s, [&](const ConsistencyRule& rule, int island) {
+      const auto r = static_cast<std::size_t>(&rule - rules.data());
+      const Blame b = rule.check(s, island);
+      ++ran[r];
+      failed[r] += b ? 1 : 0;
+      const ByteRanges inputs = field_bytes(rule.inputs);
+      Scenario t = s;
+      for (const Field& f : all)
+        if (!overlaps(f.bytes, inputs)) f.draw(t, rng);
+      INFO("rule " << r << " (" << enum_name(rule.reason) << "), island " << island);
+      REQUIRE(same_blame(rule.check(t, island), b));
+      return b;
+    });
+    const Violation v = check_consistency(s);
+    REQUIRE(first.reason == v.reason);
+    REQUIRE(first.field == v.field);
+    REQUIRE(first.value == v.value);
+    REQUIRE(first.other == v.other);
+    REQUIRE(first.other_value == v.other_value);
+    REQUIRE(first.island == v.island);
+  }
+  // Every rule ran often and failed sometimes (otherwise the test proves little about it).
+  for (std::size_t r = 0; r < rules.size(); ++r) {
+    INFO("rule " << r << " (" << enum_name(rules[r].reason) << ")");
+    CHECK(ran[r] >= 1000);
+    CHECK(failed[r] >= 10);
+  }
 }

@@ -1,0 +1,27 @@
+#pragma once
+// Exhaustive enumeration of a space (search/exhaustive.cpp), and the cheap walk `auto` prices it with.
+#include <cstdint>
+
+#include "search/candidate_check.hpp"
+#include "search/engine.hpp"
+#include "search/options.hpp"
+#include "search/space.hpp"
+
+namespace shardmeter::search {
+
+EngineOutput run_exhaustive(const Space& space, const CandidateCheck& check, const SearchOptions& options,
+                            const RunControl& control);
+
+// What enumerating a space costs: candidates looked at by the cheap checks, and those the model would estimate.
+struct Workload {
+  std::uint64_t examined = 0;      // not skipped by pruning
+  std::uint64_t estimates = 0;     // pass the cheap checks
+  bool exceeded = false;           // the walk stopped because the work passed `limit`
+};
+// Walks the space with the cheap checks and pruning only. Work is priced as examined + estimates *
+// estimate_cost (in cheap-check units); the walk stops as soon as the total passes `limit`. Deterministic:
+// `exceeded` is set exactly when the space's total work is larger than `limit`.
+Workload measure_workload(const Space& space, const CandidateCheck& check, const RunControl& control,
+                          double estimate_cost, double limit);
+
+}  // namespace shardmeter::search

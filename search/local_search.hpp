@@ -1,0 +1,28 @@
+#pragma once
+// Pareto local search around a front (search/local_search.cpp): the second phase of annealing.
+#include <cstdint>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "search/candidate_check.hpp"
+#include "search/engine.hpp"
+#include "search/pareto_archive.hpp"
+#include "search/space.hpp"
+
+namespace shardmeter::search {
+
+// What the Pareto local search continues from (the annealing chains' merged results) and adds to.
+struct LocalSearchState {
+  ParetoArchive archive;
+  Tally tally;
+  std::unordered_set<std::uint64_t> visited;    // every candidate already counted
+  std::unordered_map<std::uint64_t, int> expanded;   // point -> neighbourhood level listed (1 or 2)
+  std::vector<std::uint64_t> feasible;          // feasible candidates it found, in order (for the sink)
+  bool complete = true;
+};
+// Spends up to `budget` visits on one-axis neighbours of unexpanded archive points.
+void pareto_local_search(const Space& space, const CandidateCheck& check, const RunControl& control,
+                         std::uint64_t budget, LocalSearchState& state);
+
+}  // namespace shardmeter::search
