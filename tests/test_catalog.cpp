@@ -8,7 +8,7 @@
 #include "model/parameters.hpp"
 #include "catalog_fixture.hpp"
 #include "src/scenario/catalog.hpp"
-#include "src/scenario/scenario_loader.hpp"
+#include "src/scenario/scenario_parse.hpp"
 
 using namespace shardmeter::cli;
 namespace m = shardmeter::model;

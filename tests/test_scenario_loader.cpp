@@ -9,7 +9,7 @@
 #include "model/units.hpp"
 #include "catalog_fixture.hpp"
 #include "src/scenario/catalog.hpp"
-#include "src/scenario/scenario_loader.hpp"
+#include "src/scenario/scenario_parse.hpp"
 #include "src/planning/search_section.hpp"
 
 using namespace shardmeter::cli;

@@ -8,7 +8,7 @@
 #include "src/cli/commands.hpp"
 #include "src/planning/search_section.hpp"
 #include "src/text/estimate_table.hpp"
-#include "src/scenario/scenario_loader.hpp"
+#include "src/scenario/scenario_parse.hpp"
 
 namespace shardmeter::cli {
 

@@ -7,7 +7,7 @@
 #include "src/cli/cli.hpp"
 #include "src/cli/commands.hpp"
 #include "src/planning/search_section.hpp"
-#include "src/scenario/scenario_loader.hpp"
+#include "src/scenario/scenario_parse.hpp"
 #include "src/text/thresholds_report.hpp"
 
 namespace shardmeter::cli {

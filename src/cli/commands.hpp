@@ -17,7 +17,7 @@
 
 #include <boost/program_options.hpp>
 
-#include "src/scenario/scenario_loader.hpp"
+#include "src/scenario/scenario_document.hpp"
 
 namespace shardmeter::cli {
 

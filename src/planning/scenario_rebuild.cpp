@@ -6,7 +6,8 @@
 #include "results/columns.hpp"
 #include "results/errors.hpp"
 #include "results/files/row_layout.hpp"
-#include "src/scenario/scenario_loader.hpp"
+#include "src/scenario/scenario_check.hpp"
+#include "src/scenario/scenario_parse.hpp"
 
 namespace shardmeter::cli {
 

@@ -5,7 +5,7 @@
 #include <map>
 #include <string>
 
-#include "src/scenario/catalog.hpp"
+#include "src/scenario/catalog_entries.hpp"
 #include "src/scenario/yaml_reader.hpp"
 
 namespace shardmeter::cli {

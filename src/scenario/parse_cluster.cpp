@@ -1,6 +1,8 @@
 // cluster: the island entries, the default WAN between islands, and per-pair link overrides.
+#include "src/scenario/parse_cluster.hpp"
+
 #include "model/units.hpp"
-#include "src/scenario/scenario_parsers.hpp"
+#include "src/scenario/parse_island.hpp"
 #include "src/scenario/scenario_schema.hpp"
 
 namespace shardmeter::cli {

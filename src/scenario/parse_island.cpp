@@ -1,7 +1,8 @@
 // cluster.islands[N]: one island entry — its GPU (catalog name or inline map), size, overrides and price.
+#include "src/scenario/parse_island.hpp"
+
 #include "model/units.hpp"
 #include "src/scenario/gpu_fields.hpp"
-#include "src/scenario/scenario_parsers.hpp"
 #include "src/scenario/scenario_schema.hpp"
 #include "src/scenario/zeroed.hpp"
 

@@ -1,9 +1,10 @@
 // model: the transformer's dimensions. A preset (scenarios/models/<name>.yaml) supplies values first; the
 // scenario's explicit keys override them; unset derived keys (kv_heads, head_dim, ffn_hidden) get their defaults.
+#include "src/scenario/parse_model.hpp"
+
 #include <map>
 #include <optional>
 
-#include "src/scenario/scenario_parsers.hpp"
 #include "src/scenario/scenario_schema.hpp"
 
 namespace shardmeter::cli {

@@ -1,5 +1,6 @@
 // plan: parallel degrees, sharding, recompute, overlap switches, multi-island behaviour and DiLoCo.
-#include "src/scenario/scenario_parsers.hpp"
+#include "src/scenario/parse_plan.hpp"
+
 #include "src/scenario/scenario_schema.hpp"
 
 namespace shardmeter::cli {

@@ -1,6 +1,7 @@
 // training:, runtime: and goodput: — small sections of plain values.
+#include "src/scenario/parse_training.hpp"
+
 #include "model/units.hpp"
-#include "src/scenario/scenario_parsers.hpp"
 #include "src/scenario/scenario_schema.hpp"
 
 namespace shardmeter::cli {

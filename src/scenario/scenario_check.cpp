@@ -1,12 +1,13 @@
 // check_scenario: cross-field consistency (model::check_consistency), reported at the blamed key's position
 // with a sentence per rule.
+#include "src/scenario/scenario_check.hpp"
+
 #include <cmath>
 
 #include <fmt/format.h>
 
 #include "model/consistency.hpp"
 #include "src/scenario/enum_names.hpp"
-#include "src/scenario/scenario_loader.hpp"
 #include "src/scenario/yaml_reader.hpp"
 
 namespace shardmeter::cli {

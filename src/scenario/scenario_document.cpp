@@ -1,7 +1,8 @@
 // Reading a scenario file into a YAML document and applying --set overrides to it; locating keys in it.
+#include "src/scenario/scenario_document.hpp"
+
 #include <cctype>
 
-#include "src/scenario/scenario_loader.hpp"
 #include "src/scenario/yaml_reader.hpp"
 
 namespace shardmeter::cli {

@@ -1,6 +1,11 @@
 // parse_scenario: the top level of a scenario document, dispatching each section to its parser.
-#include "src/scenario/scenario_loader.hpp"
-#include "src/scenario/scenario_parsers.hpp"
+#include "src/scenario/scenario_parse.hpp"
+
+#include "src/scenario/parse_cluster.hpp"
+#include "src/scenario/parse_model.hpp"
+#include "src/scenario/parse_plan.hpp"
+#include "src/scenario/parse_training.hpp"
+#include "src/scenario/scenario_check.hpp"
 #include "src/scenario/scenario_schema.hpp"
 #include "src/scenario/zeroed.hpp"
 

@@ -10,7 +10,7 @@
 #include "results/files/csv.hpp"
 #include "results/errors.hpp"
 #include "src/scenario/scenario_error.hpp"
-#include "src/scenario/scenario_loader.hpp"
+#include "src/scenario/scenario_parse.hpp"
 
 namespace shardmeter::cli {
 

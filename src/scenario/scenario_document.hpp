@@ -1,14 +1,12 @@
 #pragma once
-// Reading scenario files: YAML text -> document (with --set overrides) -> model::Scenario -> consistency check.
-// Every error names the file, line, column, dotted key path and offending value (ScenarioError).
+// A scenario file as a YAML document with its `--set` overrides applied, and where each key of it came from.
+// Reading it into a model::Scenario is src/scenario/scenario_parse.hpp.
 #include <map>
 #include <string>
 #include <vector>
 
 #include <yaml-cpp/yaml.h>
 
-#include "model/scenario.hpp"
-#include "src/scenario/catalog.hpp"
 #include "src/scenario/scenario_error.hpp"
 
 namespace shardmeter::cli {
@@ -45,22 +43,10 @@ ScenarioDocument read_scenario_document(const std::string& path, const std::vect
 // Sets one dotted key in a document (creating maps as needed); used by --set and by search axes.
 void apply_override(ScenarioDocument& doc, const Override& override_);
 
-// Types, ranges, presets and catalog lookups; no cross-field checks. Throws ScenarioError.
-model::Scenario parse_scenario(const ScenarioDocument& doc, const Catalog& catalog);
-// Cross-field consistency (model::check_consistency), reported at the blamed key's position.
-void check_scenario(const model::Scenario& scenario, const ScenarioDocument& doc);
 // Where a dotted key sits: its file position, or the --set that produced it; for a key the document lacks,
 // the position of the nearest enclosing key it has.
 SourceLocation locate(const ScenarioDocument& doc, const std::string& dotted_key);
 // The node at a dotted key ("cluster.islands.0.gpus"), or an undefined node. Never modifies the document.
 YAML::Node find_node(const YAML::Node& root, const std::string& dotted_key);
-
-struct LoadedScenario {
-  ScenarioDocument doc;
-  model::Scenario scenario;
-  std::string name;
-};
-// read + parse + check.
-LoadedScenario load_scenario(const std::string& path, const std::vector<Override>& overrides, const Catalog& catalog);
 
 }  // namespace shardmeter::cli

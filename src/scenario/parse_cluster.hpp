@@ -1,0 +1,12 @@
+#pragma once
+// cluster: the island entries (src/scenario/parse_island.hpp), the default WAN between islands, and per-pair
+// link overrides.
+#include "model/cluster_spec.hpp"
+#include "src/scenario/catalog.hpp"
+#include "src/scenario/yaml_reader.hpp"
+
+namespace shardmeter::cli {
+
+void parse_cluster(const YamlField& field, const Catalog& catalog, model::ClusterSpec& out);
+
+}  // namespace shardmeter::cli

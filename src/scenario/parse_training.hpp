@@ -1,0 +1,13 @@
+#pragma once
+// training:, runtime: and goodput: — small sections of plain values.
+#include "model/scenario.hpp"
+#include "src/scenario/yaml_reader.hpp"
+
+namespace shardmeter::cli {
+
+void parse_training(const YamlField& field, model::TrainingSpec& out);
+void parse_runtime(const YamlField& field, model::RuntimeSpec& out);
+// `cluster` gives the node size that goodput.failures_per_node_day is spread over.
+void parse_goodput(const YamlField& field, const model::ClusterSpec& cluster, model::GoodputSpec& out);
+
+}  // namespace shardmeter::cli
