@@ -47,7 +47,7 @@ TEST_CASE("a preset supplies the model and explicit keys override it") {
   CHECK_FALSE(md.dropout);
 }
 
-TEST_CASE("unset keys take the defaults of model/*.hpp") {
+TEST_CASE("unset keys take the key table's defaults (equal to model/*_spec.hpp's)") {
   const m::Scenario s = load("small.yaml").scenario;
   CHECK(s.training.micro_batch == 1);
   CHECK(s.training.precision == m::Precision::bf16);

@@ -6,7 +6,7 @@
 
 #include "model/metrics.hpp"
 #include "results/front/objective.hpp"
-#include "src/scenario/scenario_schema.hpp"
+#include "src/scenario/scenario_keys.hpp"
 
 namespace shardmeter::cli {
 

@@ -7,6 +7,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "src/scenario/catalog_entries.hpp"
+#include "src/scenario/scenario_keys.hpp"
 
 namespace shardmeter::cli {
 
@@ -19,7 +20,8 @@ struct Catalog {
   std::map<std::string, PresetInfo> preset_info;     // preset name -> citation and published size
 };
 
-// Reads <data_dir>/gpus.yaml, links.yaml and models/*.yaml. Throws ScenarioError naming the catalog file.
-Catalog load_catalog(const std::string& data_dir);
+// Reads <data_dir>/gpus.yaml, links.yaml and models/*.yaml, their keys as `keys` declares them. Throws
+// ScenarioError naming the catalog file.
+Catalog load_catalog(const std::string& data_dir, const KeyTable& keys = scenario_keys());
 
 }  // namespace shardmeter::cli

@@ -3,10 +3,11 @@
 // link overrides.
 #include "model/cluster_spec.hpp"
 #include "src/scenario/catalog.hpp"
+#include "src/scenario/key_table.hpp"
 #include "src/scenario/yaml_reader.hpp"
 
 namespace shardmeter::cli {
 
-void parse_cluster(const YamlField& field, const Catalog& catalog, model::ClusterSpec& out);
+void parse_cluster(const YamlField& field, const Catalog& catalog, model::ClusterSpec& out, const KeyTable& keys);
 
 }  // namespace shardmeter::cli

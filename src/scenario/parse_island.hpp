@@ -2,11 +2,12 @@
 // cluster.islands[N]: one island entry — its GPU (catalog name or inline map), size, overrides and price.
 #include "model/cluster_spec.hpp"
 #include "src/scenario/catalog.hpp"
+#include "src/scenario/key_table.hpp"
 #include "src/scenario/yaml_reader.hpp"
 
 namespace shardmeter::cli {
 
 // `index` names an unnamed island ("island<index>").
-model::IslandSpec parse_island(const YamlField& field, int index, const Catalog& catalog);
+model::IslandSpec parse_island(const YamlField& field, int index, const Catalog& catalog, const KeyTable& keys);
 
 }  // namespace shardmeter::cli

@@ -7,11 +7,14 @@
 #include "model/scenario.hpp"
 #include "src/scenario/catalog.hpp"
 #include "src/scenario/scenario_document.hpp"
+#include "src/scenario/scenario_keys.hpp"
 
 namespace shardmeter::cli {
 
-// Types, ranges, presets and catalog lookups; no cross-field checks. Throws ScenarioError.
-model::Scenario parse_scenario(const ScenarioDocument& doc, const Catalog& catalog);
+// Types, ranges, defaults, presets and catalog lookups, as `keys` declares them; no cross-field checks. Throws
+// ScenarioError.
+model::Scenario parse_scenario(const ScenarioDocument& doc, const Catalog& catalog,
+                               const KeyTable& keys = scenario_keys());
 
 struct LoadedScenario {
   ScenarioDocument doc;
@@ -19,6 +22,7 @@ struct LoadedScenario {
   std::string name;
 };
 // read + parse + check (src/scenario/scenario_check.hpp).
-LoadedScenario load_scenario(const std::string& path, const std::vector<Override>& overrides, const Catalog& catalog);
+LoadedScenario load_scenario(const std::string& path, const std::vector<Override>& overrides, const Catalog& catalog,
+                             const KeyTable& keys = scenario_keys());
 
 }  // namespace shardmeter::cli

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <set>
 #include <sstream>
 #include <system_error>
@@ -137,34 +138,6 @@ std::string closest_match(std::string_view word, std::span<const std::string_vie
 std::string closest_match(std::string_view word, const std::vector<std::string>& candidates) {
   std::vector<std::string_view> views(candidates.begin(), candidates.end());
   return closest_match(word, views);
-}
-
-// ---- ranges ---------------------------------------------------------------------------------------------
-
-bool Range::contains(double v) const {
-  if (std::isnan(v)) return false;
-  if (min_exclusive ? !(v > min) : !(v >= min)) return false;
-  return v <= max;
-}
-
-namespace {
-
-// 1048576 rather than 1.04858e+06; 0.85 as 0.85.
-std::string bound_text(double v) {
-  if (std::fabs(v) < 1e15 && v == std::floor(v)) return fmt::format("{}", static_cast<long long>(v));
-  return fmt::format("{:g}", v);
-}
-
-}  // namespace
-
-std::string Range::text() const {
-  const bool has_min = std::isfinite(min);
-  const bool has_max = std::isfinite(max);
-  if (has_min && has_max && !min_exclusive) return "between " + bound_text(min) + " and " + bound_text(max);
-  if (has_min && has_max) return "greater than " + bound_text(min) + " and at most " + bound_text(max);
-  if (has_min) return (min_exclusive ? "greater than " : "at least ") + bound_text(min);
-  if (has_max) return "at most " + bound_text(max);
-  return "finite";
 }
 
 // ---- typed reads ----------------------------------------------------------------------------------------

@@ -2,7 +2,6 @@
 // Typed reads of YAML nodes that remember where each value came from, so every error names the file, line,
 // column, dotted key path and offending value. Used for scenario files, --set overrides and the catalogs.
 #include <cstdint>
-#include <limits>
 #include <map>
 #include <memory>
 #include <span>
@@ -13,6 +12,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "src/scenario/enum_names.hpp"
+#include "src/scenario/range.hpp"
 #include "src/scenario/scenario_error.hpp"
 
 namespace shardmeter::cli {
@@ -36,20 +36,6 @@ YAML::Node load_yaml_text(const std::string& text, const SourceLocation& where, 
 
 // A scalar's text, or a short flow-style rendering of a map or list, for error messages.
 std::string node_text(const YAML::Node& node);
-
-// Accepted numeric interval, with the phrase used when a value falls outside it.
-struct Range {
-  double min = -std::numeric_limits<double>::infinity();
-  double max = std::numeric_limits<double>::infinity();
-  bool min_exclusive = false;
-
-  static Range at_least(double lo) { return Range{lo, std::numeric_limits<double>::infinity(), false}; }
-  static Range positive() { return Range{0, std::numeric_limits<double>::infinity(), true}; }
-  static Range between(double lo, double hi) { return Range{lo, hi, false}; }
-  static Range fraction() { return Range{0, 1, true}; }  // (0, 1]
-  bool contains(double v) const;
-  std::string text() const;  // "at least 1", "greater than 0", "between 0 and 0.5"
-};
 
 // A YAML node together with its dotted key path and source.
 class YamlField {

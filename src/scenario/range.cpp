@@ -1,0 +1,37 @@
+#include "src/scenario/range.hpp"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace shardmeter::cli {
+
+bool Range::contains(double v) const {
+  if (std::isnan(v)) return false;
+  if (min_exclusive ? !(v > min) : !(v >= min)) return false;
+  return max_exclusive ? v < max : v <= max;
+}
+
+namespace {
+
+// 1048576 rather than 1.04858e+06; 0.85 as 0.85.
+std::string bound_text(double v) {
+  if (std::fabs(v) < 1e15 && v == std::floor(v)) return fmt::format("{}", static_cast<long long>(v));
+  return fmt::format("{:g}", v);
+}
+
+}  // namespace
+
+std::string Range::text() const {
+  const bool has_min = std::isfinite(min);
+  const bool has_max = std::isfinite(max);
+  const std::string lower = (min_exclusive ? "greater than " : "at least ") + bound_text(min);
+  const std::string upper = (max_exclusive ? "less than " : "at most ") + bound_text(max);
+  if (has_min && has_max && !min_exclusive && !max_exclusive) return "between " + bound_text(min) + " and " + bound_text(max);
+  if (has_min && has_max) return lower + " and " + upper;
+  if (has_min) return lower;
+  if (has_max) return upper;
+  return "finite";
+}
+
+}  // namespace shardmeter::cli
