@@ -5,8 +5,6 @@
 
 #include <string>
 
-#include <yaml-cpp/yaml.h>
-
 #include "catalog_fixture.hpp"
 #include "model/scenario.hpp"
 #include "src/scenario/scenario_keys.hpp"
@@ -23,10 +21,7 @@ constexpr const char* kNoPlan =
     "{name: t, model: {preset: llama3-8b}, training: {global_batch: 64}, cluster: {islands: [{gpu: h100-sxm, gpus: 16}]}}";
 
 m::Scenario parse(const std::string& yaml, const KeyTable& keys) {
-  ScenarioDocument doc;
-  doc.path = "t.yaml";
-  doc.root = YAML::Load(yaml);
-  return parse_scenario(doc, shardmeter::test::shipped_catalog(), keys);
+  return parse_scenario(scenario_document_from_text("t.yaml", yaml), shardmeter::test::shipped_catalog(), keys);
 }
 
 std::string parse_error(const std::string& yaml, const KeyTable& keys) {

@@ -14,14 +14,7 @@ namespace shardmeter::cli {
 std::optional<model::Scenario> rebuild_scenario(const results::RunInfo& info, const results::Row& row,
                                                 const Catalog& catalog, std::string& why_not) {
   try {
-    ScenarioDocument doc;
-    doc.path = "scenario attribute of the front file";
-    doc.text = info.scenario_text;
-    doc.root = YAML::Load(info.scenario_text);
-    if (!doc.root.IsMap()) {
-      why_not = "the file's scenario text is not a YAML map";
-      return std::nullopt;
-    }
+    ScenarioDocument doc = scenario_document_from_text("scenario attribute of the front file", info.scenario_text);
     for (const std::string& axis : info.axes) {
       const std::string& label = results::text(row, results::axis_column_name(axis));
       apply_override(doc, Override{axis, label, axis + "=" + label});
@@ -45,8 +38,6 @@ std::optional<model::Scenario> rebuild_scenario(const results::RunInfo& info, co
     return s;
   } catch (const ScenarioError& e) {
     why_not = e.what();
-  } catch (const YAML::Exception& e) {
-    why_not = std::string("YAML: ") + e.what();
   } catch (const results::ResultsError& e) {
     why_not = e.what();
   }

@@ -21,7 +21,7 @@
 #include "search/goal.hpp"
 #include "src/planning/axis_builder.hpp"
 #include "src/scenario/catalog.hpp"
-#include "src/scenario/yaml_reader.hpp"
+#include "src/scenario/scenario_parse.hpp"
 
 namespace shardmeter::cli {
 

@@ -84,7 +84,7 @@ void load_presets(const std::string& dir, Catalog& catalog, const KeyTable& keys
     if (!top["model"].node().IsMap()) throw top["model"].error("is not a map of model keys");
     PresetInfo info;
     read_keys(keys, Section::preset_file, top, info);
-    catalog.model_presets[name] = top["model"].node();
+    catalog.model_presets[name] = YamlTree(top["model"].node());
     catalog.preset_files[name] = path;
     catalog.preset_info[name] = info;
   }

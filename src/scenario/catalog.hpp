@@ -4,10 +4,9 @@
 #include <map>
 #include <string>
 
-#include <yaml-cpp/yaml.h>
-
 #include "src/scenario/catalog_entries.hpp"
 #include "src/scenario/scenario_keys.hpp"
+#include "src/scenario/yaml_tree.hpp"
 
 namespace shardmeter::cli {
 
@@ -15,7 +14,7 @@ struct Catalog {
   std::string dir;                               // data directory it was read from
   std::map<std::string, GpuEntry> gpus;
   std::map<std::string, LinkEntry> links;
-  std::map<std::string, YAML::Node> model_presets;   // preset name -> its `model:` mapping
+  std::map<std::string, YamlTree> model_presets;     // preset name -> its `model:` mapping
   std::map<std::string, std::string> preset_files;   // preset name -> file path (for error locations)
   std::map<std::string, PresetInfo> preset_info;     // preset name -> citation and published size
 };

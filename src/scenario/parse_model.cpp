@@ -53,7 +53,7 @@ void parse_model(const YamlField& field, const Catalog& catalog, m::ModelSpec& o
     std::vector<std::string_view> preset_keys;
     for (std::string_view key : names)
       if (key != "preset") preset_keys.push_back(key);
-    apply_model_keys(keys, YamlMap(YamlField(*preset_source, it->second, "model"), preset_keys), true, out, given);
+    apply_model_keys(keys, YamlMap(YamlField(*preset_source, it->second.node(), "model"), preset_keys), true, out, given);
   }
   apply_model_keys(keys, model, false, out, given);
   const auto is_given = [&](std::string_view key) { return given.find(key) != given.end(); };

@@ -29,11 +29,11 @@ std::string field_path(m::FieldId field, int island) {
 
 bool has_key(const ScenarioDocument& doc, const std::string& key) {
   const YamlSource source{doc.path, &doc.overridden};
-  return find_node(doc.root, key).IsDefined() || source.override_for(key) != nullptr;
+  return find_node(doc.root.node(), key).IsDefined() || source.override_for(key) != nullptr;
 }
 
 std::string scalar_or_empty(const ScenarioDocument& doc, const std::string& key) {
-  const YAML::Node node = find_node(doc.root, key);
+  const YAML::Node node = find_node(doc.root.node(), key);
   return node.IsDefined() && node.IsScalar() ? node.Scalar() : "";
 }
 

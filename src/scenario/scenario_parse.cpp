@@ -17,7 +17,7 @@ model::Scenario parse_scenario(const ScenarioDocument& doc, const Catalog& catal
   reset_zeroed(s);
 
   const YamlSource source{doc.path, &doc.overridden};
-  const YamlMap top = section_map(keys, YamlField(source, doc.root, ""), {Section::top});
+  const YamlMap top = section_map(keys, YamlField(source, doc.root.node(), ""), {Section::top});
   check_required(keys, Section::top, top);
   if (top["name"].as_string().empty()) throw top["name"].error("is empty");
   if (top.has("description")) top["description"].as_string();
@@ -40,8 +40,7 @@ LoadedScenario load_scenario(const std::string& path, const std::vector<Override
   reset_zeroed(loaded.scenario);  // so the copy below keeps zero padding however the compiler copies
   loaded.scenario = parse_scenario(loaded.doc, catalog, keys);
   check_scenario(loaded.scenario, loaded.doc);
-  const YAML::Node& root = loaded.doc.root;
-  loaded.name = root["name"].as<std::string>();
+  loaded.name = scalar_at(loaded.doc, "name").value_or("");
   return loaded;
 }
 

@@ -54,11 +54,15 @@ YAML::Node load_yaml_file(const std::string& path, std::string& text) {
   buffer << in.rdbuf();
   if (!in) throw ScenarioError(SourceLocation{path, 0, 0}, "", "", "cannot be read");
   text = buffer.str();
+  return parse_yaml(text, path);
+}
+
+YAML::Node parse_yaml(const std::string& text, const std::string& file) {
   try {
     return YAML::Load(text);
   } catch (const YAML::ParserException& e) {
-    const SourceLocation where = e.mark.is_null() ? SourceLocation{path, 0, 0}
-                                                  : SourceLocation{path, e.mark.line + 1, e.mark.column + 1};
+    const SourceLocation where = e.mark.is_null() ? SourceLocation{file, 0, 0}
+                                                  : SourceLocation{file, e.mark.line + 1, e.mark.column + 1};
     throw ScenarioError(where, "", "", "YAML syntax error: " + e.msg);
   }
 }

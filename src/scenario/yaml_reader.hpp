@@ -31,6 +31,8 @@ struct YamlSource {
 // Reads and parses a YAML file. A missing file or a syntax error is a ScenarioError naming the file (and the
 // line and column of the syntax error). `text` receives the file contents.
 YAML::Node load_yaml_file(const std::string& path, std::string& text);
+// Parses YAML text that stands for the file `file`: a syntax error is a ScenarioError at its line and column there.
+YAML::Node parse_yaml(const std::string& text, const std::string& file);
 // Parses YAML text that came from `where` (e.g. a --set value).
 YAML::Node load_yaml_text(const std::string& text, const SourceLocation& where, const std::string& key);
 

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
 
 #include "model/evaluate.hpp"
 #include "model/flops.hpp"
@@ -73,7 +74,7 @@ ScenarioDocument row_document(const CsvRow& row, const std::string& path) {
   root["goodput"]["enabled"] = false;  // published figures are per-step throughput, not wall-clock
   ScenarioDocument doc;
   doc.path = fmt::format("{}:{}", path, row.line);
-  doc.root = root;
+  doc.root = YamlTree(root);
   return doc;
 }
 
