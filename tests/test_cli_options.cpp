@@ -93,7 +93,7 @@ TEST_CASE("numeric options are checked against their declared bounds") {
   auto r = run_shardmeter("search small.yaml --time-limit -1");
   CHECK(r.status == 2);
   CHECK(problem("search", r.err) == "--time-limit must be at least 0");
-  r = run_shardmeter("thresholds small.yaml --comm-share 1");
+  r = run_shardmeter("search small.yaml --evaluations 0");
   CHECK(r.status == 2);
-  CHECK(problem("thresholds", r.err) == "--comm-share must be greater than 0 and less than 1");
+  CHECK(problem("search", r.err) == "--evaluations must be at least 1");
 }

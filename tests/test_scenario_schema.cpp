@@ -8,7 +8,7 @@
 
 #include "src/scenario/enum_names.hpp"
 #include "src/scenario/scenario_schema.hpp"
-#include "src/scenario/yaml_reader.hpp"
+#include "src/scenario/word_lists.hpp"
 
 using namespace shardmeter::cli;
 namespace m = shardmeter::model;

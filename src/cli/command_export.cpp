@@ -13,7 +13,8 @@
 #include "src/cli/command_line.hpp"
 #include "src/cli/commands.hpp"
 #include "src/planning/scenario_rebuild.hpp"
-#include "src/scenario/yaml_reader.hpp"
+#include "src/scenario/scenario_error.hpp"
+#include "src/scenario/word_lists.hpp"
 
 namespace shardmeter::cli {
 

@@ -16,7 +16,7 @@ int run_thresholds(const std::vector<std::string>& args, std::ostream& out) {
   CommandLine line(*find_command("thresholds"));
   line.add(SharedOption::set).add(SharedOption::data_dir);
   line.number("comm-share", "F", "compute-bound means exposed communication is at most F of the step",
-              Range::open(0, 1), model::kComputeBoundCommShare);
+              Range{}, model::kComputeBoundCommShare);  // compute_thresholds checks it is a fraction
   line.add(SharedOption::json);
   line.parse(args);
   if (line.wants_help()) {

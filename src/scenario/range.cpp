@@ -9,7 +9,7 @@ namespace shardmeter::cli {
 bool Range::contains(double v) const {
   if (std::isnan(v)) return false;
   if (min_exclusive ? !(v > min) : !(v >= min)) return false;
-  return max_exclusive ? v < max : v <= max;
+  return v <= max;
 }
 
 namespace {
@@ -25,12 +25,10 @@ std::string bound_text(double v) {
 std::string Range::text() const {
   const bool has_min = std::isfinite(min);
   const bool has_max = std::isfinite(max);
-  const std::string lower = (min_exclusive ? "greater than " : "at least ") + bound_text(min);
-  const std::string upper = (max_exclusive ? "less than " : "at most ") + bound_text(max);
-  if (has_min && has_max && !min_exclusive && !max_exclusive) return "between " + bound_text(min) + " and " + bound_text(max);
-  if (has_min && has_max) return lower + " and " + upper;
-  if (has_min) return lower;
-  if (has_max) return upper;
+  if (has_min && has_max && !min_exclusive) return "between " + bound_text(min) + " and " + bound_text(max);
+  if (has_min && has_max) return "greater than " + bound_text(min) + " and at most " + bound_text(max);
+  if (has_min) return (min_exclusive ? "greater than " : "at least ") + bound_text(min);
+  if (has_max) return "at most " + bound_text(max);
   return "finite";
 }
 

@@ -1,6 +1,6 @@
 #pragma once
 // The interval a numeric key accepts, and the phrase an error uses when a value falls outside it
-// ("at least 1", "greater than 0", "between 0 and 0.5", "greater than 0 and less than 1").
+// ("at least 1", "greater than 0", "between 0 and 0.5").
 #include <limits>
 #include <string>
 
@@ -10,13 +10,11 @@ struct Range {
   double min = -std::numeric_limits<double>::infinity();
   double max = std::numeric_limits<double>::infinity();
   bool min_exclusive = false;
-  bool max_exclusive = false;
 
   static constexpr Range at_least(double lo) { return Range{lo, std::numeric_limits<double>::infinity()}; }
   static constexpr Range positive() { return Range{0, std::numeric_limits<double>::infinity(), true}; }
   static constexpr Range between(double lo, double hi) { return Range{lo, hi}; }
-  static constexpr Range fraction() { return Range{0, 1, true}; }         // (0, 1]
-  static constexpr Range open(double lo, double hi) { return Range{lo, hi, true, true}; }  // (lo, hi)
+  static constexpr Range fraction() { return Range{0, 1, true}; }  // (0, 1]
   bool contains(double v) const;
   std::string text() const;
 };

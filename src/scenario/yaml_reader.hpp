@@ -14,6 +14,7 @@
 #include "src/scenario/enum_names.hpp"
 #include "src/scenario/range.hpp"
 #include "src/scenario/scenario_error.hpp"
+#include "src/scenario/word_lists.hpp"
 
 namespace shardmeter::cli {
 
@@ -115,12 +116,5 @@ public:
 private:
   YamlField self_;
 };
-
-// Levenshtein-close candidate for a misspelt name, or empty.
-std::string closest_match(std::string_view word, std::span<const std::string_view> candidates);
-std::string closest_match(std::string_view word, const std::vector<std::string>& candidates);
-// "a, b, c"
-std::string join(std::span<const std::string_view> names, std::string_view separator = ", ");
-std::string join(const std::vector<std::string>& names, std::string_view separator = ", ");
 
 }  // namespace shardmeter::cli
