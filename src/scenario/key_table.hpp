@@ -39,6 +39,7 @@ enum class Section {
   search_objective,    // search.objectives[N] in its map form
   link_catalog,    // scenarios/links.yaml entries
   preset_file,     // scenarios/models/<preset>.yaml top level
+  price_file,      // entries of a `shardmeter nightly --prices` file
 };
 
 // One address per struct type: what KeyAccess::object holds and the section readers check against.

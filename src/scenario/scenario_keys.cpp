@@ -222,6 +222,10 @@ std::vector<SectionKeys> shipped_sections() {
     {"published_params_b", "", "billions", D::required("required", "is required in a model preset"), R::positive(), "Published parameter count (checked by the tests)", member<&PresetInfo::published_params_b>},
     {"model", "map", "", D::required("required", "is required in a model preset"), {}, "Model keys (as in model:, without preset)"},
   }},
+  {Section::price_file, "prices.NAME:", "entries of a `shardmeter nightly --prices` file; each gives one or both", {
+    {"price_usd_per_gpu_hour", "number", "USD per GPU-hour", D::described("the catalog's"), R::positive(), "On-demand price of catalog GPU NAME"},
+    {"spot_price_usd_per_gpu_hour", "number", "USD per GPU-hour", D::described("the catalog's"), R::positive(), "Its spot price"},
+  }},
   };
 }
 // clang-format on

@@ -219,26 +219,6 @@ ScenarioError YamlMap::missing(std::string_view key, const std::string& problem)
   return ScenarioError(self_.where(), child_path(key), "", problem);
 }
 
-bool YamlMap::read(std::string_view key, int& out, Range range) const {
-  if (!has(key)) return false;
-  out = (*this)[key].as_int(range);
-  return true;
-}
-bool YamlMap::read(std::string_view key, std::int64_t& out, Range range) const {
-  if (!has(key)) return false;
-  out = (*this)[key].as_int64(range);
-  return true;
-}
-bool YamlMap::read(std::string_view key, double& out, Range range) const {
-  if (!has(key)) return false;
-  out = (*this)[key].as_double(range);
-  return true;
-}
-bool YamlMap::read(std::string_view key, bool& out) const {
-  if (!has(key)) return false;
-  out = (*this)[key].as_bool();
-  return true;
-}
 bool YamlMap::read(std::string_view key, std::string& out) const {
   if (!has(key)) return false;
   out = (*this)[key].as_string();

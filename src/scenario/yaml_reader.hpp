@@ -101,17 +101,7 @@ public:
   ScenarioError missing(std::string_view key, const std::string& problem) const;
 
   // Read a key when present; return whether it was.
-  bool read(std::string_view key, int& out, Range range) const;
-  bool read(std::string_view key, std::int64_t& out, Range range) const;
-  bool read(std::string_view key, double& out, Range range) const;
-  bool read(std::string_view key, bool& out) const;
   bool read(std::string_view key, std::string& out) const;
-  template <class E>
-  bool read_enum(std::string_view key, E& out) const {
-    if (!has(key)) return false;
-    out = (*this)[key].template as_enum<E>();
-    return true;
-  }
 
 private:
   YamlField self_;
