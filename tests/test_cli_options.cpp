@@ -2,8 +2,8 @@
 // the same help text for it and rejects the same bad values with the same words.
 #include <catch2/catch.hpp>
 
+#include <cctype>
 #include <map>
-#include <regex>
 #include <set>
 #include <string>
 #include <vector>
@@ -23,7 +23,14 @@ std::string option_help(const std::string& command, const std::string& option) {
   if (start == std::string::npos) return "";
   auto end = r.out.find("\n  -", start + 1);
   if (end == std::string::npos) end = r.out.size();
-  return std::regex_replace(r.out.substr(start, end - start), std::regex("\\s+"), " ");
+  std::string text;  // runs of whitespace collapsed to one space
+  for (const char c : r.out.substr(start, end - start)) {
+    if (std::isspace(static_cast<unsigned char>(c)) == 0)
+      text += c;
+    else if (!text.empty() && text.back() != ' ')
+      text += ' ';
+  }
+  return text;
 }
 
 // The one line on stderr without its "shardmeter <command>: " prefix and its " (see ... --help)" suffix.
