@@ -44,12 +44,15 @@ CommandLine& CommandLine::add(SharedOption option) {
   switch (option) {
     case SharedOption::set:
       return texts("set", "KEY=VALUE",
-                   "override one scenario key by its dotted path, e.g. --set plan.tp=4 --set cluster.islands.0.gpus=512 "
-                   "(repeatable; VALUE is YAML: 4, zero1, [1, 2], {gpu: h100-sxm, gpus: 64})");
+                   "override one scenario key by its dotted path, e.g. --set plan.tp=4 "
+                   "--set cluster.islands.0.gpus=512 (repeatable; VALUE is YAML: 4, zero1, [1, 2], "
+                   "{gpu: h100-sxm, gpus: 64})");
     case SharedOption::data_dir:
-      return text("data-dir", "DIR", "catalogs and model presets (default: $SHARDMETER_DATA_DIR or the source tree's scenarios/)");
+      return text("data-dir", "DIR",
+                  "catalogs and model presets (default: $SHARDMETER_DATA_DIR or the source tree's scenarios/)");
     case SharedOption::threads:
-      return integer("threads", "N", "worker threads (default 0 = all cores); the result is the same for any N", kThreads);
+      return integer("threads", "N", "worker threads (default 0 = all cores); the result is the same for any N",
+                     kThreads);
     case SharedOption::json:
       return flag("json", "print one JSON object on stdout instead of the text output");
   }

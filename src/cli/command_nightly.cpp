@@ -62,7 +62,8 @@ SearchOutcome run_one(const NightlyScenario& s, const std::filesystem::path& day
 
 int run_nightly(const std::vector<std::string>& args, std::ostream& out) {
   CommandLine line(*find_command("nightly"));
-  line.text("out", "RESULTS_DIR", "required: results go to RESULTS_DIR/<date>/ (created); earlier dates there are the baselines");
+  line.text("out", "RESULTS_DIR",
+            "required: results go to RESULTS_DIR/<date>/ (created); earlier dates there are the baselines");
   line.text("prices", "prices.yaml",
             "override catalog GPU prices: prices: {GPU: {price_usd_per_gpu_hour: X, spot_price_usd_per_gpu_hour: Y}}");
   line.text("date", "YYYY-MM-DD", "the run's date directory (default: today, UTC)");

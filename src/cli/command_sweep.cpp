@@ -40,7 +40,8 @@ int run_sweep(const std::vector<std::string>& args, std::ostream& out) {
              "an axis: a dotted scenario key and its values, a YAML list or a range: --axis plan.tp=[1,2,4,8], "
              "--axis cluster.islands.0.gpus=64:8192:x2 (geometric), 8:64:+8 (arithmetic); once or twice (the first "
              "axis varies slowest)");
-  line.output("FILE", "write every point to FILE: .csv, or .h5/.hdf5 (/front + /sweep; docs/islands.md); written atomically");
+  line.output("FILE",
+              "write every point to FILE: .csv, or .h5/.hdf5 (/front + /sweep; docs/islands.md); written atomically");
   line.text("plot", "FILE.svg",
             "draw throughput per GPU and cost per million tokens against the swept (last) axis, with the knee and the "
             "compute/communication transition marked, into FILE.svg (written atomically)");
