@@ -5,10 +5,12 @@
 #include <cmath>
 #include <string>
 
+#include <yaml-cpp/yaml.h>
+
 #include "model/parameters.hpp"
 #include "catalog_fixture.hpp"
 #include "src/scenario/catalog.hpp"
-#include "src/scenario/scenario_loader.hpp"
+#include "src/scenario/scenario_parse.hpp"
 
 using namespace shardmeter::cli;
 namespace m = shardmeter::model;
@@ -17,10 +19,9 @@ namespace {
 
 // A preset's model as the loader reads it (through a scenario that names it).
 m::ModelSpec preset_model(const std::string& name) {
-  ScenarioDocument doc;
-  doc.path = "preset-test";
-  doc.root = YAML::Load("{name: t, model: {preset: " + name +
-                        "}, training: {global_batch: 1}, cluster: {islands: [{gpu: h100-sxm, gpus: 8}]}}");
+  const ScenarioDocument doc = scenario_document_from_text(
+      "preset-test",
+      "{name: t, model: {preset: " + name + "}, training: {global_batch: 1}, cluster: {islands: [{gpu: h100-sxm, gpus: 8}]}}");
   return parse_scenario(doc, shardmeter::test::shipped_catalog()).model;
 }
 

@@ -10,7 +10,7 @@
 #include "model/evaluate.hpp"
 #include "catalog_fixture.hpp"
 #include "run_shardmeter.hpp"
-#include "src/scenario/scenario_loader.hpp"
+#include "src/scenario/scenario_parse.hpp"
 #include "src/scenario/version.hpp"
 
 using namespace shardmeter;

@@ -18,7 +18,7 @@
 #include "search/goal.hpp"
 #include "src/planning/search_section.hpp"
 #include "src/scenario/scenario_error.hpp"
-#include "src/scenario/scenario_loader.hpp"
+#include "src/scenario/scenario_parse.hpp"
 #include "tests/results_test_points.hpp"
 
 namespace m = shardmeter::model;

@@ -21,7 +21,7 @@
 #include "same_estimate.hpp"
 #include "src/planning/search_section.hpp"
 #include "src/planning/search_space.hpp"
-#include "src/scenario/scenario_loader.hpp"
+#include "src/scenario/scenario_parse.hpp"
 #include "src/scenario/zeroed.hpp"
 
 using namespace shardmeter;

@@ -8,7 +8,7 @@
 #include "run_shardmeter.hpp"
 #include "src/scenario/catalog.hpp"
 #include "catalog_fixture.hpp"
-#include "src/scenario/scenario_loader.hpp"
+#include "src/scenario/scenario_parse.hpp"
 
 using namespace shardmeter::cli;
 using shardmeter::testing::run_shardmeter;

@@ -9,7 +9,7 @@
 #include "model/units.hpp"
 #include "catalog_fixture.hpp"
 #include "src/scenario/catalog.hpp"
-#include "src/scenario/scenario_loader.hpp"
+#include "src/scenario/scenario_parse.hpp"
 #include "src/planning/search_section.hpp"
 
 using namespace shardmeter::cli;
@@ -47,7 +47,7 @@ TEST_CASE("a preset supplies the model and explicit keys override it") {
   CHECK_FALSE(md.dropout);
 }
 
-TEST_CASE("unset keys take the defaults of model/*.hpp") {
+TEST_CASE("unset keys take the key table's defaults (equal to model/*_spec.hpp's)") {
   const m::Scenario s = load("small.yaml").scenario;
   CHECK(s.training.micro_batch == 1);
   CHECK(s.training.precision == m::Precision::bf16);
@@ -208,13 +208,13 @@ TEST_CASE("document copies are deep: overriding a copy leaves the original and i
                                                            {parse_override("plan.pp=1")});
   ScenarioDocument copy = original;
   apply_override(copy, parse_override("plan.tp=8"));
-  CHECK(find_node(original.root, "plan.tp").Scalar() == "4");
-  CHECK(find_node(copy.root, "plan.tp").Scalar() == "8");
-  CHECK(find_node(copy.root, "plan.pp").Scalar() == "1");  // earlier overrides are replayed
+  CHECK(scalar_at(original, "plan.tp") == "4");
+  CHECK(scalar_at(copy, "plan.tp") == "8");
+  CHECK(scalar_at(copy, "plan.pp") == "1");  // earlier overrides are replayed
   CHECK(locate(copy, "training.global_batch").line == 7);
   ScenarioDocument assigned;
   assigned = copy;
-  CHECK(find_node(assigned.root, "plan.tp").Scalar() == "8");
+  CHECK(scalar_at(assigned, "plan.tp") == "8");
 }
 
 TEST_CASE("the shipped scenarios load and pass the consistency checks") {

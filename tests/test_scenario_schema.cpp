@@ -1,4 +1,5 @@
-// The declared schema (src/scenario/scenario_schema.cpp) agrees with the enum tables and with README.md.
+// The schema printed from the key table (src/scenario/scenario_keys.cpp) agrees with the enum tables and with
+// docs/scenarios.md.
 #include <catch2/catch.hpp>
 
 #include <fstream>
@@ -7,7 +8,7 @@
 
 #include "src/scenario/enum_names.hpp"
 #include "src/scenario/scenario_schema.hpp"
-#include "src/scenario/yaml_reader.hpp"
+#include "src/scenario/word_lists.hpp"
 
 using namespace shardmeter::cli;
 namespace m = shardmeter::model;
@@ -16,7 +17,7 @@ namespace {
 
 std::string type_of(Section section, std::string_view key) {
   for (const KeySpec& k : section_keys(section))
-    if (k.name == key) return std::string(k.type);
+    if (k.name == key) return k.type_text();
   return "";
 }
 

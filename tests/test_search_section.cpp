@@ -10,7 +10,7 @@
 #include "catalog_fixture.hpp"
 #include "run_shardmeter.hpp"
 #include "src/scenario/catalog.hpp"
-#include "src/scenario/scenario_loader.hpp"
+#include "src/scenario/scenario_parse.hpp"
 #include "src/planning/search_section.hpp"
 #include "tests/results_test_points.hpp"
 

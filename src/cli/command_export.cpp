@@ -10,15 +10,13 @@
 #include "results/export/export_formats.hpp"
 #include "results/front/front_picks.hpp"
 #include "results/files/hdf5_reader.hpp"
-#include "src/cli/cli.hpp"
+#include "src/cli/command_line.hpp"
 #include "src/cli/commands.hpp"
 #include "src/planning/scenario_rebuild.hpp"
-#include "src/scenario/version.hpp"
-#include "src/scenario/yaml_reader.hpp"
+#include "src/scenario/scenario_error.hpp"
+#include "src/scenario/word_lists.hpp"
 
 namespace shardmeter::cli {
-
-namespace po = boost::program_options;
 
 namespace {
 
@@ -51,27 +49,27 @@ std::size_t pick_row(const results::ResultFile& file, const std::string& pick) {
 }  // namespace
 
 int run_export(const std::vector<std::string>& args, std::ostream& out) {
-  const Command& command = *find_command("export");
   std::string formats;
   for (const std::string_view f : results::export_format_names()) formats += (formats.empty() ? "" : ", ") + std::string(f);
-  po::options_description options("Options");
-  options.add_options()
-      ("pick", po::value<std::string>()->default_value("knee")->value_name("WHICH"),
-       "cheapest, fastest, knee (docs/search.md: the knee), by the objectives the front was searched with, or a row "
-       "number of the front (1 = its first row); rows that are not feasible are never exported")
-      ("format", po::value<std::string>()->value_name("FORMAT"), ("required: " + formats).c_str())
-      ("output,o", po::value<std::string>()->value_name("FILE"), "write here (atomically) instead of stdout")
-      ("data-dir", po::value<std::string>()->value_name("DIR"),
-       "catalogs and presets used to rebuild the plan's scenario (default: $SHARDMETER_DATA_DIR or scenarios/)")
-      ("help,h", "print this help");
-  const po::variables_map vm = parse_command_line(command, args, options, "front");
-  if (vm.count("help")) {
-    print_command_help(command, options, out);
+  const std::string format_help = "required: " + formats;
+  CommandLine line(*find_command("export"));
+  line.text("pick", "WHICH",
+            "cheapest, fastest, knee (docs/search.md: the knee), by the objectives the front was searched with, or a "
+            "row number of the front (1 = its first row); rows that are not feasible are never exported",
+            std::string("knee"));
+  line.text("format", "FORMAT", format_help.c_str());
+  line.output("FILE", "write here (atomically) instead of stdout");
+  line.add(SharedOption::data_dir);
+  line.parse(args);
+  if (line.wants_help()) {
+    line.print_help(out);
+    out << "\n--data-dir: the catalogs used to rebuild the plan's scenario from a front written before "
+           "schema_version 3.\n";
     return 0;
   }
-  const std::string front_path = single_positional(command, vm, "front", "FRONT.h5");
-  if (!vm.count("format")) throw UsageError("shardmeter export: missing --format (" + formats + ")");
-  const std::string format_name = vm["format"].as<std::string>();
+  const std::string front_path = line.single_positional("FRONT.h5");
+  if (!line.has("format")) throw UsageError("shardmeter export: missing --format (" + formats + ")");
+  const std::string format_name = line.text("format");
   const auto format = results::parse_export_format(format_name);
   if (!format) {
     std::vector<std::string> names(results::export_format_names().begin(), results::export_format_names().end());
@@ -79,7 +77,7 @@ int run_export(const std::vector<std::string>& args, std::ostream& out) {
     throw UsageError("shardmeter export: --format " + format_name + " is not a format" +
                      (near.empty() ? "" : " (did you mean " + near + "?)") + "; formats: " + formats);
   }
-  const std::string pick = vm["pick"].as<std::string>();
+  const std::string pick = line.text("pick");
 
   try {
     const results::ResultFile file = results::read_front(front_path);
@@ -90,7 +88,7 @@ int run_export(const std::vector<std::string>& args, std::ostream& out) {
     if (file.front.rows[row].count("model_heads") == 0) {
       std::string why_not;
       try {
-        const Catalog catalog = load_catalog(vm.count("data-dir") ? vm["data-dir"].as<std::string>() : data_dir());
+        const Catalog catalog = load_catalog(line.data_dir());
         rebuilt = rebuild_scenario(file.info, file.front.rows[row], catalog, why_not);
       } catch (const ScenarioError& e) {
         why_not = e.what();
@@ -101,7 +99,7 @@ int run_export(const std::vector<std::string>& args, std::ostream& out) {
         results::make_deploy_plan(file.front.rows[row], row, rebuilt ? &*rebuilt : nullptr);
     const results::ExportSource source{&file.info, &file.front.rows[row], front_path, pick};
     const results::Exported exported = results::export_plan(*format, plan, source);
-    if (vm.count("output")) results::write_text_atomically(vm["output"].as<std::string>(), exported.text);
+    if (line.has("output")) results::write_text_atomically(line.output(), exported.text);
     else out << exported.text;
     for (const std::string& note : exported.notes) std::cerr << "shardmeter export: note: " << note << "\n";
   } catch (const results::ResultsError& e) {

@@ -11,7 +11,7 @@
 #include <fmt/format.h>
 
 #include "results/errors.hpp"
-#include "src/cli/cli.hpp"
+#include "src/cli/command_line.hpp"
 #include "src/cli/commands.hpp"
 #include "src/nightly/nightly.hpp"
 #include "src/scenario/price_overrides.hpp"
@@ -19,8 +19,6 @@
 #include "src/scenario/version.hpp"
 
 namespace shardmeter::cli {
-
-namespace po = boost::program_options;
 
 namespace {
 
@@ -63,45 +61,35 @@ SearchOutcome run_one(const NightlyScenario& s, const std::filesystem::path& day
 }  // namespace
 
 int run_nightly(const std::vector<std::string>& args, std::ostream& out) {
-  const Command& command = *find_command("nightly");
-  po::options_description options("Options");
-  options.add_options()
-      ("out", po::value<std::string>()->value_name("RESULTS_DIR"),
-       "required: results go to RESULTS_DIR/<date>/ (created); earlier dates there are the baselines")
-      ("prices", po::value<std::string>()->value_name("prices.yaml"),
-       "override catalog GPU prices: prices: {GPU: {price_usd_per_gpu_hour: X, spot_price_usd_per_gpu_hour: Y}}")
-      ("date", po::value<std::string>()->value_name("YYYY-MM-DD"), "the run's date directory (default: today, UTC)")
-      ("threads", po::value<int>()->default_value(0)->value_name("N"), "search threads (0 = all hardware threads)")
-      ("data-dir", po::value<std::string>()->value_name("DIR"),
-       "catalogs and model presets (default: $SHARDMETER_DATA_DIR or the source tree's scenarios/)")
-      ("help,h", "print this help");
-  const po::variables_map vm = parse_command_line(command, args, options, "dir");
-  if (vm.count("help")) {
-    print_command_help(command, options, out);
+  CommandLine line(*find_command("nightly"));
+  line.text("out", "RESULTS_DIR",
+            "required: results go to RESULTS_DIR/<date>/ (created); earlier dates there are the baselines");
+  line.text("prices", "prices.yaml",
+            "override catalog GPU prices: prices: {GPU: {price_usd_per_gpu_hour: X, spot_price_usd_per_gpu_hour: Y}}");
+  line.text("date", "YYYY-MM-DD", "the run's date directory (default: today, UTC)");
+  line.add(SharedOption::threads).add(SharedOption::data_dir);
+  line.parse(args);
+  if (line.wants_help()) {
+    line.print_help(out);
     out << "\nExit status: 0 all scenarios ok, 1 a scenario failed (the others still ran), 2 bad command line or "
            "prices file.\n";
     return 0;
   }
-  const auto positional = vm.count("dir") ? vm["dir"].as<std::vector<std::string>>() : std::vector<std::string>{};
-  if (positional.size() != 1)
-    throw UsageError(std::string("shardmeter nightly: ") +
-                     (positional.empty() ? "missing DIR_OF_SCENARIOS" : "expected one DIR_OF_SCENARIOS") +
-                     " (see shardmeter nightly --help)");
-  if (!vm.count("out")) throw UsageError("shardmeter nightly: missing --out RESULTS_DIR");
-  const std::string date = vm.count("date") ? vm["date"].as<std::string>() : today_utc();
+  const std::string scenario_dir = line.single_positional("DIR_OF_SCENARIOS");
+  if (!line.has("out")) throw UsageError("shardmeter nightly: missing --out RESULTS_DIR");
+  const std::string date = line.has("date") ? line.text("date") : today_utc();
   if (!valid_date(date)) throw UsageError("shardmeter nightly: --date " + date + " is not a date (YYYY-MM-DD)");
-  const int threads = vm["threads"].as<int>();
-  if (threads < 0) throw UsageError("shardmeter nightly: --threads " + std::to_string(threads) + " is negative");
+  const int threads = line.threads();
 
-  Catalog catalog = load_catalog(vm.count("data-dir") ? vm["data-dir"].as<std::string>() : data_dir());
-  const std::string prices = vm.count("prices") ? vm["prices"].as<std::string>() : "";
+  Catalog catalog = load_catalog(line.data_dir());
+  const std::string prices = line.text("prices");
   if (!prices.empty()) apply_price_overrides(catalog, load_price_overrides(prices, catalog));
-  const std::vector<NightlyScenario> scenarios = discover_scenarios(positional.front());
+  const std::vector<NightlyScenario> scenarios = discover_scenarios(scenario_dir);
 
   NightlySettings settings;
-  settings.results_dir = vm["out"].as<std::string>();
+  settings.results_dir = line.text("out");
   settings.date = date;
-  settings.scenario_dir = positional.front();
+  settings.scenario_dir = scenario_dir;
   settings.prices_file = prices;
   settings.generator = std::string("shardmeter ") + version();
   settings.created = now_utc_iso();

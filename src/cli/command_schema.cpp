@@ -1,23 +1,21 @@
-// `shardmeter schema`: print every scenario key with its type, unit, default and meaning (Markdown). README.md's
-// "Scenario files" table is this output, between the schema:begin/end markers.
+// `shardmeter schema`: print every scenario key with its type, unit, default and meaning (Markdown). The key table
+// of docs/scenarios.md is this output, between the schema:begin/end markers (`make readme-schema`).
 #include <ostream>
 
+#include "src/cli/command_line.hpp"
 #include "src/cli/commands.hpp"
 #include "src/scenario/scenario_schema.hpp"
 
 namespace shardmeter::cli {
 
-namespace po = boost::program_options;
-
 int run_schema(const std::vector<std::string>& args, std::ostream& out) {
-  const Command& command = *find_command("schema");
-  po::options_description options("Options");
-  options.add_options()("help,h", "print this help");
-  const po::variables_map vm = parse_command_line(command, args, options, "unused");
-  if (vm.count("help")) {
-    print_command_help(command, options, out);
+  CommandLine line(*find_command("schema"));
+  line.parse(args);
+  if (line.wants_help()) {
+    line.print_help(out);
     return 0;
   }
+  if (!line.positional().empty()) throw line.usage("takes no arguments");
   out << schema_markdown();
   return 0;
 }

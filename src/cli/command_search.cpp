@@ -8,7 +8,6 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <cmath>
 #include <ctime>
 #include <ostream>
 
@@ -16,7 +15,7 @@
 
 #include "results/errors.hpp"
 #include "results/front/objective.hpp"
-#include "src/cli/cli.hpp"
+#include "src/cli/command_line.hpp"
 #include "src/cli/commands.hpp"
 #include "src/text/front_table.hpp"
 #include "src/text/progress_bar.hpp"
@@ -25,8 +24,6 @@
 #include "src/text/text_format.hpp"
 
 namespace shardmeter::cli {
-
-namespace po = boost::program_options;
 
 namespace {
 
@@ -69,35 +66,23 @@ std::string utc_now_iso8601() {
   return text;
 }
 
-template <class T>
-T option(const po::variables_map& vm, const char* name, T fallback) {
-  return vm.count(name) ? vm[name].as<T>() : fallback;
-}
-
-SearchJobOptions job_options(const po::variables_map& vm, const std::string& scenario) {
-  const auto usage = [](const std::string& problem) {
-    return UsageError("shardmeter search: " + problem + " (see shardmeter search --help)");
-  };
+SearchJobOptions job_options(const CommandLine& line, const std::string& scenario) {
   SearchJobOptions o;
   o.scenario_path = scenario;
-  o.overrides = scenario_overrides(vm);
-  o.output_h5 = option<std::string>(vm, "output", "");
-  o.output_csv = option<std::string>(vm, "csv", "");
-  o.output_json = option<std::string>(vm, "json", "");
-  const std::string method = option<std::string>(vm, "method", "auto");
+  o.overrides = line.overrides();
+  o.output_h5 = line.output();
+  o.output_csv = line.text("csv");
+  o.output_json = line.text("json");
+  const std::string method = line.text("method");
   const auto parsed = search::parse_method(method);
-  if (!parsed) throw usage("--method " + method + " is not one of auto, exhaustive, anneal");
+  if (!parsed) throw line.usage("--method " + method + " is not one of auto, exhaustive, anneal");
   o.method = *parsed;
-  o.threads = option<int>(vm, "threads", 0);
-  if (o.threads < 0 || o.threads > 1024) throw usage("--threads must be between 0 (all cores) and 1024");
-  o.seed = option<std::uint64_t>(vm, "seed", 0);
-  const std::int64_t evaluations = option<std::int64_t>(vm, "evaluations", static_cast<std::int64_t>(o.visit_budget));
-  if (evaluations < 1) throw usage("--evaluations must be at least 1");
-  o.visit_budget = static_cast<std::uint64_t>(evaluations);
-  o.time_limit_s = option<double>(vm, "time-limit", 0.0);
-  if (!std::isfinite(o.time_limit_s) || o.time_limit_s < 0) throw usage("--time-limit must be a number of seconds >= 0");
-  o.write_all = vm["all"].as<bool>();
-  if (o.write_all && o.output_h5.empty()) throw usage("--all needs -o FILE.h5 (it writes /all into the HDF5 file)");
+  o.threads = line.threads();
+  o.seed = static_cast<std::uint64_t>(line.integer("seed"));
+  o.visit_budget = static_cast<std::uint64_t>(line.integer("evaluations"));
+  if (line.has("time-limit")) o.time_limit_s = line.number("time-limit");
+  o.write_all = line.flag("all");
+  if (o.write_all && o.output_h5.empty()) throw line.usage("--all needs -o FILE.h5 (it writes /all into the HDF5 file)");
   o.created = utc_now_iso8601();
   return o;
 }
@@ -105,31 +90,30 @@ SearchJobOptions job_options(const po::variables_map& vm, const std::string& sce
 }  // namespace
 
 int run_search(const std::vector<std::string>& args, std::ostream& out) {
-  const Command& command = *find_command("search");
-  po::options_description options("Options");
-  add_scenario_options(options);
-  options.add_options()
-      ("output,o", po::value<std::string>()->value_name("FILE.h5"), "write the front (and --all) to this HDF5 file")
-      ("method", po::value<std::string>()->value_name("M"), "auto (default) | exhaustive | anneal")
-      ("threads", po::value<int>()->value_name("N"), "worker threads (default 0 = all cores); the front is the same for any N")
-      ("seed", po::value<std::uint64_t>()->value_name("S"), "annealing seed (default 0)")
-      ("evaluations", po::value<std::int64_t>()->value_name("N"), "annealing budget: candidates to visit (default 200000)")
-      ("time-limit", po::value<double>()->value_name("S"), "stop after S seconds (the front is then marked incomplete)")
-      ("all", po::bool_switch(), "also write every feasible candidate to /all of the HDF5 file")
-      ("csv", po::value<std::string>()->value_name("FILE"), "write the front as CSV")
-      ("json", po::value<std::string>()->value_name("FILE"), "write the front and the run's provenance as JSON")
-      ("quiet,q", po::bool_switch(), "no progress bar (it is drawn on a terminal for searches longer than 1 s)")
-      ("help,h", "print this help");
-  const po::variables_map vm = parse_command_line(command, args, options, "scenario");
-  if (vm.count("help")) {
-    print_command_help(command, options, out);
+  const SearchJobOptions defaults;
+  CommandLine line(*find_command("search"));
+  line.add(SharedOption::set).add(SharedOption::data_dir);
+  line.output("FILE.h5", "write the front (and --all) to this HDF5 file");
+  line.text("method", "M", "auto | exhaustive | anneal", std::string(search::to_string(defaults.method)));
+  line.add(SharedOption::threads);
+  line.integer("seed", "S", "annealing seed", Range::at_least(0), static_cast<std::int64_t>(defaults.seed));
+  line.integer("evaluations", "N", "annealing budget: candidates to visit", Range::at_least(1),
+               static_cast<std::int64_t>(defaults.visit_budget));
+  line.number("time-limit", "S", "stop after S seconds (the front is then marked incomplete)", Range::at_least(0));
+  line.flag("all", "also write every feasible candidate to /all of the HDF5 file");
+  line.text("csv", "FILE", "write the front as CSV");
+  line.text("json", "FILE", "write the front and the run's provenance as JSON");
+  line.flag("quiet,q", "no progress bar (it is drawn on a terminal for searches longer than 1 s)");
+  line.parse(args);
+  if (line.wants_help()) {
+    line.print_help(out);
     out << "\nExit status: 0 when the search ran (an empty front included), 2 for bad input, 130 after Ctrl-C\n"
            "(the front found so far is printed and written, marked complete = false).\n";
     return 0;
   }
-  SearchJobOptions job_opts = job_options(vm, single_scenario(command, vm, "a YAML file with a search: section"));
+  SearchJobOptions job_opts = job_options(line, line.single_positional("SCENARIO", "a YAML file with a search: section"));
   ProgressBar bar(stderr);
-  if (!vm["quiet"].as<bool>() && ::isatty(STDERR_FILENO) == 1) {
+  if (!line.flag("quiet") && ::isatty(STDERR_FILENO) == 1) {
     job_opts.progress = [&bar](std::uint64_t done, std::uint64_t total) { bar.update(done, total); };
     job_opts.search_done = [&bar] { bar.finish(); };
   }
@@ -138,7 +122,7 @@ int run_search(const std::vector<std::string>& args, std::ostream& out) {
   {
     // From here on Ctrl-C never kills the process: a search it interrupts still writes what it found.
     const SigintGuard guard;
-    const Catalog catalog = load_catalog(data_dir_option(vm));
+    const Catalog catalog = load_catalog(line.data_dir());
     try {
       job = run_search_job(job_opts, catalog, g_interrupted);
     } catch (const results::ResultsError& e) {

@@ -10,7 +10,7 @@
 
 #include "results/files/atomic_file.hpp"
 #include "results/errors.hpp"
-#include "src/cli/cli.hpp"
+#include "src/cli/command_line.hpp"
 #include "src/cli/commands.hpp"
 #include "src/planning/search_section.hpp"
 #include "src/sweep/sweep.hpp"
@@ -19,8 +19,6 @@
 #include "src/sweep/sweep_report.hpp"
 
 namespace shardmeter::cli {
-
-namespace po = boost::program_options;
 
 namespace {
 
@@ -36,43 +34,40 @@ std::string now_iso8601() {
 }  // namespace
 
 int run_sweep(const std::vector<std::string>& args, std::ostream& out) {
-  const Command& command = *find_command("sweep");
-  po::options_description options("Options");
-  add_scenario_options(options);
-  options.add_options()
-      ("axis", po::value<std::vector<std::string>>()->composing()->value_name("KEY=VALUES"),
-       "an axis: a dotted scenario key and its values, a YAML list or a range: --axis plan.tp=[1,2,4,8], "
-       "--axis cluster.islands.0.gpus=64:8192:x2 (geometric), 8:64:+8 (arithmetic); once or twice (the first "
-       "axis varies slowest)")
-      ("output,o", po::value<std::string>()->value_name("FILE"),
-       "write every point to FILE: .csv, or .h5/.hdf5 (/front + /sweep, docs/islands.md); written atomically")
-      ("plot", po::value<std::string>()->value_name("FILE.svg"),
-       "draw throughput per GPU and cost per million tokens against the swept (last) axis, with the knee and the "
-       "compute/communication transition marked, into FILE.svg (written atomically)")
-      ("json", po::bool_switch(), "print one JSON object instead of the table")
-      ("help,h", "print this help");
-  const po::variables_map vm = parse_command_line(command, args, options, "scenario");
-  if (vm.count("help")) {
-    print_command_help(command, options, out);
+  CommandLine line(*find_command("sweep"));
+  line.add(SharedOption::set).add(SharedOption::data_dir);
+  line.texts("axis", "KEY=VALUES",
+             "an axis: a dotted scenario key and its values, a YAML list or a range: --axis plan.tp=[1,2,4,8], "
+             "--axis cluster.islands.0.gpus=64:8192:x2 (geometric), 8:64:+8 (arithmetic); once or twice (the first "
+             "axis varies slowest)");
+  line.output("FILE",
+              "write every point to FILE: .csv, or .h5/.hdf5 (/front + /sweep; docs/islands.md); written atomically");
+  line.text("plot", "FILE.svg",
+            "draw throughput per GPU and cost per million tokens against the swept (last) axis, with the knee and the "
+            "compute/communication transition marked, into FILE.svg (written atomically)");
+  line.add(SharedOption::json);
+  line.parse(args);
+  if (line.wants_help()) {
+    line.print_help(out);
     out << "\nThe knee (the size with the most effective tokens/s per dollar, docs/search.md) is found when an axis is\n"
            "cluster.islands.N.gpus, .nodes or .count; the transition (where\n"
            "the exposed-communication share of the step crosses 50 %) along the last axis. With two axes both are\n"
            "computed per value of the other axis. Infeasible points are listed but left out of both analyses.\n";
     return 0;
   }
-  const std::string path = single_scenario(command, vm);
-  if (!vm.count("axis")) throw UsageError("shardmeter sweep: missing --axis KEY=VALUES (see shardmeter sweep --help)");
-  const std::string output = vm.count("output") ? vm["output"].as<std::string>() : "";
+  const std::string path = line.single_positional("SCENARIO", "a YAML file");
+  if (!line.has("axis")) throw line.usage("missing --axis KEY=VALUES");
+  const std::string output = line.output();
   if (!output.empty()) sweep_format(output);  // reject a bad extension before any work
-  const std::string plot = vm.count("plot") ? vm["plot"].as<std::string>() : "";
+  const std::string plot = line.text("plot");
   if (!plot.empty() && std::filesystem::path(plot).extension() != ".svg")
     throw UsageError("shardmeter sweep: --plot " + plot + " must name a .svg file");
 
-  const std::vector<Override> overrides = scenario_overrides(vm);
+  const std::vector<Override> overrides = line.overrides();
   std::vector<std::string> override_texts;
   for (const Override& o : overrides) override_texts.push_back(o.text);
   std::vector<AxisSpec> axes;
-  for (const std::string& text : vm["axis"].as<std::vector<std::string>>()) {
+  for (const std::string& text : line.texts("axis")) {
     try {
       axes.push_back(axis_from_text(text));
     } catch (const ScenarioError& e) {  // name the scenario the axis was meant for, as value errors do
@@ -83,7 +78,7 @@ int run_sweep(const std::vector<std::string>& args, std::ostream& out) {
   }
 
   const auto start = std::chrono::steady_clock::now();
-  const Catalog catalog = load_catalog(data_dir_option(vm));
+  const Catalog catalog = load_catalog(line.data_dir());
   const LoadedScenario loaded = load_scenario_with_search(path, overrides, catalog);
   const Sweep sweep = run_sweep(loaded, catalog, axes);
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -102,7 +97,7 @@ int run_sweep(const std::vector<std::string>& args, std::ostream& out) {
       throw UsageError(std::string("shardmeter sweep: ") + e.what());
     }
   }
-  if (vm["json"].as<bool>())
+  if (line.json())
     out << sweep_json(sweep);
   else
     out << format_sweep_table(sweep) << (output.empty() ? "" : "\nWrote " + output + "\n")

@@ -9,39 +9,31 @@
 #include <fmt/ranges.h>
 
 #include "src/validation/calibration.hpp"
-#include "src/cli/cli.hpp"
+#include "src/cli/command_line.hpp"
 #include "src/cli/commands.hpp"
 #include "src/validation/validation.hpp"
 #include "src/validation/validation_report.hpp"
-#include "src/scenario/version.hpp"
 
 namespace shardmeter::cli {
-
-namespace po = boost::program_options;
 
 namespace {
 
 // Both commands take the same arguments. Returns the runs, or nothing when --help was printed.
 std::optional<std::vector<ValidationRun>> load_table(const char* name, const std::vector<std::string>& args,
                                                      std::ostream& out) {
-  const Command& command = *find_command(name);
-  po::options_description options("Options");
-  options.add_options()
-      ("data-dir", po::value<std::string>(), "catalogs and model presets (default: $SHARDMETER_DATA_DIR or the "
-       "source tree's scenarios/)")
-      ("help,h", "print this help");
-  const po::variables_map vm = parse_command_line(command, args, options, "csv");
-  if (vm.count("help")) {
-    print_command_help(command, options, out);
+  CommandLine line(*find_command(name));
+  line.add(SharedOption::data_dir);
+  line.parse(args);
+  if (line.wants_help()) {
+    line.print_help(out);
     out << "\nCSV defaults to <data-dir>/validation/published_runs.csv. Rows marked `calibrate` and `holdout` are\n"
            "scored; `reference` rows (uncertain configurations) are shown but not scored.\n";
     return std::nullopt;
   }
-  const std::string dir = vm.count("data-dir") ? vm["data-dir"].as<std::string>() : data_dir();
-  const auto positional = vm.count("csv") ? vm["csv"].as<std::vector<std::string>>() : std::vector<std::string>{};
-  if (positional.size() > 1)
-    throw UsageError(fmt::format("shardmeter {}: expected at most one CSV (see --help)", name));
-  const std::string csv = positional.empty() ? dir + "/validation/published_runs.csv" : positional.front();
+  const std::string dir = line.data_dir();
+  if (line.positional().size() > 1) throw line.usage("expected at most one CSV");
+  const std::string csv =
+      line.positional().empty() ? dir + "/validation/published_runs.csv" : line.positional().front();
   return load_validation_runs(csv, load_catalog(dir));
 }
 

@@ -3,10 +3,11 @@
 //
 // To add a command (e.g. `validate`):
 //   1. write src/cli/command_validate.cpp defining `int run_validate(const std::vector<std::string>& args,
-//      std::ostream& out)`; `args` are the words after the command name. Parse them with
-//      parse_command_line() below (Boost.Program_options); print `--help` to `out` and return 0; throw
-//      UsageError / ScenarioError for bad input (status 2); write results to `out` or to files (write a temporary
-//      file in the same directory, then rename, so a failure leaves no partial file);
+//      std::ostream& out)`; `args` are the words after the command name. Declare its options and read them with
+//      a CommandLine (src/cli/command_line.hpp), using the shared options for --set, --data-dir, --threads, --json;
+//      print `--help` to `out` and return 0; throw UsageError / ScenarioError for bad input (status 2); write
+//      results to `out` or to files (write a temporary file in the same directory, then rename, so a failure
+//      leaves no partial file);
 //   2. declare run_validate here and add one row to kCommands in src/cli/commands.cpp.
 // Nothing else changes: src/CMakeLists.txt globs src/**/*.cpp.
 #include <iosfwd>
@@ -14,10 +15,6 @@
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <boost/program_options.hpp>
-
-#include "src/scenario/scenario_loader.hpp"
 
 namespace shardmeter::cli {
 
@@ -32,30 +29,6 @@ struct Command {
 
 std::span<const Command> commands();
 const Command* find_command(std::string_view name);
-
-// Parses a command's arguments: named options plus positional arguments collected under `positional_name`.
-// Unknown options and malformed values become UsageError("shardmeter <command>: ..."). Prints nothing.
-boost::program_options::variables_map parse_command_line(const Command& command, const std::vector<std::string>& args,
-                                                         const boost::program_options::options_description& options,
-                                                         const char* positional_name);
-// "Usage: shardmeter <usage>\n<summary>\n\n<options>"
-void print_command_help(const Command& command, const boost::program_options::options_description& options,
-                        std::ostream& out);
-
-// ---- helpers for commands that read one scenario (estimate, search, sweep, thresholds) --------------------
-// Adds `--set KEY=VALUE` (repeatable) and `--data-dir DIR`.
-void add_scenario_options(boost::program_options::options_description& options);
-// The one positional argument collected under `key` (parse_command_line's positional_name); UsageError naming the
-// command and `label` ("SCENARIO", "FRONT.h5") otherwise, with `what` in parentheses when given.
-std::string single_positional(const Command& command, const boost::program_options::variables_map& vm,
-                              const char* key, const char* label, const char* what = "");
-// single_positional for "scenario" / SCENARIO.
-std::string single_scenario(const Command& command, const boost::program_options::variables_map& vm,
-                            const char* what = "a YAML file");
-// The --set overrides, parsed (ScenarioError for a malformed one), in command-line order.
-std::vector<Override> scenario_overrides(const boost::program_options::variables_map& vm);
-// --data-dir, or $SHARDMETER_DATA_DIR, or the source tree's scenarios/.
-std::string data_dir_option(const boost::program_options::variables_map& vm);
 
 // ---- commands ------------------------------------------------------------------------------------------
 int run_estimate(const std::vector<std::string>& args, std::ostream& out);   // src/cli/command_estimate.cpp

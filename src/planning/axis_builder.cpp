@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
 
 #include "search/patch.hpp"
 

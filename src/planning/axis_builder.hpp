@@ -6,13 +6,15 @@
 #include <string>
 #include <vector>
 
-#include <yaml-cpp/yaml.h>
-
 #include "model/scenario.hpp"
 #include "search/space.hpp"
 #include "src/scenario/catalog.hpp"
 #include "src/scenario/scenario_error.hpp"
-#include "src/scenario/scenario_loader.hpp"
+#include "src/scenario/scenario_parse.hpp"
+
+namespace YAML {
+class Node;
+}  // namespace YAML
 
 namespace shardmeter::cli {
 

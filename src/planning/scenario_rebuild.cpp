@@ -6,21 +6,15 @@
 #include "results/columns.hpp"
 #include "results/errors.hpp"
 #include "results/files/row_layout.hpp"
-#include "src/scenario/scenario_loader.hpp"
+#include "src/scenario/scenario_check.hpp"
+#include "src/scenario/scenario_parse.hpp"
 
 namespace shardmeter::cli {
 
 std::optional<model::Scenario> rebuild_scenario(const results::RunInfo& info, const results::Row& row,
                                                 const Catalog& catalog, std::string& why_not) {
   try {
-    ScenarioDocument doc;
-    doc.path = "scenario attribute of the front file";
-    doc.text = info.scenario_text;
-    doc.root = YAML::Load(info.scenario_text);
-    if (!doc.root.IsMap()) {
-      why_not = "the file's scenario text is not a YAML map";
-      return std::nullopt;
-    }
+    ScenarioDocument doc = scenario_document_from_text("scenario attribute of the front file", info.scenario_text);
     for (const std::string& axis : info.axes) {
       const std::string& label = results::text(row, results::axis_column_name(axis));
       apply_override(doc, Override{axis, label, axis + "=" + label});
@@ -44,8 +38,6 @@ std::optional<model::Scenario> rebuild_scenario(const results::RunInfo& info, co
     return s;
   } catch (const ScenarioError& e) {
     why_not = e.what();
-  } catch (const YAML::Exception& e) {
-    why_not = std::string("YAML: ") + e.what();
   } catch (const results::ResultsError& e) {
     why_not = e.what();
   }

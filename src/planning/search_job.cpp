@@ -22,17 +22,6 @@ namespace shardmeter::cli {
 
 namespace {
 
-// The scenario as the search saw it: the file's text, or (after --set) the document re-emitted with the
-// overrides applied, under a comment naming them. Loading it back gives the same base scenario.
-std::string scenario_text(const ScenarioDocument& doc) {
-  if (doc.applied.empty()) return doc.text;
-  std::string header = "# " + doc.path + " with";
-  for (const Override& o : doc.applied) header += " --set " + o.text;
-  YAML::Emitter out;
-  out << doc.root;
-  return header + "\n" + out.c_str() + "\n";
-}
-
 // Fails before the search rather than after it when an output cannot be written (missing directory).
 void check_output_paths(const SearchJobOptions& o) {
   for (const std::string* path : {&o.output_h5, &o.output_csv, &o.output_json})
@@ -108,7 +97,7 @@ SearchJobResult run_search_job(const SearchJobOptions& options, const Catalog& c
 
   const search::SearchCounts& c = job.result.counts;
   results::RunInfo& info = job.info;
-  info.scenario_text = scenario_text(job.scenario.doc);
+  info.scenario_text = effective_text(job.scenario.doc);
   info.scenario_name = job.scenario.name;
   info.version = version();
   info.method = std::string(search::to_string(job.result.method));

@@ -6,7 +6,8 @@
 
 #include "model/metrics.hpp"
 #include "results/front/objective.hpp"
-#include "src/scenario/scenario_schema.hpp"
+#include "src/scenario/scenario_keys.hpp"
+#include "src/scenario/yaml_reader.hpp"
 
 namespace shardmeter::cli {
 
@@ -178,7 +179,7 @@ SearchSection parse_search(const YamlField& field, const Catalog& catalog, const
 
 SearchSection read_search_section(const ScenarioDocument& doc, const Catalog& catalog, const model::Scenario& scenario) {
   const YamlSource source{doc.path, &doc.overridden};
-  const YAML::Node& node = doc.root;
+  const YAML::Node& node = doc.root.node();
   return parse_search(YamlField(source, node["search"], "search"), catalog, scenario);
 }
 

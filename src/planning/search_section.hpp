@@ -11,7 +11,7 @@
 //
 // Parsed with the rest of the scenario (parse_scenario checks it, so `estimate` rejects a bad one too) and read
 // again by the search job. Every error is a ScenarioError at the offending key; unknown keys are errors.
-// Keys are declared in src/scenario/scenario_schema.cpp; metric names, units and natural directions come from the
+// Keys are declared in src/scenario/scenario_keys.cpp; metric names, units and natural directions come from the
 // metric table (model/metrics.hpp).
 #include <cstdint>
 #include <string>
@@ -21,7 +21,7 @@
 #include "search/goal.hpp"
 #include "src/planning/axis_builder.hpp"
 #include "src/scenario/catalog.hpp"
-#include "src/scenario/yaml_reader.hpp"
+#include "src/scenario/scenario_parse.hpp"
 
 namespace shardmeter::cli {
 

@@ -3,7 +3,7 @@
 // loaded base scenario. Problems with the axes are ScenarioErrors at the axis that causes them.
 #include "search/space.hpp"
 #include "src/scenario/catalog.hpp"
-#include "src/scenario/scenario_loader.hpp"
+#include "src/scenario/scenario_parse.hpp"
 #include "src/planning/search_section.hpp"
 
 namespace shardmeter::cli {

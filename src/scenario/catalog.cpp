@@ -4,9 +4,8 @@
 #include <filesystem>
 #include <vector>
 
-#include "model/units.hpp"
 #include "src/scenario/gpu_fields.hpp"
-#include "src/scenario/scenario_schema.hpp"
+#include "src/scenario/key_reader.hpp"
 #include "src/scenario/yaml_reader.hpp"
 
 namespace shardmeter::cli {
@@ -23,60 +22,49 @@ YamlField entries_of(const YamlSource& source, const YAML::Node& root, std::stri
   return entries;
 }
 
-void load_links(const std::string& path, Catalog& catalog) {
+void load_links(const std::string& path, Catalog& catalog, const KeyTable& keys) {
   std::string text;
   const YamlSource source{path, nullptr};
   const YamlField entries = entries_of(source, load_yaml_file(path, text), "links");
-  const auto keys = key_names({Section::link_catalog});
   for (const auto& item : entries.node()) {
     const std::string name = YamlField(source, item.first, "links").as_string();
-    const YamlMap map(YamlField(source, item.second, "links." + name), keys);
-    for (std::string_view required : keys)
-      if (!map.has(required)) throw map.missing(required, "is required");
+    const YamlMap map = section_map(keys, YamlField(source, item.second, "links." + name), {Section::link_catalog});
+    check_required(keys, Section::link_catalog, map);
     LinkEntry link;
-    map.read("efficiency", link.efficiency, Range::fraction());
-    double latency_us = 0;
-    map.read("latency_us", latency_us, Range::at_least(0));
-    link.latency_s = model::us_to_s(latency_us);
-    map.read("source", link.source);
+    read_keys(keys, Section::link_catalog, map, link);
     catalog.links[name] = link;
   }
 }
 
-// Fields every catalog GPU must give, and the numeric ones that must cite a source.
-constexpr std::string_view kRequiredGpuFields[] = {
-    "bf16_tflops",   "hbm_gib",        "hbm_tbps",    "scaleup_gbps",           "scaleup_link", "scaleup_domain_gpus",
-    "gpus_per_node", "node_network_gbps", "scaleout_link", "price_usd_per_gpu_hour", "efficiency",   "sources"};
-constexpr std::string_view kCitedGpuFields[] = {
-    "bf16_tflops",       "fp8_tflops",    "hbm_gib",                 "hbm_tbps",
-    "scaleup_gbps",      "scaleup_domain_gpus", "gpus_per_node",    "node_network_gbps",
-    "price_usd_per_gpu_hour", "price_high_usd_per_gpu_hour", "spot_price_usd_per_gpu_hour", "efficiency"};
-
-void load_gpus(const std::string& path, Catalog& catalog) {
+void load_gpus(const std::string& path, Catalog& catalog, const KeyTable& keys) {
   std::string text;
   const YamlSource source{path, nullptr};
   const YamlField entries = entries_of(source, load_yaml_file(path, text), "gpus");
-  const auto keys = key_names({Section::gpu_fields, Section::gpu_catalog});
+  const std::initializer_list<Section> kSections = {Section::gpu_fields, Section::gpu_catalog};
   for (const auto& item : entries.node()) {
     const std::string name = YamlField(source, item.first, "gpus").as_string();
     if (name.size() > model::FixedName::kCapacity)
       throw YamlField(source, item.first, "gpus").error("is longer than 31 characters");
-    const YamlMap map(YamlField(source, item.second, "gpus." + name), keys);
-    for (std::string_view required : kRequiredGpuFields)
-      if (!map.has(required)) throw map.missing(required, "is required in a catalog entry");
-    GpuEntry entry = blank_gpu_entry();
+    const YamlMap map = section_map(keys, YamlField(source, item.second, "gpus." + name), kSections);
+    for (Section section : kSections)
+      for (const KeySpec& key : keys.keys(section))
+        if ((key.flags & kRequiredInCatalog) != 0 && !map.has(key.name))
+          throw map.missing(key.name, "is required in a catalog entry");
+    GpuEntry entry = blank_gpu_entry(keys);
     entry.gpu.name.assign(name);
-    apply_gpu_fields(map, entry, catalog.links);
-    entry.family = name;
-    map.read("family", entry.family);
-    for (std::string_view field : kCitedGpuFields)
-      if (map.has(field) && entry.sources.count(std::string(field)) == 0)
-        throw map.missing("sources." + std::string(field), "is missing: every number in the catalog cites its source");
+    entry.family = name;  // unless the entry names its family
+    apply_gpu_fields(map, entry, catalog.links, keys);
+    // Every number in the catalog cites its source.
+    for (Section section : kSections)
+      for (const KeySpec& key : keys.keys(section))
+        if ((key.flags & kCited) != 0 && map.has(key.name) && entry.sources.count(std::string(key.name)) == 0)
+          throw map.missing("sources." + std::string(key.name),
+                            "is missing: every number in the catalog cites its source");
     catalog.gpus[name] = std::move(entry);
   }
 }
 
-void load_presets(const std::string& dir, Catalog& catalog) {
+void load_presets(const std::string& dir, Catalog& catalog, const KeyTable& keys) {
   std::vector<std::filesystem::path> files;
   std::error_code ec;
   for (const auto& item : std::filesystem::directory_iterator(dir, ec))
@@ -84,22 +72,19 @@ void load_presets(const std::string& dir, Catalog& catalog) {
   if (ec) throw ScenarioError(SourceLocation{dir, 0, 0}, "", "", "cannot be read: " + ec.message());
   std::sort(files.begin(), files.end());  // deterministic order
 
-  const auto keys = key_names({Section::preset_file});
   for (const std::filesystem::path& file : files) {
     const std::string path = file.string();
     std::string text;
     const YamlSource source{path, nullptr};
-    const YamlMap top(YamlField(source, load_yaml_file(path, text), ""), keys);
-    for (std::string_view required : keys)
-      if (!top.has(required)) throw top.missing(required, "is required in a model preset");
+    const YamlMap top = section_map(keys, YamlField(source, load_yaml_file(path, text), ""), {Section::preset_file});
+    check_required(keys, Section::preset_file, top);
     const std::string name = top["name"].as_string();
     if (name != file.stem().string())
       throw top["name"].error("does not match the file name (" + file.filename().string() + ")");
     if (!top["model"].node().IsMap()) throw top["model"].error("is not a map of model keys");
     PresetInfo info;
-    top.read("source", info.source);
-    top.read("published_params_b", info.published_params_b, Range::positive());
-    catalog.model_presets[name] = top["model"].node();
+    read_keys(keys, Section::preset_file, top, info);
+    catalog.model_presets[name] = YamlTree(top["model"].node());
     catalog.preset_files[name] = path;
     catalog.preset_info[name] = info;
   }
@@ -107,12 +92,12 @@ void load_presets(const std::string& dir, Catalog& catalog) {
 
 }  // namespace
 
-Catalog load_catalog(const std::string& data_dir) {
+Catalog load_catalog(const std::string& data_dir, const KeyTable& keys) {
   Catalog catalog;
   catalog.dir = data_dir;
-  load_links(data_dir + "/links.yaml", catalog);
-  load_gpus(data_dir + "/gpus.yaml", catalog);
-  load_presets(data_dir + "/models", catalog);
+  load_links(data_dir + "/links.yaml", catalog, keys);
+  load_gpus(data_dir + "/gpus.yaml", catalog, keys);
+  load_presets(data_dir + "/models", catalog, keys);
   return catalog;
 }
 

@@ -1,8 +1,9 @@
 // cluster.islands[N]: one island entry — its GPU (catalog name or inline map), size, overrides and price.
+#include "src/scenario/parse_island.hpp"
+
 #include "model/units.hpp"
 #include "src/scenario/gpu_fields.hpp"
-#include "src/scenario/scenario_parsers.hpp"
-#include "src/scenario/scenario_schema.hpp"
+#include "src/scenario/key_reader.hpp"
 #include "src/scenario/zeroed.hpp"
 
 namespace shardmeter::cli {
@@ -11,23 +12,21 @@ namespace m = shardmeter::model;
 
 namespace {
 
-// Fields an inline `gpu:` map must give; the rest default (model/hardware_spec.hpp) or come from the island.
+// The model counts GPUs in int: keep every entry (and so every product of parallel degrees) well inside it.
 constexpr std::int64_t kMaxGpusPerEntry = 100'000'000;
 
-constexpr std::string_view kInlineRequired[] = {"bf16_tflops", "hbm_gib", "hbm_tbps", "scaleup_gbps", "scaleup_link"};
-
-GpuEntry inline_gpu(const YamlField& field, const Catalog& catalog) {
-  auto keys = key_names({Section::gpu_fields, Section::gpu_catalog});
-  keys.push_back("name");
-  const YamlMap map(field, keys);
-  for (std::string_view required : kInlineRequired)
-    if (!map.has(required)) throw map.missing(required, "is required in an inline GPU map");
-  GpuEntry entry = blank_gpu_entry();
-  std::string name = "custom";
+GpuEntry inline_gpu(const YamlField& field, const Catalog& catalog, const KeyTable& keys) {
+  const YamlMap map = section_map(keys, field, {Section::gpu_fields, Section::gpu_catalog, Section::inline_gpu});
+  for (Section section : {Section::gpu_fields, Section::gpu_catalog})
+    for (const KeySpec& key : keys.keys(section))
+      if ((key.flags & kRequiredInline) != 0 && !map.has(key.name))
+        throw map.missing(key.name, "is required in an inline GPU map");
+  GpuEntry entry = blank_gpu_entry(keys);
+  std::string name(keys.key(Section::inline_gpu, "name").fallback.text);
   map.read("name", name);
   if (name.size() > m::FixedName::kCapacity) throw map["name"].error("is longer than 31 characters");
   entry.gpu.name.assign(name);
-  apply_gpu_fields(map, entry, catalog.links);
+  apply_gpu_fields(map, entry, catalog.links, keys);
   return entry;
 }
 
@@ -43,17 +42,17 @@ GpuEntry catalog_gpu(const YamlField& field, const Catalog& catalog) {
 
 }  // namespace
 
-m::IslandSpec parse_island(const YamlField& field, int index, const Catalog& catalog) {
-  const auto keys = key_names({Section::island, Section::gpu_fields});
+m::IslandSpec parse_island(const YamlField& field, int index, const Catalog& catalog, const KeyTable& keys) {
   if (field.is_null() || !field.node().IsMap()) throw field.error("is not a map describing an island");
-  const YamlMap map(field, keys);
-  if (!map.has("gpu")) throw map.missing("gpu", "is required: a name in gpus.yaml or an inline map of GPU fields");
+  const YamlMap map = section_map(keys, field, {Section::island, Section::gpu_fields});
+  check_required(keys, Section::island, map);
   const YamlField gpu_field = map["gpu"];
-  GpuEntry entry = gpu_field.node().IsMap() ? inline_gpu(gpu_field, catalog) : catalog_gpu(gpu_field, catalog);
-  apply_gpu_fields(map, entry, catalog.links);  // the island's overrides of its GPU's fields
+  GpuEntry entry = gpu_field.node().IsMap() ? inline_gpu(gpu_field, catalog, keys) : catalog_gpu(gpu_field, catalog);
+  apply_gpu_fields(map, entry, catalog.links, keys);  // the island's overrides of its GPU's fields
 
   m::IslandSpec island;
   reset_zeroed(island);
+  apply_defaults(keys, Section::island, island);
   island.gpu = entry.gpu;
   island.gpus_per_node = entry.gpus_per_node;
 
@@ -67,15 +66,13 @@ m::IslandSpec parse_island(const YamlField& field, int index, const Catalog& cat
   const bool has_nodes = map.has("nodes");
   if (has_gpus && has_nodes) throw map["nodes"].error("cannot be combined with " + map.child_path("gpus") + "; give one");
   if (!has_gpus && !has_nodes) throw map.missing("gpus", "is required (or nodes)");
-  if (has_gpus) {
-    map.read("gpus", island.gpus, Range::between(1, 1e8));
-  } else {
-    int nodes = 0;
-    map.read("nodes", nodes, Range::between(1, 1e8 / island.gpus_per_node));
+  read_keys(keys, Section::island, map, island);  // gpus, count, spot, preemptions
+  if (has_nodes) {
+    // As many nodes as the most GPUs an entry's `gpus` may give.
+    const double most_gpus = keys.key(Section::island, "gpus").bounds.max;
+    const int nodes = map["nodes"].as_int(Range::between(1, most_gpus / island.gpus_per_node));
     island.gpus = nodes * island.gpus_per_node;
   }
-  map.read("count", island.count, Range::between(1, 1e5));
-  // The model counts GPUs in int: keep every entry (and so every product of parallel degrees) well inside it.
   if (static_cast<std::int64_t>(island.gpus) * island.count > kMaxGpusPerEntry)
     throw map[map.has("count") ? "count" : (has_gpus ? "gpus" : "nodes")].error(
         "gives " + std::to_string(static_cast<std::int64_t>(island.gpus) * island.count) + " GPUs; at most " +
@@ -96,8 +93,6 @@ m::IslandSpec parse_island(const YamlField& field, int index, const Catalog& cat
     throw map.missing(key, "is required: the island spans several nodes and its GPU gives no scale-out network");
   }
 
-  map.read("spot", island.spot);
-  map.read("preemptions_per_gpu_hour", island.preemptions_per_gpu_hour, Range::at_least(0));
   island.price_usd_per_gpu_hour = island.gpu.price_usd_per_gpu_hour;
   if (island.spot) {
     if (island.gpu.spot_price_usd_per_gpu_hour <= 0)

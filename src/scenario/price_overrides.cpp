@@ -3,16 +3,17 @@
 #include <array>
 #include <string_view>
 
+#include "src/scenario/key_reader.hpp"
 #include "src/scenario/yaml_reader.hpp"
 
 namespace shardmeter::cli {
 
 namespace {
 constexpr std::array<std::string_view, 1> kTop = {"prices"};
-constexpr std::array<std::string_view, 2> kFields = {"price_usd_per_gpu_hour", "spot_price_usd_per_gpu_hour"};
 }  // namespace
 
-std::vector<PriceOverride> load_price_overrides(const std::string& path, const Catalog& catalog) {
+std::vector<PriceOverride> load_price_overrides(const std::string& path, const Catalog& catalog,
+                                                const KeyTable& keys) {
   std::string text;
   const YamlSource source{path, nullptr};
   const YAML::Node root = load_yaml_file(path, text);
@@ -32,12 +33,14 @@ std::vector<PriceOverride> load_price_overrides(const std::string& path, const C
       throw key.error("is not a GPU of the catalog" + (near.empty() ? "" : " (did you mean " + near + "?)") +
                       "; known: " + join(known));
     }
-    const YamlMap map(YamlField(source, item.second, "prices." + gpu), kFields);
+    const YamlMap map = section_map(keys, YamlField(source, item.second, "prices." + gpu), {Section::price_file});
+    const auto read = [&](std::string_view key, std::optional<double>& out) {
+      if (map.has(key)) out = map[key].as_double(keys.key(Section::price_file, key).bounds);
+    };
     PriceOverride p;
     p.gpu = gpu;
-    double value = 0;
-    if (map.read("price_usd_per_gpu_hour", value, Range::positive())) p.price_usd_per_gpu_hour = value;
-    if (map.read("spot_price_usd_per_gpu_hour", value, Range::positive())) p.spot_price_usd_per_gpu_hour = value;
+    read("price_usd_per_gpu_hour", p.price_usd_per_gpu_hour);
+    read("spot_price_usd_per_gpu_hour", p.spot_price_usd_per_gpu_hour);
     if (!p.price_usd_per_gpu_hour && !p.spot_price_usd_per_gpu_hour)
       throw map.missing("price_usd_per_gpu_hour", "or spot_price_usd_per_gpu_hour is required");
     prices.push_back(std::move(p));

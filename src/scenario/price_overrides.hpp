@@ -11,7 +11,9 @@
 #include <vector>
 
 #include "src/scenario/catalog.hpp"
+#include "src/scenario/key_table.hpp"
 #include "src/scenario/scenario_error.hpp"
+#include "src/scenario/scenario_keys.hpp"
 
 namespace shardmeter::cli {
 
@@ -21,7 +23,9 @@ struct PriceOverride {
   std::optional<double> spot_price_usd_per_gpu_hour;
 };
 
-std::vector<PriceOverride> load_price_overrides(const std::string& path, const Catalog& catalog);
+// The keys of an entry are the key table's price_file section.
+std::vector<PriceOverride> load_price_overrides(const std::string& path, const Catalog& catalog,
+                                                const KeyTable& keys = scenario_keys());
 // Sets the catalog GPUs' prices. Scenarios parsed afterwards price their islands with them (unless an island sets
 // its own price).
 void apply_price_overrides(Catalog& catalog, const std::vector<PriceOverride>& prices);

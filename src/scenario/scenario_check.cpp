@@ -1,12 +1,13 @@
 // check_scenario: cross-field consistency (model::check_consistency), reported at the blamed key's position
 // with a sentence per rule.
+#include "src/scenario/scenario_check.hpp"
+
 #include <cmath>
 
 #include <fmt/format.h>
 
 #include "model/consistency.hpp"
 #include "src/scenario/enum_names.hpp"
-#include "src/scenario/scenario_loader.hpp"
 #include "src/scenario/yaml_reader.hpp"
 
 namespace shardmeter::cli {
@@ -28,11 +29,11 @@ std::string field_path(m::FieldId field, int island) {
 
 bool has_key(const ScenarioDocument& doc, const std::string& key) {
   const YamlSource source{doc.path, &doc.overridden};
-  return find_node(doc.root, key).IsDefined() || source.override_for(key) != nullptr;
+  return find_node(doc.root.node(), key).IsDefined() || source.override_for(key) != nullptr;
 }
 
 std::string scalar_or_empty(const ScenarioDocument& doc, const std::string& key) {
-  const YAML::Node node = find_node(doc.root, key);
+  const YAML::Node node = find_node(doc.root.node(), key);
   return node.IsDefined() && node.IsScalar() ? node.Scalar() : "";
 }
 

@@ -1,7 +1,10 @@
 // Reading a scenario file into a YAML document and applying --set overrides to it; locating keys in it.
+#include "src/scenario/scenario_document.hpp"
+
 #include <cctype>
 
-#include "src/scenario/scenario_loader.hpp"
+#include <yaml-cpp/yaml.h>
+
 #include "src/scenario/yaml_reader.hpp"
 
 namespace shardmeter::cli {
@@ -55,7 +58,7 @@ void apply_override(ScenarioDocument& doc, const Override& o) {
   const YAML::Node value = load_yaml_text(o.value, where, o.key);
   const std::vector<std::string> parts = split_path(o.key);
 
-  YAML::Node current = doc.root;  // a handle; rebound with reset(), never assigned (that would overwrite)
+  YAML::Node current = doc.root.node();  // a handle; rebound with reset(), never assigned (that would overwrite)
   std::string path;
   for (std::size_t i = 0; i < parts.size(); ++i) {
     const std::string& part = parts[i];
@@ -100,7 +103,7 @@ ScenarioDocument::ScenarioDocument(const ScenarioDocument& other)
     : path(other.path), text(other.text), overridden(), applied() {
   // Documents built in code (no text) are cloned; yaml-cpp's Clone drops positions, which only code-built
   // documents lack anyway.
-  root.reset(other.text.empty() ? YAML::Clone(other.root) : YAML::Load(text));
+  root = YamlTree(other.text.empty() ? YAML::Clone(other.root.node()) : YAML::Load(text));
   for (const Override& o : other.applied) apply_override(*this, o);
 }
 
@@ -112,30 +115,61 @@ ScenarioDocument& ScenarioDocument::operator=(const ScenarioDocument& other) {
 ScenarioDocument::ScenarioDocument(ScenarioDocument&& other) noexcept
     : path(std::move(other.path)),
       text(std::move(other.text)),
-      root(other.root),
+      root(std::move(other.root)),
       overridden(std::move(other.overridden)),
       applied(std::move(other.applied)) {}
 
 ScenarioDocument& ScenarioDocument::operator=(ScenarioDocument&& other) noexcept {
   path = std::move(other.path);
   text = std::move(other.text);
-  root.reset(other.root);  // rebind the handle; never `root = other.root` (that writes through)
+  root = std::move(other.root);  // YamlTree rebinds; it never writes through as YAML::Node's assignment does
   overridden = std::move(other.overridden);
   applied = std::move(other.applied);
   return *this;
 }
 
-ScenarioDocument read_scenario_document(const std::string& path, const std::vector<Override>& overrides) {
-  ScenarioDocument doc;
-  doc.path = path;
-  doc.root = load_yaml_file(path, doc.text);
-  if (!doc.root.IsMap()) {
+namespace {
+
+ScenarioDocument make_document(const std::string& path, std::string text, const YAML::Node& root,
+                               const std::vector<Override>& overrides) {
+  if (!root.IsMap()) {
     const YamlSource source{path, nullptr};
-    throw ScenarioError(doc.root.IsNull() ? SourceLocation{path, 0, 0} : source.at(doc.root, ""), "", "",
+    throw ScenarioError(root.IsNull() ? SourceLocation{path, 0, 0} : source.at(root, ""), "", "",
                         "is not a scenario: expected a map of keys (name, model, training, cluster, plan)");
   }
+  ScenarioDocument doc;
+  doc.path = path;
+  doc.text = std::move(text);
+  doc.root = YamlTree(root);
   for (const Override& o : overrides) apply_override(doc, o);
   return doc;
+}
+
+}  // namespace
+
+ScenarioDocument read_scenario_document(const std::string& path, const std::vector<Override>& overrides) {
+  std::string text;
+  const YAML::Node root = load_yaml_file(path, text);
+  return make_document(path, std::move(text), root, overrides);
+}
+
+ScenarioDocument scenario_document_from_text(const std::string& label, const std::string& text) {
+  return make_document(label, text, parse_yaml(text, label), {});
+}
+
+std::optional<std::string> scalar_at(const ScenarioDocument& doc, const std::string& dotted_key) {
+  const YAML::Node node = find_node(doc.root.node(), dotted_key);
+  if (!node.IsDefined() || !node.IsScalar()) return std::nullopt;
+  return node.Scalar();
+}
+
+std::string effective_text(const ScenarioDocument& doc) {
+  if (doc.applied.empty()) return doc.text;
+  std::string header = "# " + doc.path + " with";
+  for (const Override& o : doc.applied) header += " --set " + o.text;
+  YAML::Emitter out;
+  out << doc.root.node();
+  return header + "\n" + out.c_str() + "\n";
 }
 
 YAML::Node find_node(const YAML::Node& root, const std::string& dotted_key) {
@@ -158,10 +192,10 @@ SourceLocation locate(const ScenarioDocument& doc, const std::string& dotted_key
   // The key itself, or the nearest enclosing key that the document has.
   std::string key = dotted_key;
   while (true) {
-    const YAML::Node node = find_node(doc.root, key);
+    const YAML::Node node = find_node(doc.root.node(), key);
     if (node.IsDefined() || source.override_for(key) != nullptr) return source.at(node, key);
     const auto dot = key.rfind('.');
-    if (dot == std::string::npos) return source.at(doc.root, "");
+    if (dot == std::string::npos) return source.at(doc.root.node(), "");
     key.resize(dot);
   }
 }

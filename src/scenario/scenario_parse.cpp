@@ -1,45 +1,46 @@
 // parse_scenario: the top level of a scenario document, dispatching each section to its parser.
-#include "src/scenario/scenario_loader.hpp"
-#include "src/scenario/scenario_parsers.hpp"
-#include "src/scenario/scenario_schema.hpp"
+#include "src/scenario/scenario_parse.hpp"
+
+#include "src/scenario/key_reader.hpp"
+#include "src/scenario/parse_cluster.hpp"
+#include "src/scenario/parse_model.hpp"
+#include "src/scenario/parse_plan.hpp"
+#include "src/scenario/parse_training.hpp"
+#include "src/scenario/scenario_check.hpp"
 #include "src/scenario/zeroed.hpp"
 
 namespace shardmeter::cli {
 
-model::Scenario parse_scenario(const ScenarioDocument& doc, const Catalog& catalog) {
+model::Scenario parse_scenario(const ScenarioDocument& doc, const Catalog& catalog, const KeyTable& keys) {
   // Every byte deterministic (padding included): the search compares scenarios byte-wise.
   model::Scenario s{};
   reset_zeroed(s);
 
   const YamlSource source{doc.path, &doc.overridden};
-  const auto keys = key_names({Section::top});
-  const YamlMap top(YamlField(source, doc.root, ""), keys);
-  if (!top.has("name")) throw top.missing("name", "is required (a short identifier for the scenario)");
+  const YamlMap top = section_map(keys, YamlField(source, doc.root.node(), ""), {Section::top});
+  check_required(keys, Section::top, top);
   if (top["name"].as_string().empty()) throw top["name"].error("is empty");
   if (top.has("description")) top["description"].as_string();
-  for (std::string_view required : {"model", "training", "cluster"})
-    if (!top.has(required)) throw top.missing(required, "is required");
 
-  parse_model(top["model"], catalog, s.model);
-  parse_training(top["training"], s.training);
-  parse_cluster(top["cluster"], catalog, s.cluster);
-  parse_plan(top["plan"], s.plan);
-  parse_runtime(top["runtime"], s.runtime);
-  parse_goodput(top["goodput"], s.cluster, s.goodput);
+  parse_model(top["model"], catalog, s.model, keys);
+  parse_training(top["training"], s.training, keys);
+  parse_cluster(top["cluster"], catalog, s.cluster, keys);
+  parse_plan(top["plan"], s.plan, keys);
+  parse_runtime(top["runtime"], s.runtime, keys);
+  parse_goodput(top["goodput"], s.cluster, s.goodput, keys);
   // `search:` belongs to the planning layer (src/planning/search_section.hpp): commands that take a scenario
   // check it there, `shardmeter search` reads it once.
   return s;
 }
 
-LoadedScenario load_scenario(const std::string& path, const std::vector<Override>& overrides,
-                             const Catalog& catalog) {
+LoadedScenario load_scenario(const std::string& path, const std::vector<Override>& overrides, const Catalog& catalog,
+                             const KeyTable& keys) {
   LoadedScenario loaded;
   loaded.doc = read_scenario_document(path, overrides);
   reset_zeroed(loaded.scenario);  // so the copy below keeps zero padding however the compiler copies
-  loaded.scenario = parse_scenario(loaded.doc, catalog);
+  loaded.scenario = parse_scenario(loaded.doc, catalog, keys);
   check_scenario(loaded.scenario, loaded.doc);
-  const YAML::Node& root = loaded.doc.root;
-  loaded.name = root["name"].as<std::string>();
+  loaded.name = scalar_at(loaded.doc, "name").value_or("");
   return loaded;
 }
 

@@ -7,11 +7,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <set>
 #include <sstream>
 #include <system_error>
-
-#include <fmt/format.h>
 
 namespace shardmeter::cli {
 
@@ -53,11 +52,15 @@ YAML::Node load_yaml_file(const std::string& path, std::string& text) {
   buffer << in.rdbuf();
   if (!in) throw ScenarioError(SourceLocation{path, 0, 0}, "", "", "cannot be read");
   text = buffer.str();
+  return parse_yaml(text, path);
+}
+
+YAML::Node parse_yaml(const std::string& text, const std::string& file) {
   try {
     return YAML::Load(text);
   } catch (const YAML::ParserException& e) {
-    const SourceLocation where = e.mark.is_null() ? SourceLocation{path, 0, 0}
-                                                  : SourceLocation{path, e.mark.line + 1, e.mark.column + 1};
+    const SourceLocation where = e.mark.is_null() ? SourceLocation{file, 0, 0}
+                                                  : SourceLocation{file, e.mark.line + 1, e.mark.column + 1};
     throw ScenarioError(where, "", "", "YAML syntax error: " + e.msg);
   }
 }
@@ -81,90 +84,6 @@ std::string node_text(const YAML::Node& node) {
   constexpr std::size_t kMax = 60;
   if (text.size() > kMax) text = text.substr(0, kMax - 3) + "...";
   return text;
-}
-
-std::string join(std::span<const std::string_view> names, std::string_view separator) {
-  std::string text;
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    if (i > 0) text += separator;
-    text += names[i];
-  }
-  return text;
-}
-
-std::string join(const std::vector<std::string>& names, std::string_view separator) {
-  std::vector<std::string_view> views(names.begin(), names.end());
-  return join(views, separator);
-}
-
-namespace {
-
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t above = row[j];
-      const std::size_t substitute = diagonal + (a[i - 1] == b[j - 1] ? 0 : 1);
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, substitute});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
-
-}  // namespace
-
-std::string closest_match(std::string_view word, std::span<const std::string_view> candidates) {
-  // A candidate that extends the word ("h100" -> "h100-sxm") beats one that is merely close in edit distance.
-  const std::size_t limit = std::max<std::size_t>(2, word.size() / 3);
-  std::string best;
-  std::pair<int, std::size_t> best_score{2, 0};
-  for (std::string_view c : candidates) {
-    const std::size_t d = edit_distance(word, c);
-    const bool prefix = word.size() >= 3 && (c.starts_with(word) || word.starts_with(c));
-    const std::pair<int, std::size_t> score{prefix ? 0 : 1, d};
-    if ((d <= limit || prefix) && score < best_score) {
-      best = std::string(c);
-      best_score = score;
-    }
-  }
-  return best;
-}
-
-std::string closest_match(std::string_view word, const std::vector<std::string>& candidates) {
-  std::vector<std::string_view> views(candidates.begin(), candidates.end());
-  return closest_match(word, views);
-}
-
-// ---- ranges ---------------------------------------------------------------------------------------------
-
-bool Range::contains(double v) const {
-  if (std::isnan(v)) return false;
-  if (min_exclusive ? !(v > min) : !(v >= min)) return false;
-  return v <= max;
-}
-
-namespace {
-
-// 1048576 rather than 1.04858e+06; 0.85 as 0.85.
-std::string bound_text(double v) {
-  if (std::fabs(v) < 1e15 && v == std::floor(v)) return fmt::format("{}", static_cast<long long>(v));
-  return fmt::format("{:g}", v);
-}
-
-}  // namespace
-
-std::string Range::text() const {
-  const bool has_min = std::isfinite(min);
-  const bool has_max = std::isfinite(max);
-  if (has_min && has_max && !min_exclusive) return "between " + bound_text(min) + " and " + bound_text(max);
-  if (has_min && has_max) return "greater than " + bound_text(min) + " and at most " + bound_text(max);
-  if (has_min) return (min_exclusive ? "greater than " : "at least ") + bound_text(min);
-  if (has_max) return "at most " + bound_text(max);
-  return "finite";
 }
 
 // ---- typed reads ----------------------------------------------------------------------------------------
@@ -300,26 +219,6 @@ ScenarioError YamlMap::missing(std::string_view key, const std::string& problem)
   return ScenarioError(self_.where(), child_path(key), "", problem);
 }
 
-bool YamlMap::read(std::string_view key, int& out, Range range) const {
-  if (!has(key)) return false;
-  out = (*this)[key].as_int(range);
-  return true;
-}
-bool YamlMap::read(std::string_view key, std::int64_t& out, Range range) const {
-  if (!has(key)) return false;
-  out = (*this)[key].as_int64(range);
-  return true;
-}
-bool YamlMap::read(std::string_view key, double& out, Range range) const {
-  if (!has(key)) return false;
-  out = (*this)[key].as_double(range);
-  return true;
-}
-bool YamlMap::read(std::string_view key, bool& out) const {
-  if (!has(key)) return false;
-  out = (*this)[key].as_bool();
-  return true;
-}
 bool YamlMap::read(std::string_view key, std::string& out) const {
   if (!has(key)) return false;
   out = (*this)[key].as_string();

@@ -2,7 +2,6 @@
 // Typed reads of YAML nodes that remember where each value came from, so every error names the file, line,
 // column, dotted key path and offending value. Used for scenario files, --set overrides and the catalogs.
 #include <cstdint>
-#include <limits>
 #include <map>
 #include <memory>
 #include <span>
@@ -13,7 +12,9 @@
 #include <yaml-cpp/yaml.h>
 
 #include "src/scenario/enum_names.hpp"
+#include "src/scenario/range.hpp"
 #include "src/scenario/scenario_error.hpp"
+#include "src/scenario/word_lists.hpp"
 
 namespace shardmeter::cli {
 
@@ -31,25 +32,13 @@ struct YamlSource {
 // Reads and parses a YAML file. A missing file or a syntax error is a ScenarioError naming the file (and the
 // line and column of the syntax error). `text` receives the file contents.
 YAML::Node load_yaml_file(const std::string& path, std::string& text);
+// Parses YAML text that stands for the file `file`: a syntax error is a ScenarioError at its line and column there.
+YAML::Node parse_yaml(const std::string& text, const std::string& file);
 // Parses YAML text that came from `where` (e.g. a --set value).
 YAML::Node load_yaml_text(const std::string& text, const SourceLocation& where, const std::string& key);
 
 // A scalar's text, or a short flow-style rendering of a map or list, for error messages.
 std::string node_text(const YAML::Node& node);
-
-// Accepted numeric interval, with the phrase used when a value falls outside it.
-struct Range {
-  double min = -std::numeric_limits<double>::infinity();
-  double max = std::numeric_limits<double>::infinity();
-  bool min_exclusive = false;
-
-  static Range at_least(double lo) { return Range{lo, std::numeric_limits<double>::infinity(), false}; }
-  static Range positive() { return Range{0, std::numeric_limits<double>::infinity(), true}; }
-  static Range between(double lo, double hi) { return Range{lo, hi, false}; }
-  static Range fraction() { return Range{0, 1, true}; }  // (0, 1]
-  bool contains(double v) const;
-  std::string text() const;  // "at least 1", "greater than 0", "between 0 and 0.5"
-};
 
 // A YAML node together with its dotted key path and source.
 class YamlField {
@@ -112,27 +101,10 @@ public:
   ScenarioError missing(std::string_view key, const std::string& problem) const;
 
   // Read a key when present; return whether it was.
-  bool read(std::string_view key, int& out, Range range) const;
-  bool read(std::string_view key, std::int64_t& out, Range range) const;
-  bool read(std::string_view key, double& out, Range range) const;
-  bool read(std::string_view key, bool& out) const;
   bool read(std::string_view key, std::string& out) const;
-  template <class E>
-  bool read_enum(std::string_view key, E& out) const {
-    if (!has(key)) return false;
-    out = (*this)[key].template as_enum<E>();
-    return true;
-  }
 
 private:
   YamlField self_;
 };
-
-// Levenshtein-close candidate for a misspelt name, or empty.
-std::string closest_match(std::string_view word, std::span<const std::string_view> candidates);
-std::string closest_match(std::string_view word, const std::vector<std::string>& candidates);
-// "a, b, c"
-std::string join(std::span<const std::string_view> names, std::string_view separator = ", ");
-std::string join(const std::vector<std::string>& names, std::string_view separator = ", ");
 
 }  // namespace shardmeter::cli

@@ -10,7 +10,7 @@
 #include "model/scenario.hpp"
 #include "src/planning/axis_builder.hpp"
 #include "src/scenario/catalog.hpp"
-#include "src/scenario/scenario_loader.hpp"
+#include "src/scenario/scenario_parse.hpp"
 #include "src/sweep/sweep_analysis.hpp"
 
 namespace shardmeter::cli {

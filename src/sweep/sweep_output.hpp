@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "results/front/row.hpp"
-#include "src/scenario/scenario_loader.hpp"
+#include "src/scenario/scenario_parse.hpp"
 #include "src/sweep/sweep.hpp"
 
 namespace shardmeter::cli {

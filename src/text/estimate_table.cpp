@@ -33,15 +33,15 @@ void row(std::string& out, std::string_view label, const std::string& value) {
 void describe_scenario(std::string& out, const LoadedScenario& loaded) {
   const m::Scenario& s = loaded.scenario;
   const m::ModelSpec& md = s.model;
-  const YAML::Node preset = find_node(loaded.doc.root, "model.preset");
-  const YAML::Node description = find_node(loaded.doc.root, "description");
+  const std::optional<std::string> preset = scalar_at(loaded.doc, "model.preset");
+  const std::optional<std::string> description = scalar_at(loaded.doc, "description");
   out += fmt::format("shardmeter estimate: {}\n", loaded.name);
-  if (description.IsDefined() && description.IsScalar()) out += "  " + description.Scalar() + "\n";
+  if (description) out += "  " + *description + "\n";
   out += "\n";
 
   row(out, "Model",
       fmt::format("{}{} layers, hidden {}, {} heads{}, FFN {} ({}), vocab {}, seq {}",
-                  preset.IsDefined() && preset.IsScalar() ? preset.Scalar() + ": " : "", md.layers, md.hidden,
+                  preset ? *preset + ": " : "", md.layers, md.hidden,
                   md.heads, md.kv_heads != md.heads ? fmt::format(" ({} KV)", md.kv_heads) : "", md.ffn_hidden,
                   enum_name(md.ffn_type), md.vocab, md.seq_len));
   row(out, "", fmt::format("{:.2f} B parameters", m::count_parameters(md).total / 1e9));

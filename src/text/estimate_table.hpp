@@ -4,7 +4,7 @@
 #include <string>
 
 #include "model/estimate.hpp"
-#include "src/scenario/scenario_loader.hpp"
+#include "src/scenario/scenario_parse.hpp"
 
 namespace shardmeter::cli {
 

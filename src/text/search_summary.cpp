@@ -40,8 +40,7 @@ constexpr std::array kReasons = {
 // clang-format on
 
 std::string doc_value(const SearchJobResult& job, const std::string& key) {
-  const YAML::Node node = find_node(job.scenario.doc.root, key);
-  return node.IsDefined() && node.IsScalar() ? node.Scalar() : "?";
+  return scalar_at(job.scenario.doc, key).value_or("?");
 }
 
 void row(std::string& out, std::string_view label, const std::string& value) {

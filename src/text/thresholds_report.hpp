@@ -5,7 +5,7 @@
 
 #include "model/estimate.hpp"
 #include "model/thresholds.hpp"
-#include "src/scenario/scenario_loader.hpp"
+#include "src/scenario/scenario_parse.hpp"
 
 namespace shardmeter::cli {
 

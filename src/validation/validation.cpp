@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
 
 #include "model/evaluate.hpp"
 #include "model/flops.hpp"
@@ -10,7 +11,7 @@
 #include "results/files/csv.hpp"
 #include "results/errors.hpp"
 #include "src/scenario/scenario_error.hpp"
-#include "src/scenario/scenario_loader.hpp"
+#include "src/scenario/scenario_parse.hpp"
 
 namespace shardmeter::cli {
 
@@ -73,7 +74,7 @@ ScenarioDocument row_document(const CsvRow& row, const std::string& path) {
   root["goodput"]["enabled"] = false;  // published figures are per-step throughput, not wall-clock
   ScenarioDocument doc;
   doc.path = fmt::format("{}:{}", path, row.line);
-  doc.root = root;
+  doc.root = YamlTree(root);
   return doc;
 }
 

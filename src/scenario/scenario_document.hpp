@@ -1,15 +1,13 @@
 #pragma once
-// Reading scenario files: YAML text -> document (with --set overrides) -> model::Scenario -> consistency check.
-// Every error names the file, line, column, dotted key path and offending value (ScenarioError).
+// A scenario file as a YAML document with its `--set` overrides applied, and where each key of it came from.
+// Reading it into a model::Scenario is src/scenario/scenario_parse.hpp.
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
-#include <yaml-cpp/yaml.h>
-
-#include "model/scenario.hpp"
-#include "src/scenario/catalog.hpp"
 #include "src/scenario/scenario_error.hpp"
+#include "src/scenario/yaml_tree.hpp"
 
 namespace shardmeter::cli {
 
@@ -26,14 +24,15 @@ Override parse_override(const std::string& text);
 struct ScenarioDocument {
   std::string path;                  // as given by the user
   std::string text;                  // file contents (provenance for result files)
-  YAML::Node root;
+  YamlTree root;                     // the document (include <yaml-cpp/yaml.h> to read root.node())
   std::map<std::string, std::string> overridden;  // dotted key -> override text, for error locations
   std::vector<Override> applied;     // the overrides applied to `text`, in order
 
   ScenarioDocument() = default;
   // Copies are deep and independent: yaml-cpp nodes are shared handles (assigning one writes through it), so a
   // copy re-parses `text` and replays `applied`, keeping every line/column position. Copy a document before
-  // applying overrides to it (e.g. per search axis value) and the original stays untouched.
+  // applying overrides to it (e.g. per search axis value) and the original stays untouched. A moved-from
+  // document may only be assigned to or destroyed.
   ScenarioDocument(const ScenarioDocument& other);
   ScenarioDocument& operator=(const ScenarioDocument& other);
   ScenarioDocument(ScenarioDocument&& other) noexcept;
@@ -41,26 +40,25 @@ struct ScenarioDocument {
   ~ScenarioDocument() = default;
 };
 
+// Reads a scenario file; ScenarioError when it cannot be read, is not YAML, or is not a map of keys.
 ScenarioDocument read_scenario_document(const std::string& path, const std::vector<Override>& overrides = {});
+// The same for scenario text from elsewhere (a result file's provenance, a test); `label` stands for the file name
+// in error locations.
+ScenarioDocument scenario_document_from_text(const std::string& label, const std::string& text);
 // Sets one dotted key in a document (creating maps as needed); used by --set and by search axes.
 void apply_override(ScenarioDocument& doc, const Override& override_);
 
-// Types, ranges, presets and catalog lookups; no cross-field checks. Throws ScenarioError.
-model::Scenario parse_scenario(const ScenarioDocument& doc, const Catalog& catalog);
-// Cross-field consistency (model::check_consistency), reported at the blamed key's position.
-void check_scenario(const model::Scenario& scenario, const ScenarioDocument& doc);
 // Where a dotted key sits: its file position, or the --set that produced it; for a key the document lacks,
 // the position of the nearest enclosing key it has.
 SourceLocation locate(const ScenarioDocument& doc, const std::string& dotted_key);
+// The text of the single value at a dotted key ("model.preset"), or nothing when the document has no single value
+// there.
+std::optional<std::string> scalar_at(const ScenarioDocument& doc, const std::string& dotted_key);
+// The scenario as it was read: the file's text, or (after --set) the document re-emitted with the overrides
+// applied, under a comment naming them. Reading it back gives the same scenario.
+std::string effective_text(const ScenarioDocument& doc);
 // The node at a dotted key ("cluster.islands.0.gpus"), or an undefined node. Never modifies the document.
+// (Callers include <yaml-cpp/yaml.h>.)
 YAML::Node find_node(const YAML::Node& root, const std::string& dotted_key);
-
-struct LoadedScenario {
-  ScenarioDocument doc;
-  model::Scenario scenario;
-  std::string name;
-};
-// read + parse + check.
-LoadedScenario load_scenario(const std::string& path, const std::vector<Override>& overrides, const Catalog& catalog);
 
 }  // namespace shardmeter::cli

@@ -1,0 +1,34 @@
+#pragma once
+// The entries of the shipped catalogs, as read from them: a GPU type with its node-level defaults (gpus.yaml),
+// a link type (links.yaml) and a model preset's citation (models/*.yaml). src/scenario/catalog.hpp holds them
+// by name; src/scenario/gpu_fields.hpp reads a GPU entry's fields.
+#include <map>
+#include <string>
+
+#include "model/hardware_spec.hpp"
+
+namespace shardmeter::cli {
+
+// Node-level defaults a GPU type comes with; an island may override each.
+struct GpuEntry {
+  model::GpuSpec gpu;                  // scaleup.type names the scale-up link; efficiency/latency resolved from it
+  int gpus_per_node = 8;
+  double node_network_gbps = 0;        // Gbit/s per node (scale-out)
+  std::string scaleout_link;           // key into links
+  double price_high_usd_per_gpu_hour = 0;       // hyperscaler list price (reports only)
+  std::string family;                           // types sharing a die share calibrated constants (default: name)
+  std::map<std::string, std::string> sources;   // field -> citation
+};
+
+struct LinkEntry {
+  double efficiency = 1;
+  double latency_s = 0;
+  std::string source;
+};
+
+struct PresetInfo {
+  std::string source;              // citation for the dimensions
+  double published_params_b = 0;   // published parameter count, billions
+};
+
+}  // namespace shardmeter::cli

@@ -1,0 +1,246 @@
+// The shipped key table: one row per key, in the order docs/scenarios.md lists them (and unknown-key errors suggest them).
+// A row names the key, its type (empty: the member's), unit, default, bounds, meaning and the member it fills;
+// rows without a member are read by their section's parser (src/scenario/parse_*.cpp, catalog.cpp, gpu_fields.cpp,
+// src/planning/search_section.cpp). model/*_spec.hpp keeps its default member initialisers for code that builds
+// scenarios directly; a test checks that every `value` default below equals them.
+#include "src/scenario/scenario_keys.hpp"
+
+#include "model/scenario.hpp"
+#include "model/units.hpp"
+#include "src/scenario/catalog_entries.hpp"
+#include "src/scenario/key_access.hpp"
+
+namespace shardmeter::cli {
+
+namespace m = shardmeter::model;
+
+namespace {
+
+using D = KeyDefault;
+using R = Range;
+
+// ---- unit conversions of the keys below (model/units.hpp for the rest) ------------------------------------------
+constexpr double gib_to_bytes(double gib) { return gib * m::kGiB; }  // HBM capacities are binary: "80 GB" = 80 GiB
+constexpr double gb_to_bytes(double gb) { return gb * m::kGB; }
+constexpr double usd_per_gb_to_usd_per_byte(double usd_per_gb) { return usd_per_gb / m::kGB; }
+
+// ---- derived defaults --------------------------------------------------------------------------------------------
+template <class T, void (*F)(T&)>
+void erased(void* object) {
+  F(*static_cast<T*>(object));
+}
+void kv_heads_from_heads(m::ModelSpec& s) { s.kv_heads = s.heads; }
+void head_dim_from_hidden(m::ModelSpec& s) { s.head_dim = s.hidden / s.heads; }  // parse_model checks divisibility
+// SwiGLU MLPs keep the parameter count of a 4h GELU MLP with 2/3 of the width, rounded up to a multiple of
+// 256 (LLaMA, Touvron et al. 2023, §2.2; Llama-2-7B: 8*4096/3 -> 11008).
+void ffn_hidden_from_hidden(m::ModelSpec& s) {
+  if (s.ffn_type == m::FfnType::gelu) {
+    s.ffn_hidden = 4 * s.hidden;
+    return;
+  }
+  const std::int64_t unit = 3 * 256;
+  s.ffn_hidden = static_cast<int>((8LL * s.hidden + unit - 1) / unit * 256);
+}
+
+constexpr double kMaxDim = 10'000'000;
+constexpr double kMaxDegree = 1 << 20;
+const R kDim = R::between(1, kMaxDim);
+const R kDegree = R::between(1, kMaxDegree);
+
+const D kRequired = D::required("required", "is required");
+const D kRequiredOrPreset = D::required("required (or preset)", "is required (give it, or a model.preset that sets it)");
+const D kCatalog = D::described("catalog");
+
+// clang-format off
+std::vector<SectionKeys> shipped_sections() {
+  using E = GpuEntry;
+  using G = m::GpuSpec;
+  return {
+  {Section::top, "", "Top level of a scenario file", {
+    {"name", "name", "", D::required("required", "is required (a short identifier for the scenario)"), {}, "Scenario identifier, used in reports and result files"},
+    {"description", "text", "", D::described("\"\""), {}, "Free text"},
+    {"model", "map", "", kRequired, {}, "The transformer (see model:)"},
+    {"training", "map", "", kRequired, {}, "Batch sizes, token budget, numerics (see training:)"},
+    {"cluster", "map", "", kRequired, {}, "Islands of GPUs and the links between them (see cluster:)"},
+    {"plan", "map", "", D::described("all defaults"), {}, "Parallel layout (see plan:)"},
+    {"runtime", "map", "", D::described("all defaults"), {}, "Memory the runtime reserves (see runtime:)"},
+    {"goodput", "map", "", D::described("all defaults"), {}, "Failures, checkpoints, restarts (see goodput:)"},
+    {"search", "map", "", D::described("none"), {}, "Search space, constraints and objectives (see search:); used by `shardmeter search`, checked but unused by `estimate`"},
+  }},
+  {Section::model, "model:", "", {
+    {"preset", "name", "", D::described("none"), {}, "A model in scenarios/models/; supplies every other model key, explicit keys override it"},
+    {"layers", "", "", kRequiredOrPreset, kDim, "Transformer blocks L", member<&m::ModelSpec::layers>},
+    {"hidden", "", "", kRequiredOrPreset, kDim, "Hidden size h", member<&m::ModelSpec::hidden>},
+    {"heads", "", "", kRequiredOrPreset, kDim, "Attention (query) heads a", member<&m::ModelSpec::heads>},
+    {"kv_heads", "", "", D::derived("= heads", &erased<m::ModelSpec, &kv_heads_from_heads>), kDim, "Key/value heads g; fewer than heads = grouped-query attention", member<&m::ModelSpec::kv_heads>},
+    {"head_dim", "", "", D::derived("hidden / heads", &erased<m::ModelSpec, &head_dim_from_hidden>), kDim, "Dimension of one head", member<&m::ModelSpec::head_dim>},
+    {"ffn_hidden", "", "", D::derived("4·hidden (gelu); 8·hidden/3 rounded up to a multiple of 256 (swiglu)", &erased<m::ModelSpec, &ffn_hidden_from_hidden>), kDim, "MLP inner width f", member<&m::ModelSpec::ffn_hidden>},
+    {"ffn_type", "", "", D::value("gelu"), {}, "MLP kind (swiglu has three matrices)", member<&m::ModelSpec::ffn_type>},
+    {"vocab", "", "tokens", kRequiredOrPreset, R::between(1, 100'000'000), "Vocabulary size V (as padded for training)", member<&m::ModelSpec::vocab>},
+    {"seq_len", "", "tokens", kRequiredOrPreset, R::between(1, 100'000'000), "Tokens per sequence s", member<&m::ModelSpec::seq_len>},
+    {"norm", "", "", D::value("layernorm"), {}, "Normalisation layers", member<&m::ModelSpec::norm>},
+    {"position_embedding", "", "", D::value("learned"), {}, "learned adds seq_len·hidden parameters", member<&m::ModelSpec::position_embedding>},
+    {"bias", "", "", D::value("true"), {}, "Linear layers carry biases (GPT-3 style)", member<&m::ModelSpec::bias>},
+    {"tied_embeddings", "", "", D::value("true"), {}, "Output head shares the input embedding", member<&m::ModelSpec::tied_embeddings>},
+    {"dropout", "", "", D::value("true"), {}, "Dropout layers present (their masks take activation memory)", member<&m::ModelSpec::dropout>},
+  }},
+  {Section::training, "training:", "", {
+    {"global_batch", "", "sequences", D::required("required", "is required (sequences per optimizer step)"), R::between(1, 1e12), "Sequences per optimizer step, all replicas", member<&m::TrainingSpec::global_batch>},
+    {"micro_batch", "", "sequences", D::value("1"), R::between(1, 1e6), "Sequences per micro-step per model replica", member<&m::TrainingSpec::micro_batch>},
+    {"tokens", "", "tokens", D::value("0"), R::at_least(0), "Training budget (e.g. 300e9), for wall-clock and total cost", member<&m::TrainingSpec::tokens>},
+    {"precision", "", "", D::value("bf16"), {}, "Compute precision of the GEMMs", member<&m::TrainingSpec::precision>},
+    {"optimizer", "", "", D::value("adamw"), {}, "Optimizer (sets optimizer-state bytes)", member<&m::TrainingSpec::optimizer>},
+    {"grad_reduce_dtype", "", "", D::value("bf16"), {}, "Gradient all-reduce element type (2, 2 or 4 bytes)", mapped<&grad_reduce_bytes, &m::TrainingSpec::grad_reduce_bytes>},
+  }},
+  {Section::cluster, "cluster:", "", {
+    {"islands", "list", "", D::required("required", "is required (a list of island entries)"), {}, "1 to 8 island entries (see cluster.islands[N])"},
+    {"wan", "map", "", D::described("none"), {}, "Default link between every pair of islands (see cluster.wan)"},
+    {"links", "list", "", D::described("none"), {}, "Up to 16 per-pair overrides of cluster.wan (see cluster.links[N])"},
+  }},
+  {Section::island, "cluster.islands[N]:", "plus any GPU field below, overriding the catalog's value", {
+    {"name", "name", "", D::described("island<N>"), {}, "Island name (at most 31 characters), used by cluster.links"},
+    {"gpu", "name or map", "", D::required("required", "is required: a name in gpus.yaml or an inline map of GPU fields"), {}, "A name in scenarios/gpus.yaml, or an inline map of GPU fields"},
+    {"gpus", "", "GPUs", D::described("required unless nodes"), R::between(1, 1e8), "GPUs in one island of this entry", member<&m::IslandSpec::gpus>},
+    {"nodes", "int", "nodes", D::described("none"), {}, "Alternative to gpus: gpus = nodes × gpus_per_node (give exactly one)"},
+    {"count", "", "islands", D::value("1"), R::between(1, 1e5), "Identical islands this entry describes", member<&m::IslandSpec::count>},
+    {"spot", "", "", D::value("false"), {}, "Billed at spot_price_usd_per_gpu_hour, exposed to preemption", member<&m::IslandSpec::spot>},
+    {"preemptions_per_gpu_hour", "", "1/GPU-hour", D::value("0"), R::at_least(0), "Spot preemption rate", member<&m::IslandSpec::preemptions_per_gpu_hour>},
+  }},
+  {Section::gpu_fields, "gpus.NAME:", "GPU fields: entries of scenarios/gpus.yaml, inline `gpu:` maps, and island overrides", {
+    {"bf16_tflops", "", "TFLOP/s", kCatalog, R::positive(), "Dense bf16/fp16 tensor-core peak per GPU", converted<&m::tflops_to_flops_per_s, &E::gpu, &G::peak_flops_per_s>, kRequiredInCatalog | kRequiredInline | kCited},
+    {"fp8_tflops", "", "TFLOP/s", D::value("0", "catalog ({} = no fp8)"), R::at_least(0), "Dense fp8 peak per GPU", converted<&m::tflops_to_flops_per_s, &E::gpu, &G::peak_fp8_flops_per_s>, kCited},
+    {"hbm_gib", "", "GiB (2^30 bytes)", kCatalog, R::positive(), "Device memory per GPU, as marketed (an \"80 GB\" HBM part holds 80 GiB)", converted<&gib_to_bytes, &E::gpu, &G::hbm_bytes>, kRequiredInCatalog | kRequiredInline | kCited},
+    {"hbm_tbps", "", "TB/s", kCatalog, R::positive(), "Device memory bandwidth", converted<&m::tbyte_per_s_to_bytes_per_s, &E::gpu, &G::hbm_bytes_per_s>, kRequiredInCatalog | kRequiredInline | kCited},
+    {"scaleup_gbps", "", "GB/s per GPU, unidirectional", kCatalog, R::positive(), "Scale-up (NVLink / xGMI / PCIe) bandwidth", converted<&m::gbyte_per_s_to_bytes_per_s, &E::gpu, &G::scaleup, &m::LinkSpec::bytes_per_s>, kRequiredInCatalog | kRequiredInline | kCited},
+    {"scaleup_link", "name", "", kCatalog, {}, "Scale-up link type in scenarios/links.yaml", nullptr, kRequiredInCatalog | kRequiredInline},
+    {"scaleup_domain_gpus", "", "GPUs", D::value("8", "catalog ({}; 72 for gb200)"), R::between(1, 1 << 20), "GPUs sharing the scale-up fabric", member<&E::gpu, &G::scaleup_domain_gpus>, kRequiredInCatalog | kCited},
+    {"gpus_per_node", "", "GPUs", D::value("8", "catalog ({}; 4 for gb200)"), R::between(1, 1024), "GPUs per node (sharing its NICs)", member<&E::gpus_per_node>, kRequiredInCatalog | kCited},
+    {"node_network_gbps", "", "Gbit/s per node", D::value("0", "catalog"), R::at_least(0), "Scale-out injection bandwidth of a whole node", member<&E::node_network_gbps>, kRequiredInCatalog | kCited},
+    {"scaleout_link", "name", "", kCatalog, {}, "Scale-out link type in scenarios/links.yaml", nullptr, kRequiredInCatalog},
+    {"price_usd_per_gpu_hour", "", "USD per GPU-hour", D::value("0", "catalog"), R::at_least(0), "On-demand price", member<&E::gpu, &G::price_usd_per_gpu_hour>, kRequiredInCatalog | kCited},
+    {"spot_price_usd_per_gpu_hour", "", "USD per GPU-hour", D::value("0", "catalog ({} = unknown)"), R::at_least(0), "Spot price", member<&E::gpu, &G::spot_price_usd_per_gpu_hour>, kCited},
+    {"efficiency", "map", "", kCatalog, {}, "Calibrated efficiency constants (see ...efficiency)", nullptr, kRequiredInCatalog | kCited},
+  }},
+  {Section::gpu_catalog, "gpus.NAME:", "catalog-only GPU fields (also allowed in an inline `gpu:` map)", {
+    {"price_high_usd_per_gpu_hour", "", "USD per GPU-hour", D::value("0"), R::at_least(0), "Hyperscaler list price (reports only)", member<&E::price_high_usd_per_gpu_hour>, kCited},
+    {"family", "string", "", D::described("the entry's name"), {}, "GPU types sharing a die share calibrated efficiency constants", member<&E::family>},
+    {"sources", "map", "", D::described("{}"), {}, "Field -> citation of the number", nullptr, kRequiredInCatalog},
+  }},
+  {Section::inline_gpu, "cluster.islands[N].gpu:", "an inline map of GPU fields instead of a catalog name: the fields above, plus", {
+    {"name", "name", "", D::value("custom"), {}, "GPU type name (at most 31 characters), shown in reports"},
+  }},
+  {Section::efficiency, "efficiency:", "inside a GPU entry, an inline `gpu:` map or an island", {
+    {"gemm", "", "fraction of peak", D::value("0.7", "catalog"), R::fraction(), "Large training GEMMs", member<&E::gpu, &G::gemm_efficiency>},
+    {"gemm_half_dim", "", "elements", D::value("64"), R::at_least(0), "GEMM dimension at which tile efficiency halves", member<&E::gpu, &G::gemm_half_dim>},
+    {"attention", "", "fraction of peak", D::value("0.5", "catalog"), R::fraction(), "Fused (flash) attention kernels", member<&E::gpu, &G::attention_efficiency>},
+    {"hbm", "", "fraction", D::value("0.85"), R::fraction(), "Memory-bound kernels, of HBM bandwidth", member<&E::gpu, &G::hbm_efficiency>},
+    {"kernel_overhead_us", "", "µs", D::value("4"), R::at_least(0), "Launch + sync cost per kernel", converted<&m::us_to_s, &E::gpu, &G::kernel_overhead_s>},
+    {"overlap_slowdown", "", "fraction", D::value("0.3"), R::between(0, 1), "Compute lost per second of communication hidden under it", member<&E::gpu, &G::overlap_slowdown>},
+  }},
+  {Section::wan, "cluster.wan:", "", {
+    {"bandwidth_gbps", "", "Gbit/s", kRequired, R::positive(), "Island-to-island bandwidth (the island gateway's aggregate)", converted<&m::gbit_per_s_to_bytes_per_s, &m::WanLink::bytes_per_s>},
+    {"latency_ms", "", "ms, one-way", D::value("0"), R::at_least(0), "One-way latency (RTT / 2)", converted<&m::ms_to_s, &m::WanLink::latency_s>},
+    {"egress_usd_per_gb", "", "USD per GB", D::value("0"), R::at_least(0), "Egress price of bytes leaving an island", converted<&usd_per_gb_to_usd_per_byte, &m::WanLink::egress_usd_per_byte>},
+    {"efficiency", "", "fraction", D::value("0.7"), R::fraction(), "Achievable fraction with many TCP streams", member<&m::WanLink::efficiency>},
+  }},
+  {Section::link_override, "cluster.links[N]:", "", {
+    {"from", "name or int", "", D::required("required", "is required (an island name or index)"), {}, "Island entry (name or index)"},
+    {"to", "name or int", "", D::required("required", "is required (an island name or index)"), {}, "Island entry (name or index)"},
+    {"bandwidth_gbps", "", "Gbit/s", D::inherited(Section::wan), R::positive(), "As in cluster.wan", converted<&m::gbit_per_s_to_bytes_per_s, &m::WanLink::bytes_per_s>},
+    {"latency_ms", "", "ms, one-way", D::inherited(Section::wan), R::at_least(0), "As in cluster.wan", converted<&m::ms_to_s, &m::WanLink::latency_s>},
+    {"egress_usd_per_gb", "", "USD per GB", D::inherited(Section::wan), R::at_least(0), "As in cluster.wan", converted<&usd_per_gb_to_usd_per_byte, &m::WanLink::egress_usd_per_byte>},
+    {"efficiency", "", "fraction", D::inherited(Section::wan), R::fraction(), "As in cluster.wan", member<&m::WanLink::efficiency>},
+  }},
+  {Section::plan, "plan:", "", {
+    {"tp", "", "GPUs", D::value("1"), kDegree, "Tensor-parallel degree", member<&m::PlanSpec::tp>},
+    {"pp", "", "stages", D::value("1"), kDegree, "Pipeline-parallel degree", member<&m::PlanSpec::pp>},
+    {"cp", "", "GPUs", D::value("1"), kDegree, "Context-parallel degree", member<&m::PlanSpec::cp>},
+    {"interleave", "", "", D::value("1"), R::between(1, 1024), "Virtual pipeline stages per device", member<&m::PlanSpec::interleave>},
+    {"sequence_parallel", "", "", D::value("false"), {}, "Megatron sequence parallelism over the TP group", member<&m::PlanSpec::sequence_parallel>},
+    {"sharding", "", "", D::value("none"), {}, "Data-parallel sharding (none = plain DDP)", member<&m::PlanSpec::sharding>},
+    {"shard_group", "", "GPUs", D::value("0", "{} (= one node)"), R::between(0, kMaxDegree), "hsdp: GPUs per shard group", member<&m::PlanSpec::shard_group>},
+    {"recompute", "", "", D::value("selective"), {}, "Activation recomputation", member<&m::PlanSpec::recompute>},
+    {"attention", "", "", D::value("flash"), {}, "Attention kernel", member<&m::PlanSpec::attention>},
+    {"overlap_grad_reduce", "", "", D::value("true"), {}, "Overlap DP gradient reduction with backward", member<&m::PlanSpec::overlap_grad_reduce>},
+    {"overlap_param_gather", "", "", D::value("true"), {}, "Overlap ZeRO parameter all-gather with forward", member<&m::PlanSpec::overlap_param_gather>},
+    {"tp_comm_overlap", "", "", D::value("false"), {}, "Overlap TP collectives with GEMMs", member<&m::PlanSpec::tp_comm_overlap>},
+    {"sync", "", "", D::value("synchronous"), {}, "Synchronisation across islands", member<&m::PlanSpec::sync>},
+    {"pp_across_islands", "", "", D::value("false"), {}, "Pipeline stages span islands", member<&m::PlanSpec::pp_across_islands>},
+    {"batch_split", "", "", D::value("balanced"), {}, "How heterogeneous islands split the global batch", member<&m::PlanSpec::batch_split>},
+    {"diloco", "map", "", D::described("all defaults"), {}, "DiLoCo settings (see plan.diloco)"},
+  }},
+  {Section::diloco, "plan.diloco:", "", {
+    {"inner_steps", "", "steps", D::value("100"), R::between(1, 1e9), "H: inner steps between outer synchronisations", member<&m::DilocoSpec::inner_steps>},
+    {"outer_bits", "32 | 16 | 8 | 4", "bits", D::value("32"), R::between(1, 64), "Precision of the pseudo-gradient all-reduce", choice<&m::DilocoSpec::outer_bits>},
+    {"fragments", "", "", D::value("1"), R::between(1, 1e6), "Streaming DiLoCo fragments P", member<&m::DilocoSpec::fragments>},
+    {"overlap_steps", "", "steps", D::value("0"), R::between(0, 1e9), "tau: inner steps the outer sync may hide behind", member<&m::DilocoSpec::overlap_steps>},
+    {"fast_islands", "", "", D::value("wait"), {}, "What faster islands do while slower ones finish", member<&m::DilocoSpec::fast_islands>},
+    {"offload_outer_state", "", "", D::value("false"), {}, "Keep outer parameters and momentum in host memory", member<&m::DilocoSpec::offload_outer_state>},
+    // -1 selects the published default (model/diloco.hpp); a file may give 0 to 2.
+    {"token_efficiency", "", "", D::value("-1", "published fit"), R::between(0, 2), "Loss-equivalent tokens per trained token; overrides the default interpolated from Charles et al. 2025 (H = 30)", member<&m::DilocoSpec::token_efficiency>},
+    {"efficiency_loss_per_h_doubling", "", "", D::value("0"), R::between(0, 1), "Token efficiency lost per doubling of H beyond 30 (none is published)", member<&m::DilocoSpec::efficiency_loss_per_h_doubling>},
+  }},
+  {Section::runtime, "runtime:", "", {
+    {"fragmentation_fraction", "", "fraction of HBM", D::value("0.07"), R::between(0, 0.5), "Allocator fragmentation reserve (0 to 0.5)", member<&m::RuntimeSpec::fragmentation_fraction>},
+    {"runtime_overhead_gb", "", "GB", D::value("1.0"), R::at_least(0), "CUDA context + NCCL buffers per GPU", converted<&gb_to_bytes, &m::RuntimeSpec::runtime_overhead_bytes>},
+  }},
+  {Section::goodput, "goodput:", "", {
+    {"enabled", "", "", D::value("true"), {}, "Account for failures, checkpoints and restarts", member<&m::GoodputSpec::enabled>},
+    {"failures_per_gpu_hour", "", "1/GPU-hour", D::value("0", "{} (= published default)"), R::at_least(0), "Failure rate per GPU", member<&m::GoodputSpec::failures_per_gpu_hour>},
+    {"failures_per_node_day", "number", "1/node-day", D::described("none"), R::at_least(0), "Alternative to failures_per_gpu_hour; divided by 24 × the first island's gpus_per_node"},
+    {"checkpoint_write_s", "", "s", D::value("60"), R::at_least(0), "Time to write one checkpoint", member<&m::GoodputSpec::checkpoint_write_s>},
+    {"restart_s", "", "s", D::value("600"), R::at_least(0), "Time to restart after a failure", member<&m::GoodputSpec::restart_s>},
+  }},
+  {Section::search, "search:", "read by `shardmeter search` (docs/search.md)", {
+    {"axes", "map", "", D::described("required by `shardmeter search`"), {}, "Dotted scenario key -> the values to try (see search.axes); one axis per key, in the order written"},
+    {"constraints", "map", "", D::described("none"), {}, "Limits every candidate must respect besides memory fit (see search.constraints)"},
+    {"objectives", "list", "", D::described("[total_cost_usd, tokens_per_s]"), {}, "1 to 4 metrics of the result files; each a name (its natural direction) or a map (see search.objectives[N])"},
+  }},
+  {Section::search_axes, "search.axes:", "", {
+    {"<dotted key>", "list or range", "the key's", D::described(""), {}, "Any key --set accepts (plan.tp, cluster.islands.0.gpu, training.micro_batch, plan.diloco.inner_steps, ...): a YAML list, or a range A:B:xK (geometric), A:B:+K (arithmetic), A:B (step 1)"},
+  }},
+  {Section::search_constraints, "search.constraints:", "", {
+    {"max_total_cost_usd", "number", "USD", D::described("none"), {}, "Budget for the whole token budget"},
+    {"max_wall_clock_days", "number", "days", D::described("none"), {}, "Deadline for the whole token budget, goodput losses included"},
+    {"min_tokens_per_s", "number", "tokens/s", D::described("none"), {}, "Throughput floor"},
+    {"max_<metric>", "number", "the metric's", D::described("none"), {}, "Upper bound on any metric column of the result files (results/README.md), e.g. max_memory_per_gpu_gb"},
+    {"min_<metric>", "number", "the metric's", D::described("none"), {}, "Lower bound on any metric column, e.g. min_mfu: 0.35"},
+    {"gpu_quota", "map", "GPUs", D::described("none"), {}, "GPU type -> most GPUs of that type over all islands, e.g. {h100-sxm: 512}"},
+  }},
+  {Section::search_objective, "search.objectives[N]:", "a metric name, or this map", {
+    {"metric", "name", "", D::described("required"), {}, "A metric column (total_cost_usd, tokens_per_s, wall_clock_days, mfu, cost_usd_per_million_tokens, ...)"},
+    {"sense", "min | max", "", D::described("the metric's natural direction"), {}, "Minimise or maximise it (cost, time and memory are minimised; throughput, MFU and goodput maximised)"},
+  }},
+  {Section::link_catalog, "links.NAME:", "entries of scenarios/links.yaml", {
+    {"efficiency", "", "fraction", kRequired, R::fraction(), "Achievable fraction of nominal bandwidth for large collectives", member<&LinkEntry::efficiency>},
+    {"latency_us", "", "µs", kRequired, R::at_least(0), "Per-hop latency (alpha)", converted<&m::us_to_s, &LinkEntry::latency_s>},
+    {"source", "text", "", kRequired, {}, "Where the numbers come from", member<&LinkEntry::source>},
+  }},
+  {Section::preset_file, "", "A model preset file, scenarios/models/NAME.yaml", {
+    {"name", "name", "", D::required("required", "is required in a model preset"), {}, "Preset name (= file name without .yaml)"},
+    {"source", "text", "", D::required("required", "is required in a model preset"), {}, "Citation for the dimensions", member<&PresetInfo::source>},
+    {"published_params_b", "", "billions", D::required("required", "is required in a model preset"), R::positive(), "Published parameter count (checked by the tests)", member<&PresetInfo::published_params_b>},
+    {"model", "map", "", D::required("required", "is required in a model preset"), {}, "Model keys (as in model:, without preset)"},
+  }},
+  {Section::price_file, "prices.NAME:", "entries of a `shardmeter nightly --prices` file; each gives one or both", {
+    {"price_usd_per_gpu_hour", "number", "USD per GPU-hour", D::described("the catalog's"), R::positive(), "On-demand price of catalog GPU NAME"},
+    {"spot_price_usd_per_gpu_hour", "number", "USD per GPU-hour", D::described("the catalog's"), R::positive(), "Its spot price"},
+  }},
+  };
+}
+// clang-format on
+
+}  // namespace
+
+const KeyTable& scenario_keys() {
+  static const KeyTable table(shipped_sections());
+  return table;
+}
+
+std::span<const KeySpec> section_keys(Section section) { return scenario_keys().keys(section); }
+
+std::vector<std::string_view> key_names(std::initializer_list<Section> sections) {
+  return scenario_keys().names(sections);
+}
+
+}  // namespace shardmeter::cli
