@@ -8,6 +8,7 @@
 #include "catalog_fixture.hpp"
 #include "src/scenario/catalog.hpp"
 #include "src/nightly/nightly.hpp"
+#include "src/text/clock_text.hpp"
 #include "src/scenario/price_overrides.hpp"
 #include "src/scenario/version.hpp"
 #include "tests/report_test_fronts.hpp"
@@ -53,7 +54,7 @@ TEST_CASE("Nightly dates are real calendar days", "[nightly]") {
   CHECK_FALSE(cli::valid_date("2025-1-01"));
   CHECK_FALSE(cli::valid_date("2025/01/01"));
   CHECK_FALSE(cli::valid_date("latest"));
-  CHECK(cli::valid_date(cli::today_utc()));
+  CHECK(cli::valid_date(cli::utc_today()));
 }
 
 TEST_CASE("The baseline is the newest earlier date directory holding the scenario", "[nightly]") {

@@ -12,6 +12,7 @@
 
 #include "results/errors.hpp"
 #include "src/cli/command_line.hpp"
+#include "src/text/clock_text.hpp"
 #include "src/cli/commands.hpp"
 #include "src/nightly/nightly.hpp"
 #include "src/scenario/price_overrides.hpp"
@@ -77,7 +78,7 @@ int run_nightly(const std::vector<std::string>& args, std::ostream& out) {
   }
   const std::string scenario_dir = line.single_positional("DIR_OF_SCENARIOS");
   if (!line.has("out")) throw UsageError("shardmeter nightly: missing --out RESULTS_DIR");
-  const std::string date = line.has("date") ? line.text("date") : today_utc();
+  const std::string date = line.has("date") ? line.text("date") : utc_today();
   if (!valid_date(date)) throw UsageError("shardmeter nightly: --date " + date + " is not a date (YYYY-MM-DD)");
   const int threads = line.threads();
 
@@ -92,7 +93,7 @@ int run_nightly(const std::vector<std::string>& args, std::ostream& out) {
   settings.scenario_dir = scenario_dir;
   settings.prices_file = prices;
   settings.generator = std::string("shardmeter ") + version();
-  settings.created = now_utc_iso();
+  settings.created = utc_now_iso8601();
   const std::filesystem::path day = settings.results_dir / date;
   std::error_code ec;
   std::filesystem::create_directories(day, ec);

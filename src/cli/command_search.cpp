@@ -17,6 +17,7 @@
 #include "results/front/objective.hpp"
 #include "src/cli/command_line.hpp"
 #include "src/cli/commands.hpp"
+#include "src/text/clock_text.hpp"
 #include "src/text/front_table.hpp"
 #include "src/text/progress_bar.hpp"
 #include "src/planning/search_job.hpp"
@@ -56,15 +57,6 @@ private:
   struct sigaction previous_ {};
   bool installed_ = false;
 };
-
-std::string utc_now_iso8601() {
-  const std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text;
-}
 
 SearchJobOptions job_options(const CommandLine& line, const std::string& scenario) {
   SearchJobOptions o;

@@ -11,6 +11,7 @@
 #include "results/files/atomic_file.hpp"
 #include "results/errors.hpp"
 #include "src/cli/command_line.hpp"
+#include "src/text/clock_text.hpp"
 #include "src/cli/commands.hpp"
 #include "src/planning/search_section.hpp"
 #include "src/sweep/sweep.hpp"
@@ -21,15 +22,6 @@
 namespace shardmeter::cli {
 
 namespace {
-
-std::string now_iso8601() {
-  const std::time_t t = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&t, &utc);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text;
-}
 
 }  // namespace
 
@@ -85,7 +77,7 @@ int run_sweep(const std::vector<std::string>& args, std::ostream& out) {
 
   if (!output.empty()) {
     try {
-      write_sweep(sweep, output, SweepProvenance{loaded.doc.text, override_texts, now_iso8601(), elapsed});
+      write_sweep(sweep, output, SweepProvenance{loaded.doc.text, override_texts, utc_now_iso8601(), elapsed});
     } catch (const results::ResultsError& e) {
       throw UsageError(std::string("shardmeter sweep: ") + e.what());
     }

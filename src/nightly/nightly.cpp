@@ -22,15 +22,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string utc_format(const char* pattern) {
-  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buffer[32];
-  std::strftime(buffer, sizeof buffer, pattern, &tm);
-  return buffer;
-}
-
 // The index row of an ok scenario, or a failed one when its front or reports cannot be read or written.
 results::IndexEntry publish_one(const NightlySettings& s, const SearchOutcome& o, std::ostream& log) {
   results::IndexEntry x;
@@ -111,8 +102,6 @@ bool valid_date(std::string_view t) {
   return day <= kDays[month - 1] + (month == 2 && leap ? 1 : 0);
 }
 
-std::string today_utc() { return utc_format("%Y-%m-%d"); }
-std::string now_utc_iso() { return utc_format("%Y-%m-%dT%H:%M:%SZ"); }
 
 std::vector<NightlyScenario> discover_scenarios(const std::string& dir) {
   std::error_code ec;

@@ -63,8 +63,5 @@ std::optional<std::string> find_baseline_date(const std::filesystem::path& resul
 
 // YYYY-MM-DD naming a real calendar day (Gregorian leap years).
 bool valid_date(std::string_view text);
-// Today's date in UTC (YYYY-MM-DD) and the current UTC time (YYYY-MM-DDTHH:MM:SSZ), from the system clock.
-std::string today_utc();
-std::string now_utc_iso();
 
 }  // namespace shardmeter::cli

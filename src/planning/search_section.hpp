@@ -9,8 +9,9 @@
 //     constraints: {max_total_cost_usd: 5e6, max_wall_clock_days: 60, gpu_quota: {h100-sxm: 512}}
 //     objectives: [total_cost_usd, tokens_per_s]          # or {metric: mfu, sense: max}
 //
-// Parsed with the rest of the scenario (parse_scenario checks it, so `estimate` rejects a bad one too) and read
-// again by the search job. Every error is a ScenarioError at the offending key; unknown keys are errors.
+// Parsed here, not by the scenario loader: every command that takes a scenario loads it through
+// load_scenario_with_search (so `estimate` rejects a bad section too), and the search job reads it once.
+// Every error is a ScenarioError at the offending key; unknown keys are errors.
 // Keys are declared in src/scenario/scenario_keys.cpp; metric names, units and natural directions come from the
 // metric table (model/metrics.hpp).
 #include <cstdint>
