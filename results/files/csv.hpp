@@ -1,7 +1,8 @@
 #pragma once
 // CSV result files (RFC 4180): a header of column names, then one record per row; fields holding a comma, a
 // double quote, CR or LF are quoted, quotes doubled; records end with CRLF. Numbers are written in the shortest
-// form that reads back to the same double. Written atomically (temporary file + rename).
+// form that reads back to the same double; text cells that a spreadsheet would run as a formula are neutralised
+// (csv_text_field). Written atomically (temporary file + rename).
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -12,6 +13,8 @@
 namespace shardmeter::results {
 
 std::string csv_field(std::string_view text);
+// A text cell: csv_field() after neutralising a formula (a leading = + - @ tab or CR gets an apostrophe before it).
+std::string csv_text_field(std::string_view text);
 std::string to_csv(const Table& table);
 // Throws OutputError.
 void write_csv(const std::filesystem::path& path, const Table& table);

@@ -22,10 +22,12 @@ namespace shardmeter::cli {
 
 namespace {
 
-// Fails before the search rather than after it when an output cannot be written (missing directory).
+// Fails before the search rather than after it when an output cannot be written (missing directory, a device
+// given for the HDF5 file).
 void check_output_paths(const SearchJobOptions& o) {
-  for (const std::string* path : {&o.output_h5, &o.output_csv, &o.output_json})
-    if (!path->empty()) results::AtomicFile probe(*path);  // creates nothing; throws OutputError
+  if (!o.output_h5.empty()) results::AtomicFile::check(o.output_h5, results::AtomicFile::Target::regular);
+  for (const std::string* path : {&o.output_csv, &o.output_json})
+    if (!path->empty()) results::AtomicFile::check(*path);
 }
 
 // The boundary between the search and the result files: the search's points (its front, its --all records) become
@@ -55,7 +57,7 @@ SearchJobResult run_search_job(const SearchJobOptions& options, const Catalog& c
   SearchJobResult job;
   job.scenario = load_scenario(options.scenario_path, options.overrides, catalog);
   const SearchSection section = read_search_section(job.scenario.doc, catalog, job.scenario.scenario);
-  const search::Space space = build_search_space(job.scenario, section, catalog);
+  const search::Space space = build_search_space(job.scenario, section, catalog, &stop);
   const search::Goal goal = make_goal(section);
   check_output_paths(options);
 

@@ -7,10 +7,14 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <set>
 #include <sstream>
 #include <system_error>
+#include <vector>
+
+#include "src/scenario/input_limits.hpp"
 
 namespace shardmeter::cli {
 
@@ -47,6 +51,11 @@ YAML::Node load_yaml_file(const std::string& path, std::string& text) {
     throw ScenarioError(SourceLocation{path, 0, 0}, "", "", "cannot be read: no such file");
   if (!std::filesystem::is_regular_file(status))
     throw ScenarioError(SourceLocation{path, 0, 0}, "", "", "cannot be read: not a regular file");
+  const std::uintmax_t size = std::filesystem::file_size(path, ec);
+  if (!ec && size > kMaxInputBytes)  // refuse before reading it (check_input_text says the same for other texts)
+    throw ScenarioError(SourceLocation{path, 0, 0}, "", "",
+                        "is too large: " + std::to_string(size) + " bytes (at most " + std::to_string(kMaxInputBytes) +
+                            " are read)");
   std::ifstream in(path, std::ios::binary);
   std::ostringstream buffer;
   buffer << in.rdbuf();
@@ -55,21 +64,48 @@ YAML::Node load_yaml_file(const std::string& path, std::string& text) {
   return parse_yaml(text, path);
 }
 
+namespace {
+
+// The one document of `text` (a null node when it has none). Copies of yaml-cpp handles are made by construction:
+// assigning to a node would write through it.
+YAML::Node single_document(const std::string& text, const std::function<ScenarioError(const YAML::Mark&)>& second) {
+  std::vector<YAML::Node> documents = YAML::LoadAll(text);
+  if (documents.size() > 1) throw second(documents[1].Mark());  // it was silently ignored
+  return documents.empty() ? YAML::Node() : YAML::Node(documents.front());
+}
+
+}  // namespace
+
 YAML::Node parse_yaml(const std::string& text, const std::string& file) {
-  try {
-    return YAML::Load(text);
-  } catch (const YAML::ParserException& e) {
-    const SourceLocation where = e.mark.is_null() ? SourceLocation{file, 0, 0}
-                                                  : SourceLocation{file, e.mark.line + 1, e.mark.column + 1};
-    throw ScenarioError(where, "", "", "YAML syntax error: " + e.msg);
-  }
+  check_input_text(text, file);
+  const auto at = [&](const YAML::Mark& m) {
+    return m.is_null() ? SourceLocation{file, 0, 0} : SourceLocation{file, m.line + 1, m.column + 1};
+  };
+  const YAML::Node root = [&] {
+    try {
+      return single_document(text, [&](const YAML::Mark& m) {
+        return ScenarioError(at(m), "", "", "starts a second YAML document; a file holds one");
+      });
+    } catch (const YAML::ParserException& e) {
+      throw ScenarioError(at(e.mark), "", "", "YAML syntax error: " + e.msg);
+    }
+  }();
+  check_input_tree(root, file);
+  return root;
 }
 
 YAML::Node load_yaml_text(const std::string& text, const SourceLocation& where, const std::string& key) {
   try {
-    return YAML::Load(text);
+    check_input_text(text, where.file);
+    const YAML::Node value = single_document(text, [&](const YAML::Mark&) {
+      return ScenarioError(where, key, text, "holds more than one YAML document (junk after the value?)");
+    });
+    check_input_tree(value, where.file);
+    return value;
   } catch (const YAML::ParserException& e) {
     throw ScenarioError(where, key, text, "is not valid YAML: " + e.msg);
+  } catch (const ScenarioError& e) {
+    throw ScenarioError(where, key, text, e.problem());
   }
 }
 
