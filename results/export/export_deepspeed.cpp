@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <fmt/format.h>
 
+#include "results/escape.hpp"
 #include "results/export/export_formats.hpp"
 
 namespace shardmeter::results {
@@ -70,7 +71,7 @@ Exported export_deepspeed(const DeployPlan& p, const ExportSource& /*source*/) {
     out.notes.push_back(fmt::format("deepspeed: build the model as a PipelineModule(num_stages={})", p.pp));
   if (p.precision == "fp8")
     out.notes.push_back("deepspeed: fp8 GEMMs need Transformer Engine in the model; the config enables bf16");
-  out.text = j.dump(2) + "\n";
+  out.text = json_text(j);
   return out;
 }
 

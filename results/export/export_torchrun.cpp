@@ -5,6 +5,7 @@
 // --master_addr, --master_port (static rendezvous); placeholders come from the environment.
 #include <fmt/format.h>
 
+#include "results/escape.hpp"
 #include "results/export/export_formats.hpp"
 
 namespace shardmeter::results {
@@ -13,11 +14,6 @@ namespace {
 
 constexpr const char* kFormat = "torchrun";
 
-std::string shell_comment(std::string s) {
-  for (char& c : s)
-    if (c == '\n' || c == '\r') c = ' ';
-  return s;
-}
 
 void check(const DeployPlan& p) {
   if (p.diloco())

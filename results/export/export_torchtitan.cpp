@@ -12,6 +12,7 @@
 //   [model]      converters = ["float8"] for fp8
 #include <fmt/format.h>
 
+#include "results/escape.hpp"
 #include "results/export/export_formats.hpp"
 
 namespace shardmeter::results {
@@ -20,18 +21,6 @@ namespace {
 
 constexpr const char* kFormat = "torchtitan";
 
-std::string toml_string(std::string_view s) {
-  std::string out = "\"";
-  for (const char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (static_cast<unsigned char>(c) < 0x20) {
-      out += fmt::format("\\u{:04x}", static_cast<int>(c));
-      continue;
-    }
-    out += c;
-  }
-  return out + "\"";
-}
 
 void check(const DeployPlan& p) {
   if (p.multi_island() && !p.diloco())

@@ -10,6 +10,7 @@
 #include "model/metrics.hpp"
 #include "model/units.hpp"
 #include "results/columns.hpp"
+#include "results/escape.hpp"
 
 namespace shardmeter::results {
 
@@ -102,7 +103,7 @@ std::string estimate_json(const m::Scenario& s, const m::Estimate& e, std::strin
   nlohmann::json plan = nlohmann::json::object();
   for (const ScenarioColumn& column : job_scenario_columns()) plan[column.name] = cell_json(column.get(s, -1));
   j["plan"] = plan;
-  return j.dump(2) + "\n";
+  return json_text(j);
 }
 
 }  // namespace shardmeter::results

@@ -2,28 +2,10 @@
 
 #include <fmt/format.h>
 
+#include "model/utf8.hpp"
 #include "src/scenario/scenario_error.hpp"
 
 namespace shardmeter::cli {
-
-std::size_t utf8_sequence_length(std::string_view text, std::size_t i) {
-  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
-  const unsigned char c = byte(i);
-  if (c < 0x80) return 1;
-  std::size_t n = 0;
-  unsigned min = 0, code = 0;
-  if ((c & 0xE0) == 0xC0) n = 2, min = 0x80, code = c & 0x1Fu;
-  else if ((c & 0xF0) == 0xE0) n = 3, min = 0x800, code = c & 0x0Fu;
-  else if ((c & 0xF8) == 0xF0) n = 4, min = 0x10000, code = c & 0x07u;
-  else return 0;
-  if (i + n > text.size()) return 0;
-  for (std::size_t k = 1; k < n; ++k) {
-    if ((byte(i + k) & 0xC0) != 0x80) return 0;
-    code = (code << 6) | (byte(i + k) & 0x3Fu);
-  }
-  if (code < min || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF)) return 0;
-  return n;
-}
 
 void check_input_text(const std::string& text, const std::string& file) {
   if (text.size() > kMaxInputBytes)
@@ -33,7 +15,7 @@ void check_input_text(const std::string& text, const std::string& file) {
   for (std::size_t i = 0; i < text.size();) {
     const auto c = static_cast<unsigned char>(text[i]);
     const SourceLocation here{file, line, column};
-    const std::size_t n = utf8_sequence_length(text, i);
+    const std::size_t n = model::utf8_sequence_length(text, i);
     if (n == 0)
       throw ScenarioError(here, "", "", fmt::format("is not valid UTF-8 text (byte 0x{:02x} here)", c));
     if (c == '\r' && (i + 1 == text.size() || text[i + 1] != '\n'))

@@ -5,7 +5,6 @@
 // length and string length.
 #include <cstddef>
 #include <string>
-#include <string_view>
 
 #include <yaml-cpp/yaml.h>
 
@@ -16,10 +15,6 @@ inline constexpr std::size_t kMaxScalarBytes = 4096;      // one value: a name, 
 inline constexpr std::size_t kMaxListLength = 4096;       // entries of one list (search axes values included)
 inline constexpr std::size_t kMaxMapSize = 4096;          // keys of one map
 inline constexpr int kMaxNestingDepth = 32;               // scenarios nest 5 deep
-
-// Length of the UTF-8 sequence starting at text[i] (1 to 4), or 0 when it is not a valid one (overlong forms,
-// surrogates and code points above U+10FFFF included).
-std::size_t utf8_sequence_length(std::string_view text, std::size_t i);
 
 // Throws ScenarioError at `file`[:line:column] when `text` is larger than kMaxInputBytes, is not valid UTF-8, holds
 // a control character other than tab, LF and CR, or ends lines with a lone CR.

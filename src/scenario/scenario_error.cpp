@@ -1,6 +1,6 @@
 #include "src/scenario/scenario_error.hpp"
 
-#include "src/scenario/input_limits.hpp"
+#include "model/utf8.hpp"
 
 namespace shardmeter::cli {
 
@@ -33,7 +33,7 @@ std::string compose(const SourceLocation& where, const std::string& key, const s
   // are not UTF-8 become '?'.
   for (std::size_t i = 0; i < text.size();) {
     const auto c = static_cast<unsigned char>(text[i]);
-    const std::size_t n = utf8_sequence_length(text, i);
+    const std::size_t n = model::utf8_sequence_length(text, i);
     if (n == 0 || c < 0x20 || c == 0x7f) {
       text[i] = '?';
       ++i;
