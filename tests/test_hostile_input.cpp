@@ -209,3 +209,32 @@ TEST_CASE("a foreign file given as a price file is not echoed") {
   CHECK_THAT(r.err, !Catch::Contains("user5"));
   CHECK(r.err.size() < 400);
 }
+
+TEST_CASE("validate refuses a directory, an empty file and a table without runs") {
+  const Scratch s("validate");
+  s.write("empty.csv", "");
+  s.write("header.csv", "id,source_group\n");
+  std::filesystem::create_directories(s.dir / "adir");
+  for (const char* args : {"validate adir", "validate empty.csv", "validate header.csv"}) {
+    INFO(args);
+    const auto r = s.run(args);
+    CHECK(r.status == 2);
+    CHECK(r.out.empty());
+  }
+  CHECK_THAT(s.run("validate adir").err, Catch::Contains("is a directory"));
+  CHECK_THAT(s.run("validate empty.csv").err, Catch::Contains("is empty"));
+  CHECK(s.run("validate header.csv").err == "header.csv:1:1: has a header but no runs\n");
+}
+
+TEST_CASE("estimate checks the search.axes keys and their end values, as search does") {
+  const Scratch s("axes");
+  s.write("typo.yaml", kValid + "search:\n  axes:\n    plan.tpp: [1, 2]\n");
+  auto r = s.run("estimate typo.yaml");
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::StartsWith("typo.yaml:7:15: "));
+  CHECK_THAT(r.err, Catch::Contains("plan.tpp"));
+  s.write("bad_end.yaml", kValid + "search:\n  axes:\n    cluster.islands.0.gpu: [h100-sxm, h100]\n");
+  r = s.run("estimate bad_end.yaml");
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::Contains("h100"));
+}

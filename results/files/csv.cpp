@@ -2,6 +2,7 @@
 
 #include <fstream>
 #include <sstream>
+#include <system_error>
 
 #include <fmt/format.h>
 
@@ -129,10 +130,18 @@ CsvRecords parse_csv(std::string_view text, const std::string& source) {
 }
 
 CsvRecords read_csv(const std::filesystem::path& path) {
+  constexpr std::uintmax_t kMaxBytes = 16u << 20;  // the shipped tables are a few kB
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw InputError(path.string(), InputProblem::malformed, "is a directory");
+  const std::uintmax_t size = std::filesystem::file_size(path, ec);
+  if (!ec && size > kMaxBytes)
+    throw InputError(path.string(), InputProblem::malformed,
+                     fmt::format("is too large: {} bytes (at most {} are read)", size, kMaxBytes));
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path.string(), InputProblem::missing, "cannot open");
   std::ostringstream text;
   text << in.rdbuf();
+  if (text.str().empty()) throw InputError(path.string(), InputProblem::malformed, "is empty: a CSV file starts with a header line");
   return parse_csv(text.str(), path.string());
 }
 
