@@ -191,3 +191,14 @@ TEST_CASE("the registry removes registered files and forgets unregistered ones")
   results::unregister_temp(a);
   CHECK(dir.files() == std::vector<std::string>{"b"});
 }
+
+TEST_CASE("search writes every output in full before replacing any: a failing one leaves the others in place") {
+  // Before: --csv was renamed into place, then --json failed (disk full): half the outputs were new.
+  const ScratchDir dir;
+  std::ofstream(dir / "front.csv") << "old";
+  const auto r = run_shardmeter("search search_small.yaml --quiet --csv '" + (dir / "front.csv").string() +
+                                "' --json /dev/full");
+  CHECK(r.status == 2);
+  CHECK(read_text(dir / "front.csv") == "old");
+  CHECK(dir.files() == std::vector<std::string>{"front.csv"});
+}

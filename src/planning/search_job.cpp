@@ -116,15 +116,20 @@ SearchJobResult run_search_job(const SearchJobOptions& options, const Catalog& c
   info.axes = axis_names;
   info.created = options.created;
 
+  // Every output is written in full before any replaces its target, so a full disk or a failing device leaves
+  // all previous outputs in place (only a failure between the renames can leave some replaced).
+  std::optional<results::AtomicFile> csv, json;
+  if (!options.output_csv.empty() || !options.output_json.empty()) {
+    const results::Table table = layout.table(job.front);
+    if (!options.output_csv.empty()) csv.emplace(options.output_csv).write(results::to_csv(table));
+    if (!options.output_json.empty()) json.emplace(options.output_json).write(results::to_json_text(info, table));
+  }
   if (!options.output_h5.empty()) {
     if (!writer) writer = std::make_unique<results::FrontWriter>(options.output_h5, layout);
     writer->finish(info, job.front);
   }
-  if (!options.output_csv.empty() || !options.output_json.empty()) {
-    const results::Table table = layout.table(job.front);
-    if (!options.output_csv.empty()) results::write_csv(options.output_csv, table);
-    if (!options.output_json.empty()) results::write_json(options.output_json, info, table);
-  }
+  if (csv) csv->commit();
+  if (json) json->commit();
   return job;
 }
 
