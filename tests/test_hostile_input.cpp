@@ -238,3 +238,20 @@ TEST_CASE("estimate checks the search.axes keys and their end values, as search 
   CHECK(r.status == 2);
   CHECK_THAT(r.err, Catch::Contains("h100"));
 }
+
+TEST_CASE("catalog GPU and link names are plain names too") {
+  const Scratch s("catalog");
+  std::filesystem::create_directories(s.dir / "data");
+  std::filesystem::copy(SHARDMETER_SOURCE_DIR "/scenarios/models", s.dir / "data/models");
+  std::filesystem::copy_file(SHARDMETER_SOURCE_DIR "/scenarios/links.yaml", s.dir / "data/links.yaml");
+  std::string gpus = shardmeter::testing::read_text(SHARDMETER_SOURCE_DIR "/scenarios/gpus.yaml");
+  const auto at = gpus.find("\n  h100-sxm:");
+  REQUIRE(at != std::string::npos);
+  gpus.replace(at, 12, "\n  \"h100;rm\":");
+  s.write("data/gpus.yaml", gpus);
+  s.write("x.yaml", kValid);
+  const auto r = s.run("estimate x.yaml --data-dir data");
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::StartsWith("data/gpus.yaml:"));
+  CHECK_THAT(r.err, Catch::Contains("gpus = h100;rm is not a plain name"));
+}
