@@ -46,6 +46,16 @@ std::string shell_comment(std::string_view text) {
   return out;
 }
 
+std::string message_excerpt(std::string_view text, std::size_t max_bytes) {
+  std::string out = valid_utf8(text.substr(0, max_bytes + 4));  // a little more: the cut below is at a character
+  for (char& c : out)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) c = '?';
+  if (text.size() <= max_bytes && out.size() <= max_bytes) return out;
+  std::size_t cut = max_bytes > 3 ? max_bytes - 3 : 0;
+  while (cut > 0 && (static_cast<unsigned char>(out[cut]) & 0xC0) == 0x80) --cut;
+  return out.substr(0, cut) + "...";
+}
+
 std::string json_text(const nlohmann::json& value) {
   return value.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }

@@ -2,6 +2,7 @@
 // Escaping text for the formats the tool writes, in one place: names and labels may come from a foreign result
 // file, so every writer escapes what it embeds. XML/HTML and Markdown escaping are in results/markup.hpp (the
 // report renderers' text helpers); CSV quoting and formula neutralisation in results/files/csv.hpp.
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -18,6 +19,10 @@ std::string toml_string(std::string_view text);
 
 // Text for a `#` comment of a shell script: one line, control characters as spaces, invalid UTF-8 replaced.
 std::string shell_comment(std::string_view text);
+
+// At most `max_bytes` of text from a foreign file for a one-line message: control characters as '?', invalid UTF-8
+// replaced, "..." appended when cut.
+std::string message_excerpt(std::string_view text, std::size_t max_bytes = 100);
 
 // JSON text indented by 2 with a final newline; invalid UTF-8 in strings becomes U+FFFD instead of an exception
 // (nlohmann's dump throws type_error 316 on it).

@@ -34,3 +34,10 @@ TEST_CASE("JSON with invalid UTF-8 is written with U+FFFD instead of throwing") 
   const nlohmann::json j = {{"name", std::string("is\xc3")}};
   CHECK(results::json_text(j) == "{\n  \"name\": \"is\xEF\xBF\xBD\"\n}\n");
 }
+
+TEST_CASE("message excerpts of foreign text are short, one line and UTF-8") {
+  CHECK(results::message_excerpt("root:x:0:0\nuser") == "root:x:0:0?user");
+  CHECK(results::message_excerpt(std::string(200, 'a'), 10) == "aaaaaaa...");
+  CHECK(results::message_excerpt("ab\xff", 10) == "ab\xEF\xBF\xBD");
+  CHECK(results::message_excerpt("µµµµµ", 6) == "µ...");  // cut before a character, never inside one
+}

@@ -8,6 +8,7 @@
 
 #include "model/metrics.hpp"
 #include "results/errors.hpp"
+#include "results/escape.hpp"
 #include "results/front/objective.hpp"
 #include "results/files/hdf5_io.hpp"
 #include "results/files/hdf5_names.hpp"
@@ -234,9 +235,9 @@ RunInfo read_run_info(const H5::H5File& file, const std::string& path) {
       current = name;
       info.rejected[name.substr(n::kRejectedPrefix.size())] = read_uint_attribute(root, name);
     }
-  } catch (const H5::Exception& e) {
+  } catch (const H5::Exception&) {
     throw InputError(path, InputProblem::wrong_schema,
-                     fmt::format("root attribute `{}` is missing or of another type ({})", current, e.getDetailMsg()));
+                     fmt::format("root attribute `{}` is missing or of another type", message_excerpt(current)));
   }
   return info;
 }
