@@ -202,3 +202,14 @@ TEST_CASE("search writes every output in full before replacing any: a failing on
   CHECK(read_text(dir / "front.csv") == "old");
   CHECK(dir.files() == std::vector<std::string>{"front.csv"});
 }
+
+TEST_CASE("an HDF5 front replacing a read-only file keeps its permissions") {
+  const ScratchDir dir;
+  std::ofstream(dir / "front.h5") << "old";
+  fs::permissions(dir / "front.h5", fs::perms::owner_read | fs::perms::group_read);
+  const auto r = run_shardmeter("search search_small.yaml --quiet -o '" + (dir / "front.h5").string() + "'");
+  CHECK(r.status == 0);
+  CHECK((fs::status(dir / "front.h5").permissions() & fs::perms::all) == (fs::perms::owner_read | fs::perms::group_read));
+  CHECK(read_text(dir / "front.h5").starts_with("\x89HDF"));
+  CHECK(dir.files() == std::vector<std::string>{"front.h5"});
+}

@@ -87,8 +87,17 @@ AtomicFile::AtomicFile(fs::path target, Target kind) : target_(std::move(target)
   }
   live_ = true;
   slot_ = register_temp(temp_.string());
-  // A replaced file keeps its permissions (the temporary file starts at 0666 minus the umask).
-  if (S_ISREG(existing.st_mode)) (void)::fchmod(fd_, existing.st_mode & 07777);
+  if (S_ISREG(existing.st_mode)) mode_ = static_cast<int>(existing.st_mode & 07777);
+}
+
+std::string AtomicFile::open_path() const {
+  if (fd_ < 0) return temp_.string();
+  const std::string proc = "/proc/self/fd/" + std::to_string(fd_);
+  struct stat via_proc {}, held {};
+  if (::stat(proc.c_str(), &via_proc) == 0 && ::fstat(fd_, &held) == 0 && via_proc.st_dev == held.st_dev &&
+      via_proc.st_ino == held.st_ino)
+    return proc;
+  return temp_.string();
 }
 
 AtomicFile::~AtomicFile() {
@@ -120,6 +129,9 @@ void AtomicFile::commit() {
     committed_ = true;
     return;
   }
+  // A replaced file keeps its permissions (the temporary file starts at 0666 minus the umask; set them only now, so
+  // that a library can still open it for writing by name).
+  if (mode_ >= 0) (void)::fchmod(fd_, static_cast<mode_t>(mode_));
   // Close ours and flush the file now at the temporary name (a library may have rewritten it by name), refusing
   // anything that is no longer a regular file there.
   if (::close(std::exchange(fd_, -1)) != 0) {

@@ -31,6 +31,10 @@ public:
   // The file to write: the temporary file, or the target itself when writing through.
   const std::filesystem::path& temp() const { return temp_; }
   bool writes_through() const { return through_; }
+  // A name for a library that opens the file by name (HDF5): /proc/self/fd/N of the descriptor this object holds,
+  // so that it opens the very file created with O_EXCL even if the directory entry was swapped meanwhile; temp()
+  // where /proc is not mounted.
+  std::string open_path() const;
 
   // Appends bytes (through the descriptor this object holds). Throws OutputError (disk full, /dev/full, ...).
   void write(std::string_view bytes);
@@ -48,6 +52,7 @@ private:
   bool through_ = false;
   bool committed_ = false;
   bool live_ = false;  // the temporary file exists
+  int mode_ = -1;       // permissions of the regular file it replaces
 };
 
 // Writes `text` to `path` atomically (or through, for a non-regular target). Throws OutputError.

@@ -81,7 +81,7 @@ struct FrontWriter::Impl {
 
   void open() {
     H5::Exception::dontPrint();  // errors become OutputError messages, not HDF5 stack dumps on stderr
-    file.emplace(target.temp().string(), H5F_ACC_TRUNC);
+    file.emplace(target.open_path(), H5F_ACC_TRUNC);
     if (!options.write_all) return;
     if (!H5Zfilter_avail(H5Z_FILTER_DEFLATE)) throw OutputError(out(), "this HDF5 library has no deflate filter");
     chunk_rows = options.chunk_rows > 0 ? options.chunk_rows : std::max<std::size_t>(16, kChunkBytes / type.row_bytes);
