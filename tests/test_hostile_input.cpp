@@ -106,7 +106,9 @@ TEST_CASE("malformed text is a located error with status 2, not an exception or 
       {"a control character", "name: a\x0b" "b\n", "x.yaml:1:8: holds the control character U+000B; remove it\n"},
       {"CR-only line endings", "name: s\rmodel: {}\r", "x.yaml:1:8: ends a line with a lone CR (old Mac line endings); save it with LF or CRLF\n"},
       {"an empty file", "", "x.yaml:1:1: is not a scenario: expected a map of keys (name, model, training, cluster, plan)\n"},
-      {"a second YAML document", kValid + "---\nname: t\n", "x.yaml:6:1: starts a second YAML document; a file holds one\n"},
+      {"a second YAML document", kValid + "---\nname: t\n", "x.yaml:5:1: holds more than one YAML document (a second one, or stray text after the first)\n"},
+      // yaml-cpp's LoadAll looped forever (and allocated without bound) on a stray ',' (found by fuzz_scenario).
+      {"a stray comma", ",\n", "x.yaml:1:1: holds more than one YAML document (a second one, or stray text after the first)\n"},
       {"deep nesting", "name: " + std::string(40, '[') + std::string(40, ']') + "\n", "x.yaml:1:39: nests deeper than 32 levels\n"},
       {"an island named like an index", "name: s\nmodel: {preset: llama3-8b}\ntraining: {global_batch: 8}\n"
                                         "cluster: {islands: [{name: \"1\", gpu: h100-sxm, gpus: 8}]}\n",
@@ -152,6 +154,9 @@ TEST_CASE("values of --set: junk after the value, a second document and invalid 
   const Scratch s("set");
   s.write("x.yaml", kValid);
   auto r = s.run("estimate x.yaml --set 'plan.tp=1\n---\n2'");
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::Contains("holds more than one YAML document"));
+  r = s.run("estimate x.yaml --set 'plan.tp=,'");
   CHECK(r.status == 2);
   CHECK_THAT(r.err, Catch::Contains("holds more than one YAML document"));
   r = s.run("estimate x.yaml --set 'plan.tp=[1, 2] x'");

@@ -14,6 +14,8 @@
 #include <system_error>
 #include <vector>
 
+#include <yaml-cpp/eventhandler.h>
+
 #include "src/scenario/input_limits.hpp"
 
 namespace shardmeter::cli {
@@ -66,12 +68,37 @@ YAML::Node load_yaml_file(const std::string& path, std::string& text) {
 
 namespace {
 
-// The one document of `text` (a null node when it has none). Copies of yaml-cpp handles are made by construction:
-// assigning to a node would write through it.
+// Counts the documents of a YAML text without building them, for single_document().
+class DocumentCounter : public YAML::EventHandler {
+public:
+  void OnDocumentStart(const YAML::Mark& mark) override {
+    if (++starts == 2) second = mark;
+  }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+
+  int starts = 0;
+  YAML::Mark second = YAML::Mark::null_mark();
+};
+
+// The first document of `text` (a null node when it has none); `second` makes the error for anything after it
+// (a second document was silently ignored). Not YAML::LoadAll: it loops forever on a stray ',' (fuzz_scenario,
+// tests/fuzz/crashers/fuzz_scenario/leading_comma.yaml); the parser is asked for at most two documents.
 YAML::Node single_document(const std::string& text, const std::function<ScenarioError(const YAML::Mark&)>& second) {
-  std::vector<YAML::Node> documents = YAML::LoadAll(text);
-  if (documents.size() > 1) throw second(documents[1].Mark());  // it was silently ignored
-  return documents.empty() ? YAML::Node() : YAML::Node(documents.front());
+  const YAML::Node first = YAML::Load(text);
+  std::istringstream in(text);
+  YAML::Parser parser(in);
+  DocumentCounter counter;
+  int documents = 0;
+  while (documents < 2 && parser.HandleNextDocument(counter)) ++documents;
+  if (documents > 1) throw second(counter.second);
+  return first;
 }
 
 }  // namespace
@@ -84,7 +111,7 @@ YAML::Node parse_yaml(const std::string& text, const std::string& file) {
   const YAML::Node root = [&] {
     try {
       return single_document(text, [&](const YAML::Mark& m) {
-        return ScenarioError(at(m), "", "", "starts a second YAML document; a file holds one");
+        return ScenarioError(at(m), "", "", "holds more than one YAML document (a second one, or stray text after the first)");
       });
     } catch (const YAML::ParserException& e) {
       throw ScenarioError(at(e.mark), "", "", "YAML syntax error: " + e.msg);
