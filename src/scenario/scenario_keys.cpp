@@ -94,7 +94,7 @@ std::vector<SectionKeys> shipped_sections() {
     {"dropout", "", "", D::value("true"), {}, "Dropout layers present (their masks take activation memory)", member<&m::ModelSpec::dropout>},
   }},
   {Section::training, "training:", "", {
-    {"global_batch", "", "sequences", D::required("required", "is required (sequences per optimizer step)"), R::between(1, 1e12), "Sequences per optimizer step, all replicas", member<&m::TrainingSpec::global_batch>},
+    {"global_batch", "", "sequences", D::required("required", "is required (sequences per optimizer step)"), R::between(1, 1e9), "Sequences per optimizer step, all replicas", member<&m::TrainingSpec::global_batch>},
     {"micro_batch", "", "sequences", D::value("1"), R::between(1, 1e6), "Sequences per micro-step per model replica", member<&m::TrainingSpec::micro_batch>},
     {"tokens", "", "tokens", D::value("0"), R::between(0, 1e18), "Training budget (e.g. 300e9), for wall-clock and total cost", member<&m::TrainingSpec::tokens>},
     {"precision", "", "", D::value("bf16"), {}, "Compute precision of the GEMMs", member<&m::TrainingSpec::precision>},
