@@ -213,3 +213,35 @@ TEST_CASE("an HDF5 front replacing a read-only file keeps its permissions") {
   CHECK(read_text(dir / "front.h5").starts_with("\x89HDF"));
   CHECK(dir.files() == std::vector<std::string>{"front.h5"});
 }
+
+TEST_CASE("Ctrl-C while the search axes are built ends the search at once, status 130, nothing left behind") {
+  // An axis of 50,000 values takes seconds to build (about 17 s when written), during which Ctrl-C was ignored
+  // until the search itself started.
+  const ScratchDir dir;
+  std::string scenario = read_text(SHARDMETER_TEST_DATA_DIR "/search_small.yaml");
+  scenario += "    training.tokens: 1000000:50000000000:+1000000\n";  // appended to search.axes
+  std::ofstream(dir / "slow.yaml") << scenario;
+  std::vector<std::string> args = {SHARDMETER_BINARY, "search", (dir / "slow.yaml").string(), "--quiet", "-o",
+                                   (dir / "front.h5").string()};
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t files;
+  posix_spawn_file_actions_init(&files);
+  posix_spawn_file_actions_addopen(&files, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&files, STDERR_FILENO, (dir / "err.txt").c_str(), O_WRONLY | O_CREAT, 0644);
+  pid_t pid = 0;
+  REQUIRE(posix_spawn(&pid, SHARDMETER_BINARY, &files, nullptr, argv.data(), environ) == 0);
+  posix_spawn_file_actions_destroy(&files);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  ::kill(pid, SIGINT);
+  const auto sent = std::chrono::steady_clock::now();
+  int status = 0;
+  while (::waitpid(pid, &status, WNOHANG) == 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  CHECK(std::chrono::steady_clock::now() - sent < std::chrono::milliseconds(1500));
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 130);
+  CHECK(dir.files() == std::vector<std::string>{"err.txt", "slow.yaml"});
+  CHECK(read_text(dir / "err.txt") ==
+        "shardmeter search: interrupted (Ctrl-C) while building the search space; nothing was written\n");
+}

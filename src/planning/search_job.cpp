@@ -73,10 +73,14 @@ SearchJobResult run_search_job(const SearchJobOptions& options, const Catalog& c
 
   // --all: /all is streamed while the search runs. The engine calls the sink serially; the lock keeps the
   // (non-thread-safe) HDF5 writer serialised even if that ever changed.
+  // The result file is created before the search starts (with or without --all), so a file that cannot be written
+  // fails before the work, and its temporary file shows that the search is under way.
   std::unique_ptr<results::FrontWriter> writer;
   std::mutex writer_mutex;
-  if (options.write_all && !options.output_h5.empty()) {
-    writer = std::make_unique<results::FrontWriter>(options.output_h5, layout, results::WriterOptions{.write_all = true});
+  if (!options.output_h5.empty())
+    writer = std::make_unique<results::FrontWriter>(options.output_h5, layout,
+                                                    results::WriterOptions{.write_all = options.write_all});
+  if (options.write_all && writer) {
     so.sink = [&](std::span<const search::CandidateRecord> batch) {
       std::vector<results::PlanPoint> points;
       points.reserve(batch.size());
@@ -125,7 +129,6 @@ SearchJobResult run_search_job(const SearchJobOptions& options, const Catalog& c
     if (!options.output_json.empty()) json.emplace(options.output_json).write(results::to_json_text(info, table));
   }
   if (!options.output_h5.empty()) {
-    if (!writer) writer = std::make_unique<results::FrontWriter>(options.output_h5, layout);
     writer->finish(info, job.front);
   }
   if (csv) csv->commit();
