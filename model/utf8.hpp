@@ -1,6 +1,6 @@
 #pragma once
 // UTF-8 validity, shared by the input checks (src/scenario/input_limits.hpp) and the escaping of outputs
-// (results/escape.hpp). Pure and allocation-free.
+// (results/markup.hpp). Pure and allocation-free.
 #include <cstddef>
 #include <string_view>
 

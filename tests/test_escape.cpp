@@ -1,11 +1,11 @@
-// Issue 14: escaping of names and labels for TOML, shell comments and JSON (results/escape.hpp). A name read from
+// Issue 14: escaping of names and labels for TOML, comments and JSON (results/markup.hpp). A name read from
 // a foreign result file may hold DEL, VT, FF or bytes that are not UTF-8; the exported TOML was then invalid and
 // the JSON writer threw type_error 316 (exit 1).
 #include <catch2/catch.hpp>
 
 #include <nlohmann/json.hpp>
 
-#include "results/escape.hpp"
+#include "results/markup.hpp"
 
 using namespace shardmeter;
 
@@ -22,12 +22,17 @@ TEST_CASE("TOML basic strings escape quotes, backslashes, every control characte
   CHECK(results::toml_string("say \"hi\" \\") == "\"say \\\"hi\\\" \\\\\"");
   // VT (0x0B), FF (0x0C), DEL (0x7F), NUL: TOML forbids them raw in a basic string.
   CHECK(results::toml_string(std::string("a\x0b" "b\x0c" "c\x7f" "d\0e", 9)) ==
-        "\"a\\u000Bb\\u000Cc\\u007Fd\\u0000e\"");
+        "\"a\\u000bb\\u000cc\\u007fd\\u0000e\"");
   CHECK(results::toml_string("x\xff") == "\"x\xEF\xBF\xBD\"");
 }
 
-TEST_CASE("shell comments stay on one line") {
-  CHECK(results::shell_comment("east\nrm -rf /\r\x7f") == "east rm -rf /  ");
+TEST_CASE("comment text stays on one line, without control characters or invalid UTF-8") {
+  CHECK(results::comment_text("east\nrm -rf /\r\x7f\xff") == "east rm -rf / \xEF\xBF\xBD\xEF\xBF\xBD");
+}
+
+TEST_CASE("XML and Markdown escaping replace invalid UTF-8 (an XML parser rejects it)") {
+  CHECK(results::escape_xml("a<\xff") == "a&lt;\xEF\xBF\xBD");
+  CHECK(results::escape_markdown_cell("a|\xff") == "a\\|\xEF\xBF\xBD");
 }
 
 TEST_CASE("JSON with invalid UTF-8 is written with U+FFFD instead of throwing") {

@@ -170,6 +170,8 @@ void AtomicFile::discard() noexcept {
   unregister_temp(std::exchange(slot_, -1));
 }
 
+void write_text_to(AtomicFile& file, std::string_view text) { file.write(text); }
+
 void write_text_atomically(const fs::path& path, std::string_view text) {
   AtomicFile file(path);
   file.write(text);

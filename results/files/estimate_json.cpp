@@ -10,7 +10,7 @@
 #include "model/metrics.hpp"
 #include "model/units.hpp"
 #include "results/columns.hpp"
-#include "results/escape.hpp"
+#include "results/markup.hpp"
 
 namespace shardmeter::results {
 

@@ -9,7 +9,7 @@
 
 #include "model/evaluate.hpp"
 #include "results/columns.hpp"
-#include "results/escape.hpp"
+#include "results/markup.hpp"
 #include "src/text/text_format.hpp"
 
 namespace shardmeter::cli {
