@@ -3,11 +3,12 @@
 BUILD   ?= build
 JOBS    ?= $(shell nproc)
 PKGS     = cmake ninja-build g++ libtbb-dev libboost-program-options-dev libhdf5-dev catch2 \
-           libyaml-cpp-dev libfmt-dev nlohmann-json3-dev python3-h5py python3-pandas chromium
+           libyaml-cpp-dev libfmt-dev nlohmann-json3-dev python3-h5py python3-pandas chromium \
+           clang libclang-rt-14-dev
 APT      = apt-get -o DPkg::Lock::Timeout=600
 SUDO     = $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
-.PHONY: all deps configure build run test bench validate clean readme-schema golden
+.PHONY: all deps configure build run test test-sanitize fuzz bench validate clean readme-schema golden
 
 all: build
 
@@ -30,6 +31,38 @@ run: build
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# The test suite built with AddressSanitizer + UndefinedBehaviorSanitizer in a second build directory; any report
+# fails the test that triggered it. .ci/run calls it after `make test` (docs/hardening.md). clang: g++ 12's
+# -fsanitize=undefined rejects constexpr lookups (model::metric) as non-constant.
+SAN_BUILD ?= build-sanitize
+SAN_ENV    = ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1 \
+             UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+test-sanitize: deps
+	@[ -f $(SAN_BUILD)/build.ninja ] || CC=clang-14 CXX=clang++-14 cmake -S . -B $(SAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug \
+	  -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" -DSHARDMETER_SANITIZE=ON -DSHARDMETER_WERROR=OFF
+	cmake --build $(SAN_BUILD) -j $(JOBS) --target shardmeter shardmeter_tests \
+	  fuzz_scenario_replay fuzz_set_axis_replay fuzz_front_reader_replay fuzz_catalog_replay
+	cd $(SAN_BUILD) && $(SAN_ENV) ctest --output-on-failure -j $(JOBS) -E 'report.chromium_screenshot'
+
+# libFuzzer (clang) on each harness of tests/fuzz/ for FUZZ_SECONDS seconds, from its seed corpus and the past
+# crashers, with the scenario dictionary. New crashers land in $(FUZZ_BUILD)/artifacts/: copy each to
+# tests/fuzz/crashers/<harness>/ once fixed, so ctest replays it.
+FUZZ_BUILD   ?= build-fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_HARNESSES = fuzz_scenario fuzz_set_axis fuzz_front_reader fuzz_catalog
+fuzz: deps
+	@[ -f $(FUZZ_BUILD)/build.ninja ] || CC=clang-14 CXX=clang++-14 cmake -S . -B $(FUZZ_BUILD) -G Ninja \
+	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSHARDMETER_FUZZ=ON -DSHARDMETER_WERROR=OFF
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target $(FUZZ_HARNESSES)
+	@mkdir -p $(FUZZ_BUILD)/artifacts
+	@set -e; for h in $(FUZZ_HARNESSES); do \
+	  mkdir -p $(FUZZ_BUILD)/corpus/$$h; \
+	  echo "== $$h: $(FUZZ_SECONDS) s"; \
+	  ASAN_OPTIONS=detect_leaks=1 ./$(FUZZ_BUILD)/fuzz/$$h $(FUZZ_BUILD)/corpus/$$h tests/fuzz/corpus/$$h \
+	    tests/fuzz/crashers/$$h -dict=tests/fuzz/dictionary.txt -max_total_time=$(FUZZ_SECONDS) -timeout=20 \
+	    -rss_limit_mb=4096 -max_len=65536 -artifact_prefix=$(FUZZ_BUILD)/artifacts/$$h- -print_final_stats=1; \
+	done
 
 bench: build
 	./$(BUILD)/bench_estimate

@@ -111,7 +111,8 @@ IslandStep island_step(const Scenario& s, const IslandSpec& island, const Parame
   st.layout = make_layout(island, plan, wan.stages_here);
   const IslandLayout& l = st.layout;
   const double mb = std::max(1.0, sequences_per_replica / b);  // micro-batches per replica per step
-  st.microbatches = static_cast<int>(mb + 0.5);
+  // int holds every count a parsed scenario gives (global_batch <= 1e9); the clamp keeps a hand-built one defined.
+  st.microbatches = static_cast<int>(std::min(mb + 0.5, 2147483647.0));
 
   // ---- one micro-batch through one stage -------------------------------------------------------------
   const LayerCost lc = layer_cost(m, gpu, plan, s.training.precision, b, l);

@@ -11,6 +11,9 @@ namespace shardmeter::model {
 
 namespace {
 
+// Whole numbers up to 2^53 are exact in a double; +1 and -1 on larger ones may change nothing.
+constexpr double kMaxExactCount = 9007199254740992.0;
+
 // WAN traffic of a synchronous job as each island sees it, and the bytes it puts on the WAN per step.
 struct WanPlan {
   WanTraffic traffic;
@@ -72,16 +75,22 @@ void split_batch(const Scenario& s, const ParameterCounts& params, const WanPlan
     sum_wa_over_c += w[i] * a[i] / c[i];
   }
   const double target_s = (total_mb + sum_wa_over_c) / sum_w_over_c;
+  // Island times beyond what a double resolves (an absurd WAN, a near-zero link) leave nothing to balance: every
+  // count below must stay a whole number a double holds exactly, or the one-at-a-time loops below never end.
+  if (!std::isfinite(target_s) || !(total_mb < kMaxExactCount)) return;
   std::array<double, kMaxIslands> share{}, remainder{};
   double assigned = 0;
   for (int e = 0; e < entries; ++e) {
     const auto i = static_cast<std::size_t>(e);
-    const double ideal = std::max(w[i], w[i] * (target_s - a[i]) / c[i]);  // at least one micro-batch per replica
+    const double balanced = w[i] * (target_s - a[i]) / c[i];
+    // At least one micro-batch per replica, at most the whole batch.
+    const double ideal = std::isfinite(balanced) ? std::clamp(balanced, w[i], std::max(w[i], total_mb)) : w[i];
     share[i] = std::floor(ideal);
     remainder[i] = ideal - share[i];
     assigned += share[i];
   }
-  // Hand out (or take back) the difference one micro-batch at a time, deterministically.
+  // Hand out (or take back) the difference one micro-batch at a time, deterministically. Every share lies in
+  // [w, total_mb], so the loops run at most entries * total_mb times on exact whole numbers.
   while (assigned < total_mb) {
     std::size_t best = 0;
     for (std::size_t i = 1; i < static_cast<std::size_t>(entries); ++i)

@@ -4,13 +4,32 @@
 #include <cmath>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "model/utf8.hpp"
 
 namespace shardmeter::results {
+
+std::string valid_utf8(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t n = model::utf8_sequence_length(text, i);
+    if (n == 0) {
+      out += "\xEF\xBF\xBD";  // U+FFFD REPLACEMENT CHARACTER
+      ++i;
+    } else {
+      out.append(text.substr(i, n));
+      i += n;
+    }
+  }
+  return out;
+}
 
 std::string escape_xml(std::string_view text) {
   std::string out;
   out.reserve(text.size() + text.size() / 8);
-  for (const char c : text) {
+  for (const char c : valid_utf8(text)) {
     const auto u = static_cast<unsigned char>(c);
     switch (c) {
       case '&': out += "&amp;"; break;
@@ -19,8 +38,8 @@ std::string escape_xml(std::string_view text) {
       case '"': out += "&quot;"; break;
       case '\'': out += "&#39;"; break;
       default:
-        if (u < 0x20 && c != '\t' && c != '\n' && c != '\r')
-          out += "\xEF\xBF\xBD";  // U+FFFD: XML 1.0 forbids these characters even as references
+        if ((u < 0x20 && c != '\t' && c != '\n' && c != '\r') || u == 0x7F)
+          out += "\xEF\xBF\xBD";  // U+FFFD: XML 1.0 forbids these characters even as references (DEL: discouraged)
         else
           out += c;
     }
@@ -30,10 +49,10 @@ std::string escape_xml(std::string_view text) {
 
 std::string comment_text(std::string_view text) {
   std::string out;
-  for (const char c : text) {
+  for (const char c : valid_utf8(text)) {
     const auto u = static_cast<unsigned char>(c);
     if (c == '\n' || c == '\r') out += ' ';
-    else if (u < 0x20 && c != '\t') out += "\xEF\xBF\xBD";
+    else if ((u < 0x20 && c != '\t') || u == 0x7F) out += "\xEF\xBF\xBD";
     else out += c;
   }
   return out;
@@ -41,7 +60,7 @@ std::string comment_text(std::string_view text) {
 
 std::string toml_string(std::string_view text) {
   std::string out = "\"";
-  for (const char c : text) {
+  for (const char c : valid_utf8(text)) {
     if (c == '"' || c == '\\') out += '\\';
     if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
       out += fmt::format("\\u{:04x}", static_cast<int>(static_cast<unsigned char>(c)));
@@ -55,7 +74,7 @@ std::string toml_string(std::string_view text) {
 std::string escape_markdown_cell(std::string_view text) {
   std::string out;
   out.reserve(text.size() + 8);
-  for (const char c : text) {
+  for (const char c : valid_utf8(text)) {
     switch (c) {
       case '\n': out += ' '; break;
       case '\r': break;
@@ -132,6 +151,20 @@ std::string format_change(double ratio, int decimals) {
 std::string format_fixed(double value, int decimals) {
   if (!std::isfinite(value)) return "n/a";
   return fmt::format("{:.{}f}", value, decimals);
+}
+
+std::string message_excerpt(std::string_view text, std::size_t max_bytes) {
+  std::string out = valid_utf8(text.substr(0, max_bytes + 4));  // a little more: the cut below is at a character
+  for (char& c : out)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) c = '?';
+  if (text.size() <= max_bytes && out.size() <= max_bytes) return out;
+  std::size_t cut = max_bytes > 3 ? max_bytes - 3 : 0;
+  while (cut > 0 && (static_cast<unsigned char>(out[cut]) & 0xC0) == 0x80) --cut;
+  return out.substr(0, cut) + "...";
+}
+
+std::string json_text(const nlohmann::json& value) {
+  return value.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace shardmeter::results

@@ -1,10 +1,18 @@
 #pragma once
-// Text for reports: escaping for HTML/XML and Markdown, and numbers as people read them ("$1.25M", "830k").
-// Pure functions; the report, plot and index renderers share them so every page formats a figure the same way.
+// Text for the files the tool writes, in one place: escaping for HTML/XML, Markdown, TOML, comments, JSON and
+// messages (CSV quoting is results/files/csv.hpp), and numbers as people read them ("$1.25M", "830k"). Names and
+// labels may come from a foreign result file: every escaper first replaces bytes that are not UTF-8 by U+FFFD.
+// Pure functions; the report, plot, index and export renderers share them.
+#include <cstddef>
 #include <string>
 #include <string_view>
 
+#include <nlohmann/json_fwd.hpp>
+
 namespace shardmeter::results {
+
+// `text` with every byte sequence that is not UTF-8 replaced by U+FFFD.
+std::string valid_utf8(std::string_view text);
 
 // Escapes &, <, >, " and ' so the text is safe in XML/XHTML character data and in quoted attribute values.
 // Control characters other than tab, LF and CR (not allowed in XML 1.0) become U+FFFD.
@@ -13,8 +21,16 @@ std::string escape_xml(std::string_view text);
 // Text on one comment line of a TOML, Python or shell file: CR and LF become spaces, other control characters
 // U+FFFD, so a name from a file cannot end the comment and start code.
 std::string comment_text(std::string_view text);
-// A quoted TOML basic string ("..."): \ and " escaped, control characters as \uXXXX.
+// A quoted TOML basic string ("..."): \ and " escaped, control characters and DEL as \uXXXX.
 std::string toml_string(std::string_view text);
+
+// At most `max_bytes` of text from a foreign file for a one-line message: control characters as '?', "..." appended
+// when cut (at a character boundary).
+std::string message_excerpt(std::string_view text, std::size_t max_bytes = 100);
+
+// JSON text indented by 2 with a final newline; invalid UTF-8 in strings becomes U+FFFD instead of an exception
+// (nlohmann's dump throws type_error 316 on it).
+std::string json_text(const nlohmann::json& value);
 
 // Escapes text for one Markdown table cell: | and \ are backslash-escaped, line breaks become spaces, and the
 // characters Markdown would read as markup (*, _, `, <, >, [, ]) are backslash-escaped too.

@@ -21,6 +21,14 @@ TEST_CASE("ranges expand geometrically, arithmetically and by one") {
     INFO(bad);
     CHECK_THROWS_AS(expand_range(bad, "plan.tp", here, 1000), ScenarioError);
   }
+  // Issue 14: stepping past INT64_MAX was signed overflow (undefined; in practice a wrap to negative values).
+  CHECK(expand_range("9223372036854775807:9223372036854775807", "k", here) ==
+        std::vector<std::string>{"9223372036854775807"});
+  CHECK(expand_range("9223372036854775806:9223372036854775807:+5", "k", here) ==
+        std::vector<std::string>{"9223372036854775806"});
+  CHECK(expand_range("4611686018427387904:9223372036854775807:x2", "k", here) ==
+        std::vector<std::string>{"4611686018427387904"});  // 2^62; 2^63 does not fit
+  CHECK(expand_range("-9223372036854775807:-9223372036854775806", "k", here).size() == 2);
   try {
     expand_range("8:4", "plan.tp", here);
   } catch (const ScenarioError& e) {

@@ -196,3 +196,27 @@ TEST_CASE("DiLoCo token efficiency: the published table, M = 1 is 1, never above
   d.token_efficiency = 0.8;
   CHECK(model::diloco_token_efficiency(d, 4, 2.4e9) == 0.8);
 }
+
+TEST_CASE("A balanced split over an absurdly slow WAN or node network terminates") {
+  // Issue 14: with island times near 1e36 s (1e-25 Gbit/s WAN) the balanced target and the shares exceeded 2^53,
+  // where `assigned -= 1` changes nothing, and split_batch looped forever. Two entries, HSDP (not lockstep), so the
+  // balancing runs; each case must return, and every island still gets at least one micro-batch per replica.
+  for (const double wan_gbit : {1e-25, 1e-12, 100.0}) {
+    for (const double node_gbit : {1600.0, 1e-9}) {
+      model::Scenario s = multi_island(1, wan_gbit);
+      s.cluster.islands[1] = test::island(test::a100_80gb(), 64, node_gbit);
+      s.cluster.island_entries = 2;
+      s.training.global_batch = 512;
+      const model::Estimate e = model::evaluate(s);
+      INFO("wan " << wan_gbit << " Gbit/s, node network " << node_gbit << " Gbit/s");
+      CHECK(e.islands[0].batch_share > 0);
+      CHECK(e.islands[1].batch_share > 0);
+    }
+  }
+  model::Scenario s = multi_island(1);
+  s.cluster.islands[1] = s.cluster.islands[0];
+  s.cluster.island_entries = 2;
+  s.cluster.wan.latency_s = 1e302;  // latency_ms: 1e305
+  s.training.global_batch = 512;
+  CHECK(model::evaluate(s).islands[1].batch_share > 0);
+}

@@ -33,6 +33,21 @@ TEST_CASE("CSV fields are quoted as RFC 4180 says", "[results][csv]") {
   CHECK(results::csv_field("cr\r") == "\"cr\r\"");
 }
 
+TEST_CASE("CSV text cells that a spreadsheet would run as formulas are neutralised", "[results][csv]") {
+  // Issue 14: an island named =cmd|'/C calc'!A0 was written verbatim into a cell.
+  CHECK(results::csv_text_field("=cmd|'/C calc'!A0") == "'=cmd|'/C calc'!A0");
+  CHECK(results::csv_text_field("+1") == "'+1");
+  CHECK(results::csv_text_field("-x") == "'-x");
+  CHECK(results::csv_text_field("@SUM(A1)") == "'@SUM(A1)");
+  CHECK(results::csv_text_field("\tx") == "'\tx");
+  CHECK(results::csv_text_field("\r=1") == "\"'\r=1\"");
+  CHECK(results::csv_text_field("=a,b") == "\"'=a,b\"");
+  CHECK(results::csv_text_field("h100-sxm") == "h100-sxm");
+  results::Table t{{"island", "n"}, {}, {}};
+  t.rows.push_back({{"island", std::string("=1+1")}, {"n", std::int64_t{-3}}});
+  CHECK(results::to_csv(t) == "island,n\r\n'=1+1,-3\r\n");
+}
+
 TEST_CASE("CSV: header of column names, CRLF records, shortest exact numbers", "[results][csv]") {
   results::Table t{{"index", "total_cost_usd", "axis:plan.sharding", "note"}, {}, {}};
   t.rows.push_back({{"index", std::int64_t{7}}, {"total_cost_usd", 0.1}, {"axis:plan.sharding", std::string("fsdp")},

@@ -248,6 +248,14 @@ TEST_CASE("Ctrl-C stops the search, writes the front found so far marked incompl
   REQUIRE(posix_spawn(&pid, SHARDMETER_BINARY, &files, nullptr, argv.data(), environ) == 0);
   posix_spawn_file_actions_destroy(&files);
 
+  // Once the result file's temporary file exists the search is under way (building the axes takes longer in a
+  // sanitizer build; Ctrl-C before the search starts ends it without a front).
+  bool started = false;
+  for (int i = 0; i < 600 && !started; ++i) {
+    for (const std::string& name : dir.files()) started = started || name.starts_with("front.h5.tmp.");
+    if (!started) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  CHECK(started);
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));
   REQUIRE(::kill(pid, SIGINT) == 0);
   int status = 0;

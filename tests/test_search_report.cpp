@@ -36,6 +36,12 @@ TEST_CASE("numbers as the search report prints them", "[search_report]") {
   CHECK(duration(0.0042) == "4.20 ms");
   CHECK(duration(1.234) == "1.23 s");
   CHECK(duration(125) == "2 min 05 s");
+  // Issue 14: 2^63 candidates printed as "-0" (llround overflowed); huge numbers go to 3 significant digits.
+  CHECK(grouped(9223372036854775808.0) == "9.22e+18");
+  CHECK(grouped(-1e300) == "-1e+300");
+  CHECK(grouped(999999999999999999.0) == "1e+18");
+  CHECK(count_si(1.8446744073709552e19) == "18446744073.71 G");
+  CHECK(duration(1e300) == "1e+300 s");
 }
 
 TEST_CASE("the front table: one row per point, plan columns, then cost, throughput, wall-clock, MFU",

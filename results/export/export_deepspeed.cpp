@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <fmt/format.h>
 
+#include "results/markup.hpp"
 #include "results/export/export_formats.hpp"
 
 namespace shardmeter::results {
@@ -89,7 +90,7 @@ Exported export_deepspeed(const DeployPlan& p, const ExportSource& source) {
     out.notes.push_back(fmt::format("deepspeed: build the model as a PipelineModule(num_stages={})", p.pp));
   if (p.precision == "fp8")
     out.notes.push_back("deepspeed: fp8 GEMMs need Transformer Engine in the model; the config enables bf16");
-  out.text = j.dump(2) + "\n";
+  out.text = json_text(j);
   return out;
 }
 

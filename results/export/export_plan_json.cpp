@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/metrics.hpp"
+#include "results/markup.hpp"
 #include "results/export/export_formats.hpp"
 #include "results/front/front_picks.hpp"
 
@@ -94,7 +95,7 @@ Exported export_plan_json(const DeployPlan& p, const ExportSource& source) {
   predicted["bottleneck"] = text(*source.row, "bottleneck");
   j["predicted"] = predicted;
   j["units"] = units;
-  return Exported{j.dump(2) + "\n", {}};
+  return Exported{json_text(j), {}};
 }
 
 }  // namespace shardmeter::results

@@ -2,6 +2,7 @@
 
 #include <fstream>
 #include <sstream>
+#include <system_error>
 
 #include <fmt/format.h>
 
@@ -21,6 +22,19 @@ std::string csv_field(std::string_view text) {
   return out;
 }
 
+std::string csv_text_field(std::string_view text) {
+  // A spreadsheet reads a cell starting with = + - @ (or tab, CR) as a formula: `=cmd|'/C calc'!A0` runs a
+  // program. A leading apostrophe makes it text, as OWASP's CSV-injection advice says; numbers are never text
+  // cells, so negative numbers stay numbers.
+  if (!text.empty() && std::string_view("=+-@\t\r").find(text.front()) != std::string_view::npos)
+  {
+    std::string quoted(1, '\'');
+    quoted.append(text);
+    return csv_field(quoted);
+  }
+  return csv_field(text);
+}
+
 std::string to_csv(const Table& table) {
   std::string out;
   const auto record = [&](const auto& fields) {
@@ -37,7 +51,12 @@ std::string to_csv(const Table& table) {
     fields.clear();
     for (const std::string& c : table.columns) {
       const auto it = row.find(c);
-      fields.push_back(it == row.end() ? std::string() : csv_field(format_cell(it->second)));
+      if (it == row.end())
+        fields.emplace_back();
+      else if (const std::string* text = std::get_if<std::string>(&it->second))
+        fields.push_back(csv_text_field(*text));
+      else
+        fields.push_back(csv_field(format_cell(it->second)));
     }
     record(fields);
   }
@@ -131,10 +150,18 @@ CsvRecords parse_csv(std::string_view text, const std::string& source) {
 }
 
 CsvRecords read_csv(const std::filesystem::path& path) {
+  constexpr std::uintmax_t kMaxBytes = 16u << 20;  // the shipped tables are a few kB
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw InputError(path.string(), InputProblem::malformed, "is a directory");
+  const std::uintmax_t size = std::filesystem::file_size(path, ec);
+  if (!ec && size > kMaxBytes)
+    throw InputError(path.string(), InputProblem::malformed,
+                     fmt::format("is too large: {} bytes (at most {} are read)", size, kMaxBytes));
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path.string(), InputProblem::missing, "cannot open");
   std::ostringstream text;
   text << in.rdbuf();
+  if (text.str().empty()) throw InputError(path.string(), InputProblem::malformed, "is empty: a CSV file starts with a header line");
   return parse_csv(text.str(), path.string());
 }
 

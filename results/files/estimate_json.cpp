@@ -11,6 +11,7 @@
 #include "model/metrics.hpp"
 #include "model/units.hpp"
 #include "results/columns.hpp"
+#include "results/markup.hpp"
 
 namespace shardmeter::results {
 
@@ -105,7 +106,7 @@ std::string estimate_json(const m::Scenario& s, const m::Estimate& e, std::strin
   for (const ScenarioColumn& column : job_scenario_columns()) plan[column.name] = cell_json(column.get(s, -1));
   j["plan"] = plan;
   j["uncalibrated_gpus"] = std::vector<std::string>(uncalibrated_gpus.begin(), uncalibrated_gpus.end());
-  return j.dump(2) + "\n";
+  return json_text(j);
 }
 
 }  // namespace shardmeter::results

@@ -1,6 +1,8 @@
 #include "results/files/hdf5_io.hpp"
 
+#include <cerrno>
 #include <cstring>
+#include <system_error>
 
 #include <fmt/format.h>
 
@@ -41,6 +43,24 @@ H5::StrType fixed_text(std::size_t width) {
   t.setCset(H5T_CSET_UTF8);
   t.setStrpad(H5T_STR_NULLPAD);
   return t;
+}
+
+std::vector<void*>& kept_open() {
+  static auto* const objects = new std::vector<void*>;  // never destroyed, on purpose
+  return *objects;
+}
+
+std::string failure_text(std::string_view action) {
+  const int error = errno;
+  std::string text = std::string(action) + " failed";
+  switch (error) {
+    case ENOSPC: case EFBIG: case EDQUOT: case EIO: case EACCES: case EPERM: case EROFS: case ENOENT: case EISDIR:
+      text += ": " + std::generic_category().message(error);
+      break;
+    default:
+      break;
+  }
+  return text;
 }
 
 RowType row_type(const RowLayout& layout) {

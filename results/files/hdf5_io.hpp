@@ -4,6 +4,8 @@
 // hdf5_reader.hpp.
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <utility>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,6 +24,57 @@ struct RowType {
   std::size_t row_bytes = 0;
 };
 RowType row_type(const RowLayout& layout);
+
+// A failure in plain words for messages (no HDF5 function names): "<action> failed", plus the system's reason
+// (errno) when it is a file-system one, e.g. "writing the file failed: No space left on device".
+std::string failure_text(std::string_view action);
+
+// Where Owned puts objects it must never close again (never destroyed, so still reachable at exit).
+std::vector<void*>& kept_open();
+
+// An HDF5 object (file, dataset) that is closed explicitly, once. When its close() fails (a full disk while
+// flushing), or it is dropped without close() while an error unwinds, it is never closed again: HDF5 may have
+// released part of the file's state, and the destructor's second close crashed (issue 14, exit 139). Such an
+// object stays open until the process ends; its temporary file is removed by AtomicFile.
+template <class T>
+class Owned {
+public:
+  Owned() = default;
+  Owned(const Owned&) = delete;
+  Owned& operator=(const Owned&) = delete;
+  ~Owned() { abandon(); }
+
+  template <class... Args>
+  void emplace(Args&&... args) {
+    abandon();
+    object_ = std::make_unique<T>(std::forward<Args>(args)...);
+  }
+  explicit operator bool() const { return object_ != nullptr; }
+  T* operator->() const { return object_.get(); }
+  T& operator*() const { return *object_; }
+
+  void close() {
+    if (!object_) return;
+    try {
+      object_->close();
+    } catch (...) {
+      abandon();
+      throw;
+    }
+    object_.reset();
+  }
+  void abandon() noexcept {
+    if (!object_) return;
+    T* const object = object_.release();
+    try {
+      kept_open().push_back(object);
+    } catch (...) {  // out of memory: leaking the handle is still better than closing it twice
+    }
+  }
+
+private:
+  std::unique_ptr<T> object_;
+};
 
 // Writes the point's cells at `dst` (row_bytes bytes). Throws ResultsError when the point does not fit the layout.
 void pack(const RowLayout& layout, const RowType& type, const PlanPoint& point, std::byte* dst);

@@ -8,6 +8,7 @@
 
 #include "model/metrics.hpp"
 #include "results/errors.hpp"
+#include "results/markup.hpp"
 #include "results/front/objective.hpp"
 #include "results/files/hdf5_io.hpp"
 #include "results/files/hdf5_names.hpp"
@@ -144,6 +145,16 @@ void for_each_row(const H5::DataSet& dataset, const Decoder& d, const std::funct
   }
 }
 
+// Maps HDF5 failures while reading data to InputError.
+template <class F>
+auto reading(const std::string& path, F&& f) {
+  try {
+    return f();
+  } catch (const H5::Exception&) {
+    throw InputError(path, InputProblem::wrong_schema, "its data cannot be read as a ShardMeter result file");
+  }
+}
+
 // Opens a ShardMeter result file, or throws the InputError saying why it is not one.
 H5::H5File open_result(const fs::path& path) {
   const std::string p = path.string();
@@ -155,16 +166,19 @@ H5::H5File open_result(const fs::path& path) {
   try {
     if (!H5::H5File::isHdf5(p)) throw InputError(p, InputProblem::not_hdf5, "not an HDF5 file");
     file.openFile(p, H5F_ACC_RDONLY);
-  } catch (const H5::Exception& e) {
-    throw InputError(p, InputProblem::not_hdf5, "cannot open as HDF5: " + e.getDetailMsg());
+  } catch (const H5::Exception&) {
+    throw InputError(p, InputProblem::not_hdf5, "it is damaged or not an HDF5 file (it cannot be opened)");
   }
-  const H5::Group root = file.openGroup("/");
   std::string format;
+  bool has_front = false;
   try {
+    const H5::Group root = file.openGroup("/");
     if (h5io::has_attribute(root, n::kFormatAttr)) format = h5io::read_text_attribute(root, n::kFormatAttr);
+    has_front = file.nameExists(std::string(n::kFront));
   } catch (const H5::Exception&) {
   }
-  if (format != n::kFormat || !file.nameExists(std::string(n::kFront)))
+  const H5::Group root = reading(p, [&] { return file.openGroup("/"); });
+  if (format != n::kFormat || !has_front)
     throw InputError(p, InputProblem::not_shardmeter,
                      fmt::format("not a ShardMeter result file (no `{}` = \"{}\" attribute or no /{} dataset)",
                                  n::kFormatAttr, n::kFormat, n::kFront));
@@ -238,9 +252,9 @@ RunInfo read_run_info(const H5::H5File& file, const std::string& path) {
       current = name;
       info.rejected[name.substr(n::kRejectedPrefix.size())] = read_uint_attribute(root, name);
     }
-  } catch (const H5::Exception& e) {
+  } catch (const H5::Exception&) {
     throw InputError(path, InputProblem::wrong_schema,
-                     fmt::format("root attribute `{}` is missing or of another type ({})", current, e.getDetailMsg()));
+                     fmt::format("root attribute `{}` is missing or of another type", message_excerpt(current)));
   }
   return info;
 }
@@ -256,17 +270,6 @@ Table read_table(const H5::H5File& file, const std::string& path, std::string_vi
   }
   for_each_row(dataset, d, [&](const Row& r) { t.rows.push_back(r); });
   return t;
-}
-
-// Maps HDF5 failures while reading data to InputError.
-template <class F>
-auto reading(const std::string& path, F&& f) {
-  try {
-    return f();
-  } catch (const H5::Exception& e) {
-    throw InputError(path, InputProblem::wrong_schema,
-                     fmt::format("HDF5 error in {}: {}", e.getFuncName(), e.getDetailMsg()));
-  }
 }
 
 }  // namespace

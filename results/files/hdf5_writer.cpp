@@ -1,7 +1,6 @@
 #include "results/files/hdf5_writer.hpp"
 
 #include <algorithm>
-#include <optional>
 #include <vector>
 
 #include <fmt/format.h>
@@ -66,8 +65,8 @@ struct FrontWriter::Impl {
   RowLayout layout;
   WriterOptions options;
   h5io::RowType type;
-  std::optional<H5::H5File> file;
-  std::optional<H5::DataSet> all;
+  h5io::Owned<H5::H5File> file;
+  h5io::Owned<H5::DataSet> all;
   std::vector<std::byte> buffer;   // packed /all rows not yet written
   std::size_t buffered = 0;
   std::size_t chunk_rows = 1;
@@ -77,13 +76,13 @@ struct FrontWriter::Impl {
   bool failed = false;
 
   Impl(fs::path out, RowLayout l, WriterOptions o)
-      : target(std::move(out)), layout(std::move(l)), options(o), type(h5io::row_type(layout)) {}
+      : target(std::move(out), AtomicFile::Target::regular), layout(std::move(l)), options(o), type(h5io::row_type(layout)) {}
 
   std::string out() const { return target.target().string(); }
 
   void open() {
     H5::Exception::dontPrint();  // errors become OutputError messages, not HDF5 stack dumps on stderr
-    file.emplace(target.temp().string(), H5F_ACC_TRUNC);
+    file.emplace(target.open_path(), H5F_ACC_TRUNC);
     if (!options.write_all) return;
     if (!H5Zfilter_avail(H5Z_FILTER_DEFLATE)) throw OutputError(out(), "this HDF5 library has no deflate filter");
     chunk_rows = options.chunk_rows > 0 ? options.chunk_rows : std::max<std::size_t>(16, kChunkBytes / type.row_bytes);
@@ -126,18 +125,18 @@ struct FrontWriter::Impl {
     std::vector<std::byte> rows(std::max<std::size_t>(front.size(), 1) * type.row_bytes);
     for (std::size_t i = 0; i < front.size(); ++i) h5io::pack(layout, type, front[i], rows.data() + i * type.row_bytes);
     const hsize_t count = front.size();
-    H5::DataSet dataset = file->createDataSet(std::string(n::kFront), type.file, H5::DataSpace(1, &count));
-    if (count > 0) dataset.write(rows.data(), type.memory);
-    h5io::write_attribute(dataset, n::kUnits, units_of(layout));
+    h5io::Owned<H5::DataSet> dataset;
+    dataset.emplace(file->createDataSet(std::string(n::kFront), type.file, H5::DataSpace(1, &count)));
+    if (count > 0) dataset->write(rows.data(), type.memory);
+    h5io::write_attribute(*dataset, n::kUnits, units_of(layout));
+    dataset.close();
     write_run_info(*file, info);
   }
 
+  // Closes /all, then the file (each at most once: h5io::Owned).
   void close() {
-    all.reset();
-    if (file) {
-      file->close();
-      file.reset();
-    }
+    all.close();
+    file.close();
   }
 
   void discard() noexcept {
@@ -154,14 +153,16 @@ struct FrontWriter::Impl {
   void guarded(F&& f) {
     if (finished) throw OutputError(out(), "the result file was already written");
     if (failed) throw OutputError(out(), "an earlier error abandoned this result file");
+    errno = 0;  // failure_text() reports the system's reason when HDF5 leaves one
     try {
       f();
     } catch (const OutputError&) {
       discard();
       throw;
-    } catch (const H5::Exception& e) {
+    } catch (const H5::Exception&) {
+      const std::string why = h5io::failure_text("writing the file");  // before discard() changes errno
       discard();
-      throw OutputError(out(), fmt::format("HDF5 error in {}: {}", e.getFuncName(), e.getDetailMsg()));
+      throw OutputError(out(), why);
     } catch (const std::exception& e) {
       discard();
       throw OutputError(out(), e.what());
@@ -175,8 +176,8 @@ FrontWriter::FrontWriter(fs::path out, RowLayout layout, WriterOptions options) 
     impl_ = std::make_unique<Impl>(std::move(out), std::move(layout), options);
   } catch (const OutputError&) {
     throw;
-  } catch (const H5::Exception& e) {
-    throw OutputError(name, fmt::format("HDF5 error in {}: {}", e.getFuncName(), e.getDetailMsg()));
+  } catch (const H5::Exception&) {
+    throw OutputError(name, h5io::failure_text("creating the file"));
   }
   impl_->guarded([&] { impl_->open(); });
 }
@@ -201,6 +202,8 @@ void FrontWriter::finish(const RunInfo& info, std::span<const PlanPoint> front) 
 }
 
 const fs::path& FrontWriter::path() const { return impl_->target.target(); }
+
+bool hdf5_file_left_open() { return !h5io::kept_open().empty(); }
 
 void write_front(const fs::path& out, const RunInfo& info, std::span<const PlanPoint> front) {
   FrontWriter writer(out, RowLayout::fit(front, info.axes));

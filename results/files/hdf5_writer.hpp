@@ -51,6 +51,11 @@ private:
   std::unique_ptr<Impl> impl_;
 };
 
+// True once a result file could not be closed (a full disk while HDF5 flushed it). HDF5 cannot close such a file
+// again without crashing, and its library closes every open file when the process exits: a process for which this
+// is true must end with std::_Exit after flushing its streams (src/cli/main.cpp does).
+bool hdf5_file_left_open();
+
 // One call for a front without /all: the layout is fitted to the points (RowLayout::fit) with info.axes.
 void write_front(const std::filesystem::path& out, const RunInfo& info, std::span<const PlanPoint> front);
 

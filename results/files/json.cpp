@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "results/markup.hpp"
 #include "results/files/atomic_file.hpp"
 #include "model/metrics.hpp"
 #include "results/errors.hpp"
@@ -116,7 +117,7 @@ std::string to_json_text(const RunInfo& info, const Table& front) {
     rows.push_back(std::move(o));
   }
   doc["front"] = std::move(rows);
-  return doc.dump(2) + "\n";
+  return json_text(doc);
 }
 
 void write_json(const std::filesystem::path& path, const RunInfo& info, const Table& front) {

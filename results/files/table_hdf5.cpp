@@ -1,6 +1,7 @@
 #include "results/files/table_hdf5.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <variant>
 
@@ -100,15 +101,20 @@ void write(const std::filesystem::path& file, std::string_view name, const Table
   }
 
   H5::Exception::dontPrint();
-  H5::H5File h5(file.string(), H5F_ACC_RDWR);
+  h5io::Owned<H5::H5File> h5;  // closed once, even when the disk fills (h5io::Owned)
+  h5.emplace(file.string(), H5F_ACC_RDWR);
   const hsize_t count = table.rows.size();
-  H5::DataSet dataset = h5.createDataSet(std::string(name), file_type, H5::DataSpace(1, &count));
-  if (count > 0 && row_bytes > 0) dataset.write(rows.data(), memory_type);
-  if (!units.empty()) h5io::write_attribute(dataset, h5names::kUnits, units);
-  H5::Group group = h5.openGroup("/");
-  for (const auto& [key, value] : root.text) h5io::write_attribute(group, key, value);
-  for (const auto& [key, value] : root.numbers) h5io::write_attribute(group, key, value);
-  for (const auto& [key, value] : root.lists) h5io::write_attribute(group, key, value);
+  h5io::Owned<H5::DataSet> dataset;
+  dataset.emplace(h5->createDataSet(std::string(name), file_type, H5::DataSpace(1, &count)));
+  if (count > 0 && row_bytes > 0) dataset->write(rows.data(), memory_type);
+  if (!units.empty()) h5io::write_attribute(*dataset, h5names::kUnits, units);
+  dataset.close();
+  {
+    H5::Group group = h5->openGroup("/");
+    for (const auto& [key, value] : root.text) h5io::write_attribute(group, key, value);
+    for (const auto& [key, value] : root.numbers) h5io::write_attribute(group, key, value);
+    for (const auto& [key, value] : root.lists) h5io::write_attribute(group, key, value);
+  }
   h5.close();
 }
 
@@ -116,10 +122,11 @@ void write(const std::filesystem::path& file, std::string_view name, const Table
 
 void add_table_dataset(const std::filesystem::path& file, std::string_view name, const Table& table,
                        const std::vector<std::string>& units, const TableAttributes& root) {
+  errno = 0;  // failure_text() reports the system's reason when HDF5 leaves one
   try {
     write(file, name, table, units, root);
-  } catch (const H5::Exception& e) {
-    throw OutputError(file.string(), fmt::format("HDF5 error in {}: {}", e.getFuncName(), e.getDetailMsg()));
+  } catch (const H5::Exception&) {
+    throw OutputError(file.string(), h5io::failure_text("adding a table to the file"));
   } catch (const OutputError&) {
     throw;
   } catch (const std::exception& e) {

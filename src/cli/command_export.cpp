@@ -12,6 +12,7 @@
 #include "results/files/hdf5_reader.hpp"
 #include "src/cli/command_line.hpp"
 #include "src/cli/commands.hpp"
+#include "src/cli/path_collisions.hpp"
 #include "src/planning/scenario_rebuild.hpp"
 #include "src/scenario/scenario_error.hpp"
 #include "src/scenario/word_lists.hpp"
@@ -78,6 +79,7 @@ int run_export(const std::vector<std::string>& args, std::ostream& out) {
                      (near.empty() ? "" : " (did you mean " + near + "?)") + "; formats: " + formats);
   }
   const std::string pick = line.text("pick");
+  if (line.has("output")) check_path_collisions("export", {{"FRONT.h5", front_path}}, {{"-o", line.output()}});
 
   try {
     const results::ResultFile file = results::read_front(front_path);

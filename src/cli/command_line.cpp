@@ -35,6 +35,7 @@ struct CommandLine::Impl {
   po::variables_map values;
   std::vector<std::string> positional;
   std::vector<std::pair<std::string, Range>> bounded;  // numeric options and their bounds, checked by parse()
+  std::vector<std::string> texts;                      // text options: an empty value is refused by parse()
 };
 
 CommandLine::CommandLine(const Command& command) : impl_(std::make_unique<Impl>(command)) {}
@@ -73,6 +74,7 @@ CommandLine& CommandLine::text(const char* name, const char* value_name, const c
   auto* value = po::value<std::string>()->value_name(value_name);
   if (fallback) value->default_value(*fallback);
   impl_->options.add_options()(name, value, help);
+  impl_->texts.push_back(long_name(name));
   return *this;
 }
 
@@ -117,6 +119,10 @@ void CommandLine::parse(const std::vector<std::string>& args) {
   } catch (const po::error& e) {
     throw usage(e.what());
   }
+  // An empty value names nothing: `-o ""` used to succeed writing nothing.
+  for (const std::string& name : impl_->texts)
+    if (has(name.c_str()) && !impl_->values[name].defaulted() && impl_->values[name].as<std::string>().empty())
+      throw usage("--" + name + " needs a value (it was given as an empty string)");
   if (impl_->values.count(kPositional)) impl_->positional = impl_->values[kPositional].as<std::vector<std::string>>();
   for (const auto& [name, bounds] : impl_->bounded) {
     if (!has(name.c_str())) continue;

@@ -10,6 +10,7 @@
 #include "results/report/report_markdown.hpp"
 #include "src/cli/command_line.hpp"
 #include "src/cli/commands.hpp"
+#include "src/cli/path_collisions.hpp"
 #include "src/scenario/version.hpp"
 
 namespace shardmeter::cli {
@@ -31,8 +32,8 @@ int run_report(const std::vector<std::string>& args, std::ostream& out) {
   if (!line.has("output")) throw line.usage("missing -o FILE.html");
   const std::string html_path = line.output();
   const std::string md_path = line.text("markdown");
-  if (!md_path.empty() && std::filesystem::path(md_path) == std::filesystem::path(html_path))
-    throw UsageError("shardmeter report: -o and --markdown name the same file " + html_path);
+  check_path_collisions("report", {{"FRONT.h5", front_path}, {"--baseline", line.text("baseline")}},
+                        {{"-o", html_path}, {"--markdown", md_path}});
 
   try {
     const results::ResultFile front = results::read_front(front_path);

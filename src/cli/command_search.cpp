@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <tuple>
 #include <ctime>
+#include <iostream>
 #include <ostream>
 
 #include <fmt/format.h>
@@ -21,9 +22,11 @@
 #include "results/front/objective.hpp"
 #include "src/cli/command_line.hpp"
 #include "src/cli/commands.hpp"
+#include "src/cli/path_collisions.hpp"
 #include "src/text/clock_text.hpp"
 #include "src/text/front_table.hpp"
 #include "src/text/progress_bar.hpp"
+#include "src/planning/axis_builder.hpp"
 #include "src/planning/search_job.hpp"
 #include "src/text/search_summary.hpp"
 #include "src/text/text_format.hpp"
@@ -129,6 +132,8 @@ int run_search(const std::vector<std::string>& args, std::ostream& out) {
     return 0;
   }
   SearchJobOptions job_opts = job_options(line, line.single_positional("SCENARIO", "a YAML file with a search: section"));
+  check_path_collisions("search", {{"SCENARIO", job_opts.scenario_path}},
+                        {{"-o", job_opts.output_h5}, {"--csv", job_opts.output_csv}, {"--json", job_opts.output_json}});
   ProgressBar bar(stderr);
   if (!line.flag("quiet") && ::isatty(STDERR_FILENO) == 1) {
     job_opts.progress = [&bar](std::uint64_t done, std::uint64_t total) { bar.update(done, total); };
@@ -142,6 +147,9 @@ int run_search(const std::vector<std::string>& args, std::ostream& out) {
     const Catalog catalog = load_catalog(line.data_dir());
     try {
       job = run_search_job(job_opts, catalog, g_interrupted);
+    } catch (const Interrupted&) {
+      std::cerr << "shardmeter search: interrupted (Ctrl-C) while building the search space; nothing was written\n";
+      return kInterruptedStatus;
     } catch (const results::ResultsError& e) {
       throw UsageError(std::string("shardmeter search: ") + e.what());
     }

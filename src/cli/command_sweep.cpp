@@ -13,6 +13,7 @@
 #include "src/cli/command_line.hpp"
 #include "src/text/clock_text.hpp"
 #include "src/cli/commands.hpp"
+#include "src/cli/path_collisions.hpp"
 #include "src/planning/search_section.hpp"
 #include "src/sweep/sweep.hpp"
 #include "src/sweep/sweep_output.hpp"
@@ -54,6 +55,8 @@ int run_sweep(const std::vector<std::string>& args, std::ostream& out) {
   const std::string plot = line.text("plot");
   if (!plot.empty() && std::filesystem::path(plot).extension() != ".svg")
     throw UsageError("shardmeter sweep: --plot " + plot + " must name a .svg file");
+
+  check_path_collisions("sweep", {{"SCENARIO", path}}, {{"-o", output}, {"--plot", plot}});
 
   const std::vector<Override> overrides = line.overrides();
   std::vector<std::string> override_texts;

@@ -7,6 +7,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "search/patch.hpp"
+#include "src/scenario/yaml_reader.hpp"
 
 namespace shardmeter::cli {
 
@@ -52,14 +53,20 @@ std::vector<std::string> expand_range(const std::string& text, const std::string
   if (lo > hi) throw bad("starts above its end");
   if (geometric ? (step < 2 || lo < 1) : step < 1) throw bad(geometric ? "needs a factor >= 2 and a start >= 1" : "needs a step >= 1");
   std::vector<std::string> values;
-  for (std::int64_t v = lo; v <= hi; v = geometric ? v * step : v + step) {
+  for (std::int64_t v = lo;;) {
     if (values.size() >= limit) throw bad(fmt::format("has more than {} values", limit));
     values.push_back(std::to_string(v));
+    // The next value, unless it passes the end (or would overflow 64 bits: 9223372036854775807:9223372036854775807).
+    std::int64_t next = 0;
+    if (geometric ? __builtin_mul_overflow(v, step, &next) : __builtin_add_overflow(v, step, &next)) break;
+    if (next > hi) break;
+    v = next;
   }
   return values;
 }
 
 AxisSpec axis_from_yaml(const std::string& key, const YAML::Node& values, const SourceLocation& where) {
+  check_dotted_key(where, key, "");
   AxisSpec spec{key, {}, where};
   if (values.IsSequence()) {
     for (const YAML::Node& item : values) spec.values.push_back(yaml_text(item));
@@ -75,26 +82,21 @@ AxisSpec axis_from_yaml(const std::string& key, const YAML::Node& values, const 
 }
 
 AxisSpec axis_from_text(const std::string& text) {
-  const SourceLocation where{"--axis " + text, 0, 0};
+  const SourceLocation where{"--axis " + short_excerpt(text), 0, 0};
   const std::size_t eq = text.find('=');
   if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
     throw ScenarioError(where, text, "", "is not KEY=VALUES (e.g. --axis plan.tp=[1,2,4,8] or --axis cluster.islands.0.gpus=64:8192:x2)");
   const std::string key = text.substr(0, eq);
   const std::string values = text.substr(eq + 1);
-  YAML::Node node;
-  try {
-    node = YAML::Load(values);
-  } catch (const YAML::Exception& e) {
-    throw ScenarioError(where, key, values, std::string("is not valid YAML: ") + e.msg);
-  }
-  return axis_from_yaml(key, node, where);
+  return axis_from_yaml(key, load_yaml_text(values, where, key), where);
 }
 
 search::Axis build_axis(const ScenarioDocument& doc, const model::Scenario& base, const Catalog& catalog,
-                        const AxisSpec& spec) {
+                        const AxisSpec& spec, const std::atomic<bool>* stop) {
   search::Axis axis;
   axis.name = spec.key;
   for (const std::string& value : spec.values) {
+    if (stop != nullptr && stop->load(std::memory_order_relaxed)) throw Interrupted();
     ScenarioDocument copy = doc;
     apply_override(copy, Override{spec.key, value, spec.key + "=" + value});
     model::Scenario varied;

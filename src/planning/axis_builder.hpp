@@ -3,6 +3,8 @@
 // "64:8192:x2" geometric or "8:8192:+8" arithmetic). Each value becomes a byte patch on the base scenario:
 // the document is copied, the key set to the value exactly as `--set` would, parsed, and compared with the base.
 // The search engine therefore knows no scenario field (search/README.md).
+#include <atomic>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -36,7 +38,11 @@ AxisSpec axis_from_text(const std::string& text);
 
 // Builds the search axis: one patch per value against `base` (parsed from `doc`). A value that does not parse
 // (wrong type, unknown GPU) throws ScenarioError naming the axis and the value.
+// Building takes a few milliseconds per value: when `stop` becomes true (Ctrl-C) it throws Interrupted.
+struct Interrupted : std::runtime_error {
+  Interrupted() : std::runtime_error("interrupted") {}
+};
 search::Axis build_axis(const ScenarioDocument& doc, const model::Scenario& base, const Catalog& catalog,
-                        const AxisSpec& spec);
+                        const AxisSpec& spec, const std::atomic<bool>* stop = nullptr);
 
 }  // namespace shardmeter::cli

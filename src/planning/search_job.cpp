@@ -23,10 +23,12 @@ namespace shardmeter::cli {
 
 namespace {
 
-// Fails before the search rather than after it when an output cannot be written (missing directory).
+// Fails before the search rather than after it when an output cannot be written (missing directory, a device
+// given for the HDF5 file).
 void check_output_paths(const SearchJobOptions& o) {
-  for (const std::string* path : {&o.output_h5, &o.output_csv, &o.output_json})
-    if (!path->empty()) results::AtomicFile probe(*path);  // creates nothing; throws OutputError
+  if (!o.output_h5.empty()) results::AtomicFile::check(o.output_h5, results::AtomicFile::Target::regular);
+  for (const std::string* path : {&o.output_csv, &o.output_json})
+    if (!path->empty()) results::AtomicFile::check(*path);
 }
 
 // The boundary between the search and the result files: the search's points (its front, its --all records) become
@@ -56,7 +58,7 @@ SearchJobResult run_search_job(const SearchJobOptions& options, const Catalog& c
   SearchJobResult job;
   job.scenario = load_scenario(options.scenario_path, options.overrides, catalog);
   const SearchSection section = read_search_section(job.scenario.doc, catalog, job.scenario.scenario);
-  const search::Space space = build_search_space(job.scenario, section, catalog);
+  const search::Space space = build_search_space(job.scenario, section, catalog, &stop);
   const search::Goal goal = make_goal(section);
   check_output_paths(options);
 
@@ -72,10 +74,14 @@ SearchJobResult run_search_job(const SearchJobOptions& options, const Catalog& c
 
   // --all: /all is streamed while the search runs. The engine calls the sink serially; the lock keeps the
   // (non-thread-safe) HDF5 writer serialised even if that ever changed.
+  // The result file is created before the search starts (with or without --all), so a file that cannot be written
+  // fails before the work, and its temporary file shows that the search is under way.
   std::unique_ptr<results::FrontWriter> writer;
   std::mutex writer_mutex;
-  if (options.write_all && !options.output_h5.empty()) {
-    writer = std::make_unique<results::FrontWriter>(options.output_h5, layout, results::WriterOptions{.write_all = true});
+  if (!options.output_h5.empty())
+    writer = std::make_unique<results::FrontWriter>(options.output_h5, layout,
+                                                    results::WriterOptions{.write_all = options.write_all});
+  if (options.write_all && writer) {
     so.sink = [&](std::span<const search::CandidateRecord> batch) {
       std::vector<results::PlanPoint> points;
       points.reserve(batch.size());
@@ -124,15 +130,19 @@ SearchJobResult run_search_job(const SearchJobOptions& options, const Catalog& c
   for (const results::PlanPoint& p : job.front) add_gpus(p.scenario);
   info.uncalibrated_gpus = uncalibrated_among(catalog, gpus);
 
-  if (!options.output_h5.empty()) {
-    if (!writer) writer = std::make_unique<results::FrontWriter>(options.output_h5, layout);
-    writer->finish(info, job.front);
-  }
+  // Every output is written in full before any replaces its target, so a full disk or a failing device leaves
+  // all previous outputs in place (only a failure between the renames can leave some replaced).
+  std::optional<results::AtomicFile> csv, json;
   if (!options.output_csv.empty() || !options.output_json.empty()) {
     const results::Table table = layout.table(job.front);
-    if (!options.output_csv.empty()) results::write_csv(options.output_csv, table);
-    if (!options.output_json.empty()) results::write_json(options.output_json, info, table);
+    if (!options.output_csv.empty()) csv.emplace(options.output_csv).write(results::to_csv(table));
+    if (!options.output_json.empty()) json.emplace(options.output_json).write(results::to_json_text(info, table));
   }
+  if (!options.output_h5.empty()) {
+    writer->finish(info, job.front);
+  }
+  if (csv) csv->commit();
+  if (json) json->commit();
   return job;
 }
 

@@ -6,6 +6,7 @@
 
 #include "model/metrics.hpp"
 #include "results/front/objective.hpp"
+#include "src/planning/axis_builder.hpp"
 #include "src/scenario/scenario_keys.hpp"
 #include "src/scenario/yaml_reader.hpp"
 
@@ -190,7 +191,16 @@ search::Goal make_goal(const SearchSection& section) {
 LoadedScenario load_scenario_with_search(const std::string& path, const std::vector<Override>& overrides,
                                          const Catalog& catalog) {
   LoadedScenario loaded = load_scenario(path, overrides, catalog);
-  read_search_section(loaded.doc, catalog, loaded.scenario);
+  const SearchSection section = read_search_section(loaded.doc, catalog, loaded.scenario);
+  // Each axis's key and its first and last values, as `search` will apply them: a misspelt key (plan.tpp) or a
+  // bad end value is an error for every command. The values between are checked by `search` itself (building
+  // every value takes a few milliseconds each).
+  for (const AxisSpec& spec : section.axes) {
+    AxisSpec ends = spec;
+    ends.values = {spec.values.front()};
+    if (spec.values.size() > 1) ends.values.push_back(spec.values.back());
+    build_axis(loaded.doc, loaded.scenario, catalog, ends);
+  }
   return loaded;
 }
 

@@ -10,7 +10,8 @@
 
 namespace shardmeter::cli {
 
-search::Space build_search_space(const LoadedScenario& base, const SearchSection& section, const Catalog& catalog) {
+search::Space build_search_space(const LoadedScenario& base, const SearchSection& section, const Catalog& catalog,
+                                 const std::atomic<bool>* stop) {
   if (!section.present)
     throw ScenarioError(SourceLocation{base.doc.path, 0, 0}, "search", "",
                         "is missing: shardmeter search needs a search: section with axes (see docs/search.md)");
@@ -18,7 +19,7 @@ search::Space build_search_space(const LoadedScenario& base, const SearchSection
     throw ScenarioError(locate(base.doc, "search"), "search.axes", "",
                         "is required: give at least one axis, e.g. plan.tp: [1, 2, 4, 8]");
   std::vector<search::Axis> axes;
-  for (const AxisSpec& spec : section.axes) axes.push_back(build_axis(base.doc, base.scenario, catalog, spec));
+  for (const AxisSpec& spec : section.axes) axes.push_back(build_axis(base.doc, base.scenario, catalog, spec, stop));
   try {
     return search::Space(base.scenario, std::move(axes));
   } catch (const search::SpaceError& e) {

@@ -1,6 +1,8 @@
 #pragma once
 // The search space of a scenario: its `search.axes` turned into byte-patch axes (src/planning/axis_builder.hpp) on the
 // loaded base scenario. Problems with the axes are ScenarioErrors at the axis that causes them.
+#include <atomic>
+
 #include "search/space.hpp"
 #include "src/scenario/catalog.hpp"
 #include "src/scenario/scenario_parse.hpp"
@@ -10,7 +12,9 @@ namespace shardmeter::cli {
 
 // Throws ScenarioError: no `search:` section or no axes; a value that does not parse; two axes that set the same
 // scenario fields (e.g. `plan` and `plan.tp`); a space of 2^64 candidates or more.
-search::Space build_search_space(const LoadedScenario& base, const SearchSection& section, const Catalog& catalog);
+// `stop` (Ctrl-C) is polled between axis values: building stops with Interrupted (src/planning/axis_builder.hpp).
+search::Space build_search_space(const LoadedScenario& base, const SearchSection& section, const Catalog& catalog,
+                                 const std::atomic<bool>* stop = nullptr);
 
 // The most island entries any candidate of the space has (the result file's per-island columns).
 int max_island_entries(const search::Space& space);

@@ -6,6 +6,7 @@
 
 #include "src/scenario/gpu_fields.hpp"
 #include "src/scenario/key_reader.hpp"
+#include "src/scenario/plain_name.hpp"
 #include "src/scenario/yaml_reader.hpp"
 
 namespace shardmeter::cli {
@@ -28,6 +29,8 @@ void load_links(const std::string& path, Catalog& catalog, const KeyTable& keys)
   const YamlField entries = entries_of(source, load_yaml_file(path, text), "links");
   for (const auto& item : entries.node()) {
     const std::string name = YamlField(source, item.first, "links").as_string();
+    if (const std::string problem = plain_name_problem(name, model::FixedName::kCapacity); !problem.empty())
+      throw YamlField(source, item.first, "links").error(problem);
     const YamlMap map = section_map(keys, YamlField(source, item.second, "links." + name), {Section::link_catalog});
     check_required(keys, Section::link_catalog, map);
     LinkEntry link;
@@ -43,8 +46,8 @@ void load_gpus(const std::string& path, Catalog& catalog, const KeyTable& keys) 
   const std::initializer_list<Section> kSections = {Section::gpu_fields, Section::gpu_catalog};
   for (const auto& item : entries.node()) {
     const std::string name = YamlField(source, item.first, "gpus").as_string();
-    if (name.size() > model::FixedName::kCapacity)
-      throw YamlField(source, item.first, "gpus").error("is longer than 31 characters");
+    if (const std::string problem = plain_name_problem(name, model::FixedName::kCapacity); !problem.empty())
+      throw YamlField(source, item.first, "gpus").error(problem);
     const YamlMap map = section_map(keys, YamlField(source, item.second, "gpus." + name), kSections);
     for (Section section : kSections)
       for (const KeySpec& key : keys.keys(section))

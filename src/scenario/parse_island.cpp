@@ -4,6 +4,7 @@
 #include "model/units.hpp"
 #include "src/scenario/gpu_fields.hpp"
 #include "src/scenario/key_reader.hpp"
+#include "src/scenario/plain_name.hpp"
 #include "src/scenario/zeroed.hpp"
 
 namespace shardmeter::cli {
@@ -24,7 +25,8 @@ GpuEntry inline_gpu(const YamlField& field, const Catalog& catalog, const KeyTab
   GpuEntry entry = blank_gpu_entry(keys);
   std::string name(keys.key(Section::inline_gpu, "name").fallback.text);
   map.read("name", name);
-  if (name.size() > m::FixedName::kCapacity) throw map["name"].error("is longer than 31 characters");
+  if (const std::string problem = plain_name_problem(name, m::FixedName::kCapacity); !problem.empty())
+    throw map["name"].error(problem);
   entry.gpu.name.assign(name);
   apply_gpu_fields(map, entry, catalog.links, keys);
   return entry;
@@ -58,8 +60,8 @@ m::IslandSpec parse_island(const YamlField& field, int index, const Catalog& cat
 
   std::string name = "island" + std::to_string(index);
   map.read("name", name);
-  if (name.empty() || name.size() > m::FixedName::kCapacity)
-    throw map["name"].error("must be 1 to 31 characters long");
+  if (const std::string problem = plain_name_problem(name, m::FixedName::kCapacity); !problem.empty())
+    throw map["name"].error(problem);
   island.name.assign(name);
 
   const bool has_gpus = map.has("gpus");

@@ -8,6 +8,7 @@ namespace shardmeter::cli {
 
 bool Range::contains(double v) const {
   if (std::isnan(v)) return false;
+  if (or_zero && v == 0) return true;
   if (min_exclusive ? !(v > min) : !(v >= min)) return false;
   return v <= max;
 }
@@ -23,6 +24,7 @@ std::string bound_text(double v) {
 }  // namespace
 
 std::string Range::text() const {
+  if (or_zero) return "0 or " + Range{min, max, min_exclusive}.text();
   const bool has_min = std::isfinite(min);
   const bool has_max = std::isfinite(max);
   if (has_min && has_max && !min_exclusive) return "between " + bound_text(min) + " and " + bound_text(max);

@@ -29,6 +29,25 @@ std::vector<std::string> split_path(const std::string& dotted) {
   return parts;
 }
 
+// The deepest key a scenario has is cluster.islands.N.efficiency.gemm (5 parts); a longer path names nothing, and
+// unchecked it made apply_override record every prefix (quadratic memory: 45,000 parts took 4 GB).
+constexpr std::size_t kMaxKeyParts = 8;
+constexpr std::size_t kMaxKeyLength = 200;
+
+
+void check_key_path(const SourceLocation& where, const std::string& key, const std::string& value,
+                    const std::vector<std::string>& parts) {
+  if (key.size() > kMaxKeyLength)
+    throw ScenarioError(where, key.substr(0, 40) + "...", "",
+                        "is not a scenario key: longer than " + std::to_string(kMaxKeyLength) + " characters");
+  if (parts.size() > kMaxKeyParts)
+    throw ScenarioError(where, key, value,
+                        "is not a scenario key: more than " + std::to_string(kMaxKeyParts) + " dotted parts");
+  for (const std::string& part : parts)
+    if (part.empty() || part.find_first_of(" \t") != std::string::npos)
+      throw ScenarioError(where, key, value, "is not a dotted key path (e.g. cluster.islands.0.gpus)");
+}
+
 bool is_index(const std::string& part) {
   if (part.empty() || part.size() > 6) return false;
   for (char c : part)
@@ -38,8 +57,13 @@ bool is_index(const std::string& part) {
 
 }  // namespace
 
+void check_dotted_key(const SourceLocation& where, const std::string& key, const std::string& value) {
+  if (key.size() > kMaxKeyLength) check_key_path(where, key, value, {});  // throws before splitting a huge key
+  check_key_path(where, key, value, split_path(key));
+}
+
 Override parse_override(const std::string& text) {
-  const SourceLocation where{"--set " + text, 0, 0};
+  const SourceLocation where{"--set " + short_excerpt(text), 0, 0};
   const auto eq = text.find('=');
   if (eq == std::string::npos || trimmed(text.substr(0, eq)).empty())
     throw ScenarioError(where, "", text, "is not KEY=VALUE (e.g. --set plan.tp=4)");
@@ -47,16 +71,15 @@ Override parse_override(const std::string& text) {
   o.key = trimmed(text.substr(0, eq));
   o.value = trimmed(text.substr(eq + 1));
   o.text = text;
-  for (const std::string& part : split_path(o.key))
-    if (part.empty() || part.find_first_of(" \t") != std::string::npos)
-      throw ScenarioError(where, o.key, o.value, "is not a dotted key path (e.g. cluster.islands.0.gpus)");
+  check_dotted_key(where, o.key, o.value);
   return o;
 }
 
 void apply_override(ScenarioDocument& doc, const Override& o) {
-  const SourceLocation where{"--set " + o.text, 0, 0};
-  const YAML::Node value = load_yaml_text(o.value, where, o.key);
+  const SourceLocation where{"--set " + short_excerpt(o.text), 0, 0};
   const std::vector<std::string> parts = split_path(o.key);
+  check_key_path(where, o.key, o.value, parts);
+  const YAML::Node value = load_yaml_text(o.value, where, o.key);
 
   YAML::Node current = doc.root.node();  // a handle; rebound with reset(), never assigned (that would overwrite)
   std::string path;
@@ -134,7 +157,7 @@ ScenarioDocument make_document(const std::string& path, std::string text, const 
                                const std::vector<Override>& overrides) {
   if (!root.IsMap()) {
     const YamlSource source{path, nullptr};
-    throw ScenarioError(root.IsNull() ? SourceLocation{path, 0, 0} : source.at(root, ""), "", "",
+    throw ScenarioError(root.IsNull() ? SourceLocation{path, 1, 1} : source.at(root, ""), "", "",
                         "is not a scenario: expected a map of keys (name, model, training, cluster, plan)");
   }
   ScenarioDocument doc;

@@ -17,7 +17,10 @@ struct Override {
   std::string value;  // YAML scalar or flow text, e.g. "4", "[1, 2]", "{gpu: h100-sxm, gpus: 64}"
   std::string text;   // as typed: "plan.tp=4" (used as the error location)
 };
-// Parses "KEY=VALUE"; throws ScenarioError for a missing '=' or empty key.
+// Throws ScenarioError (at `where`) unless `key` is a dotted key path a scenario can have: at most 8 parts and 200
+// characters, no empty part, no blanks.
+void check_dotted_key(const SourceLocation& where, const std::string& key, const std::string& value);
+// Parses "KEY=VALUE"; throws ScenarioError for a missing '=' or a key check_dotted_key refuses.
 Override parse_override(const std::string& text);
 
 // The YAML document of a scenario file, with overrides applied.

@@ -1,7 +1,9 @@
 #pragma once
 // Errors of user input. The CLI prints what() and exits with status 2.
+#include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace shardmeter::cli {
 
@@ -12,9 +14,12 @@ struct SourceLocation {
   std::string str() const;  // "file:line:column", "file" when the position is unknown
 };
 
+// At most `max_bytes` of `text` (cut at a character boundary, "..." appended when cut): how a message quotes input.
+std::string short_excerpt(std::string_view text, std::size_t max_bytes = 100);
+
 class ScenarioError : public std::runtime_error {
 public:
-  // what() reads "<file>:<line>:<column>: <key> = <value> <problem>", e.g.
+  // what() reads "<file>:<line>:<column>: <key> = <value> <problem>" (key and value as short_excerpt()s), e.g.
   // "scenarios/x.yaml:14:9: plan.tp = 6 does not divide cluster.islands.0.gpus = 1000".
   ScenarioError(SourceLocation where, std::string key, std::string value, std::string problem);
   const SourceLocation& where() const { return where_; }

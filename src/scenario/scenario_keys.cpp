@@ -45,6 +45,15 @@ void ffn_hidden_from_hidden(m::ModelSpec& s) {
 constexpr double kMaxDim = 10'000'000;
 constexpr double kMaxDegree = 1 << 20;
 const R kDim = R::between(1, kMaxDim);
+// Every number is bounded at both ends: beyond these a unit conversion or a product of the model overflows a
+// double (hbm_gib: 1e308 became inf bytes) or a time exceeds anything a plan is compared on (issue 14).
+constexpr double kMinRate = 1e-3;  // TFLOP/s, TB/s, GB/s, Gbit/s: below a thousandth nothing is modelled
+constexpr double kMaxTflops = 1e6;
+const R kTflops = R::between(kMinRate, kMaxTflops);
+const R kWanGbps = R::between(kMinRate, 1e7);
+const R kPrice = R::between(0, 1e6);                        // USD per GPU-hour
+const R kPositivePrice = R{0, 1e6, true};
+const R kDurationS = R::between(0, 1e7);                    // about 4 months
 const R kDegree = R::between(1, kMaxDegree);
 
 const D kRequired = D::required("required", "is required");
@@ -85,9 +94,9 @@ std::vector<SectionKeys> shipped_sections() {
     {"dropout", "", "", D::value("true"), {}, "Dropout layers present (their masks take activation memory)", member<&m::ModelSpec::dropout>},
   }},
   {Section::training, "training:", "", {
-    {"global_batch", "", "sequences", D::required("required", "is required (sequences per optimizer step)"), R::between(1, 1e12), "Sequences per optimizer step, all replicas", member<&m::TrainingSpec::global_batch>},
+    {"global_batch", "", "sequences", D::required("required", "is required (sequences per optimizer step)"), R::between(1, 1e9), "Sequences per optimizer step, all replicas", member<&m::TrainingSpec::global_batch>},
     {"micro_batch", "", "sequences", D::value("1"), R::between(1, 1e6), "Sequences per micro-step per model replica", member<&m::TrainingSpec::micro_batch>},
-    {"tokens", "", "tokens", D::value("0"), R::at_least(0), "Training budget (e.g. 300e9), for wall-clock and total cost", member<&m::TrainingSpec::tokens>},
+    {"tokens", "", "tokens", D::value("0"), R::between(0, 1e18), "Training budget (e.g. 300e9), for wall-clock and total cost", member<&m::TrainingSpec::tokens>},
     {"precision", "", "", D::value("bf16"), {}, "Compute precision of the GEMMs", member<&m::TrainingSpec::precision>},
     {"optimizer", "", "", D::value("adamw"), {}, "Optimizer (sets optimizer-state bytes)", member<&m::TrainingSpec::optimizer>},
     {"grad_reduce_dtype", "", "", D::value("bf16"), {}, "Gradient all-reduce element type (2, 2 or 4 bytes)", mapped<&grad_reduce_bytes, &m::TrainingSpec::grad_reduce_bytes>},
@@ -104,25 +113,25 @@ std::vector<SectionKeys> shipped_sections() {
     {"nodes", "int", "nodes", D::described("none"), {}, "Alternative to gpus: gpus = nodes × gpus_per_node (give exactly one)"},
     {"count", "", "islands", D::value("1"), R::between(1, 1e5), "Identical islands this entry describes", member<&m::IslandSpec::count>},
     {"spot", "", "", D::value("false"), {}, "Billed at spot_price_usd_per_gpu_hour, exposed to preemption", member<&m::IslandSpec::spot>},
-    {"preemptions_per_gpu_hour", "", "1/GPU-hour", D::value("0"), R::at_least(0), "Spot preemption rate", member<&m::IslandSpec::preemptions_per_gpu_hour>},
+    {"preemptions_per_gpu_hour", "", "1/GPU-hour", D::value("0"), R::between(0, 1000), "Spot preemption rate", member<&m::IslandSpec::preemptions_per_gpu_hour>},
   }},
   {Section::gpu_fields, "gpus.NAME:", "GPU fields: entries of scenarios/gpus.yaml, inline `gpu:` maps, and island overrides", {
-    {"bf16_tflops", "", "TFLOP/s", kCatalog, R::positive(), "Dense bf16/fp16 tensor-core peak per GPU", converted<&m::tflops_to_flops_per_s, &E::gpu, &G::peak_flops_per_s>, kRequiredInCatalog | kRequiredInline | kCited},
-    {"fp8_tflops", "", "TFLOP/s", D::value("0", "catalog ({} = no fp8)"), R::at_least(0), "Dense fp8 peak per GPU", converted<&m::tflops_to_flops_per_s, &E::gpu, &G::peak_fp8_flops_per_s>, kCited},
-    {"hbm_gib", "", "GiB (2^30 bytes)", kCatalog, R::positive(), "Device memory per GPU, as marketed (an \"80 GB\" HBM part holds 80 GiB)", converted<&gib_to_bytes, &E::gpu, &G::hbm_bytes>, kRequiredInCatalog | kRequiredInline | kCited},
-    {"hbm_tbps", "", "TB/s", kCatalog, R::positive(), "Device memory bandwidth", converted<&m::tbyte_per_s_to_bytes_per_s, &E::gpu, &G::hbm_bytes_per_s>, kRequiredInCatalog | kRequiredInline | kCited},
-    {"scaleup_gbps", "", "GB/s per GPU, unidirectional", kCatalog, R::positive(), "Scale-up (NVLink / xGMI / PCIe) bandwidth", converted<&m::gbyte_per_s_to_bytes_per_s, &E::gpu, &G::scaleup, &m::LinkSpec::bytes_per_s>, kRequiredInCatalog | kRequiredInline | kCited},
+    {"bf16_tflops", "", "TFLOP/s", kCatalog, kTflops, "Dense bf16/fp16 tensor-core peak per GPU", converted<&m::tflops_to_flops_per_s, &E::gpu, &G::peak_flops_per_s>, kRequiredInCatalog | kRequiredInline | kCited},
+    {"fp8_tflops", "", "TFLOP/s", D::value("0", "catalog ({} = no fp8)"), R::zero_or(kMinRate, kMaxTflops), "Dense fp8 peak per GPU", converted<&m::tflops_to_flops_per_s, &E::gpu, &G::peak_fp8_flops_per_s>, kCited},
+    {"hbm_gib", "", "GiB (2^30 bytes)", kCatalog, R::between(kMinRate, 1e6), "Device memory per GPU, as marketed (an \"80 GB\" HBM part holds 80 GiB)", converted<&gib_to_bytes, &E::gpu, &G::hbm_bytes>, kRequiredInCatalog | kRequiredInline | kCited},
+    {"hbm_tbps", "", "TB/s", kCatalog, R::between(kMinRate, 1e4), "Device memory bandwidth", converted<&m::tbyte_per_s_to_bytes_per_s, &E::gpu, &G::hbm_bytes_per_s>, kRequiredInCatalog | kRequiredInline | kCited},
+    {"scaleup_gbps", "", "GB/s per GPU, unidirectional", kCatalog, R::between(kMinRate, 1e6), "Scale-up (NVLink / xGMI / PCIe) bandwidth", converted<&m::gbyte_per_s_to_bytes_per_s, &E::gpu, &G::scaleup, &m::LinkSpec::bytes_per_s>, kRequiredInCatalog | kRequiredInline | kCited},
     {"scaleup_link", "name", "", kCatalog, {}, "Scale-up link type in scenarios/links.yaml", nullptr, kRequiredInCatalog | kRequiredInline},
     {"scaleup_domain_gpus", "", "GPUs", D::value("8", "catalog ({}; 72 for gb200)"), R::between(1, 1 << 20), "GPUs sharing the scale-up fabric", member<&E::gpu, &G::scaleup_domain_gpus>, kRequiredInCatalog | kCited},
     {"gpus_per_node", "", "GPUs", D::value("8", "catalog ({}; 4 for gb200)"), R::between(1, 1024), "GPUs per node (sharing its NICs)", member<&E::gpus_per_node>, kRequiredInCatalog | kCited},
-    {"node_network_gbps", "", "Gbit/s per node", D::value("0", "catalog"), R::at_least(0), "Scale-out injection bandwidth of a whole node", member<&E::node_network_gbps>, kRequiredInCatalog | kCited},
+    {"node_network_gbps", "", "Gbit/s per node", D::value("0", "catalog"), R::zero_or(kMinRate, 1e7), "Scale-out injection bandwidth of a whole node", member<&E::node_network_gbps>, kRequiredInCatalog | kCited},
     {"scaleout_link", "name", "", kCatalog, {}, "Scale-out link type in scenarios/links.yaml", nullptr, kRequiredInCatalog},
-    {"price_usd_per_gpu_hour", "", "USD per GPU-hour", D::value("0", "catalog"), R::at_least(0), "On-demand price", member<&E::gpu, &G::price_usd_per_gpu_hour>, kRequiredInCatalog | kCited},
-    {"spot_price_usd_per_gpu_hour", "", "USD per GPU-hour", D::value("0", "catalog ({} = unknown)"), R::at_least(0), "Spot price", member<&E::gpu, &G::spot_price_usd_per_gpu_hour>, kCited},
+    {"price_usd_per_gpu_hour", "", "USD per GPU-hour", D::value("0", "catalog"), kPrice, "On-demand price", member<&E::gpu, &G::price_usd_per_gpu_hour>, kRequiredInCatalog | kCited},
+    {"spot_price_usd_per_gpu_hour", "", "USD per GPU-hour", D::value("0", "catalog ({} = unknown)"), kPrice, "Spot price", member<&E::gpu, &G::spot_price_usd_per_gpu_hour>, kCited},
     {"efficiency", "map", "", kCatalog, {}, "Calibrated efficiency constants (see ...efficiency)", nullptr, kRequiredInCatalog | kCited},
   }},
   {Section::gpu_catalog, "gpus.NAME:", "catalog-only GPU fields (also allowed in an inline `gpu:` map)", {
-    {"price_high_usd_per_gpu_hour", "", "USD per GPU-hour", D::value("0"), R::at_least(0), "Hyperscaler list price (reports only)", member<&E::price_high_usd_per_gpu_hour>, kCited},
+    {"price_high_usd_per_gpu_hour", "", "USD per GPU-hour", D::value("0"), kPrice, "Hyperscaler list price (reports only)", member<&E::price_high_usd_per_gpu_hour>, kCited},
     {"family", "string", "", D::described("the entry's name"), {}, "GPU types sharing a die share calibrated efficiency constants", member<&E::family>},
     {"calibration", "fitted, family or uncalibrated", "", D::value("uncalibrated"), {}, "Whether the efficiency constants were fitted to published runs of this type (fitted), of another type of its family (family), or extrapolated (uncalibrated); shown by estimate, search, report, export and list", member<&E::calibration>},
     {"sources", "map", "", D::described("{}"), {}, "Field -> citation of the number", nullptr, kRequiredInCatalog},
@@ -132,24 +141,24 @@ std::vector<SectionKeys> shipped_sections() {
   }},
   {Section::efficiency, "efficiency:", "inside a GPU entry, an inline `gpu:` map or an island", {
     {"gemm", "", "fraction of peak", D::value("0.7", "catalog"), R::fraction(), "Large training GEMMs", member<&E::gpu, &G::gemm_efficiency>},
-    {"gemm_half_dim", "", "elements", D::value("64"), R::at_least(0), "GEMM dimension at which tile efficiency halves", member<&E::gpu, &G::gemm_half_dim>},
+    {"gemm_half_dim", "", "elements", D::value("64"), R::between(0, 1e6), "GEMM dimension at which tile efficiency halves", member<&E::gpu, &G::gemm_half_dim>},
     {"attention", "", "fraction of peak", D::value("0.5", "catalog"), R::fraction(), "Fused (flash) attention kernels", member<&E::gpu, &G::attention_efficiency>},
     {"hbm", "", "fraction", D::value("0.85"), R::fraction(), "Memory-bound kernels, of HBM bandwidth", member<&E::gpu, &G::hbm_efficiency>},
-    {"kernel_overhead_us", "", "µs", D::value("4"), R::at_least(0), "Launch + sync cost per kernel", converted<&m::us_to_s, &E::gpu, &G::kernel_overhead_s>},
+    {"kernel_overhead_us", "", "µs", D::value("4"), R::between(0, 1e6), "Launch + sync cost per kernel", converted<&m::us_to_s, &E::gpu, &G::kernel_overhead_s>},
     {"overlap_slowdown", "", "fraction", D::value("0.3"), R::between(0, 1), "Compute lost per second of communication hidden under it", member<&E::gpu, &G::overlap_slowdown>},
   }},
   {Section::wan, "cluster.wan:", "", {
-    {"bandwidth_gbps", "", "Gbit/s", kRequired, R::positive(), "Island-to-island bandwidth (the island gateway's aggregate)", converted<&m::gbit_per_s_to_bytes_per_s, &m::WanLink::bytes_per_s>},
-    {"latency_ms", "", "ms, one-way", D::value("0"), R::at_least(0), "One-way latency (RTT / 2)", converted<&m::ms_to_s, &m::WanLink::latency_s>},
-    {"egress_usd_per_gb", "", "USD per GB", D::value("0"), R::at_least(0), "Egress price of bytes leaving an island", converted<&usd_per_gb_to_usd_per_byte, &m::WanLink::egress_usd_per_byte>},
+    {"bandwidth_gbps", "", "Gbit/s", kRequired, kWanGbps, "Island-to-island bandwidth (the island gateway's aggregate)", converted<&m::gbit_per_s_to_bytes_per_s, &m::WanLink::bytes_per_s>},
+    {"latency_ms", "", "ms, one-way", D::value("0"), R::between(0, 1e5), "One-way latency (RTT / 2)", converted<&m::ms_to_s, &m::WanLink::latency_s>},
+    {"egress_usd_per_gb", "", "USD per GB", D::value("0"), R::between(0, 1000), "Egress price of bytes leaving an island", converted<&usd_per_gb_to_usd_per_byte, &m::WanLink::egress_usd_per_byte>},
     {"efficiency", "", "fraction", D::value("0.7"), R::fraction(), "Achievable fraction with many TCP streams", member<&m::WanLink::efficiency>},
   }},
   {Section::link_override, "cluster.links[N]:", "", {
     {"from", "name or int", "", D::required("required", "is required (an island name or index)"), {}, "Island entry (name or index)"},
     {"to", "name or int", "", D::required("required", "is required (an island name or index)"), {}, "Island entry (name or index)"},
-    {"bandwidth_gbps", "", "Gbit/s", D::inherited(Section::wan), R::positive(), "As in cluster.wan", converted<&m::gbit_per_s_to_bytes_per_s, &m::WanLink::bytes_per_s>},
-    {"latency_ms", "", "ms, one-way", D::inherited(Section::wan), R::at_least(0), "As in cluster.wan", converted<&m::ms_to_s, &m::WanLink::latency_s>},
-    {"egress_usd_per_gb", "", "USD per GB", D::inherited(Section::wan), R::at_least(0), "As in cluster.wan", converted<&usd_per_gb_to_usd_per_byte, &m::WanLink::egress_usd_per_byte>},
+    {"bandwidth_gbps", "", "Gbit/s", D::inherited(Section::wan), kWanGbps, "As in cluster.wan", converted<&m::gbit_per_s_to_bytes_per_s, &m::WanLink::bytes_per_s>},
+    {"latency_ms", "", "ms, one-way", D::inherited(Section::wan), R::between(0, 1e5), "As in cluster.wan", converted<&m::ms_to_s, &m::WanLink::latency_s>},
+    {"egress_usd_per_gb", "", "USD per GB", D::inherited(Section::wan), R::between(0, 1000), "As in cluster.wan", converted<&usd_per_gb_to_usd_per_byte, &m::WanLink::egress_usd_per_byte>},
     {"efficiency", "", "fraction", D::inherited(Section::wan), R::fraction(), "As in cluster.wan", member<&m::WanLink::efficiency>},
   }},
   {Section::plan, "plan:", "", {
@@ -183,14 +192,14 @@ std::vector<SectionKeys> shipped_sections() {
   }},
   {Section::runtime, "runtime:", "", {
     {"fragmentation_fraction", "", "fraction of HBM", D::value("0.07"), R::between(0, 0.5), "Allocator fragmentation reserve (0 to 0.5)", member<&m::RuntimeSpec::fragmentation_fraction>},
-    {"runtime_overhead_gb", "", "GB", D::value("1.0"), R::at_least(0), "CUDA context + NCCL buffers per GPU", converted<&gb_to_bytes, &m::RuntimeSpec::runtime_overhead_bytes>},
+    {"runtime_overhead_gb", "", "GB", D::value("1.0"), R::between(0, 1e6), "CUDA context + NCCL buffers per GPU", converted<&gb_to_bytes, &m::RuntimeSpec::runtime_overhead_bytes>},
   }},
   {Section::goodput, "goodput:", "", {
     {"enabled", "", "", D::value("true"), {}, "Account for failures, checkpoints and restarts", member<&m::GoodputSpec::enabled>},
-    {"failures_per_gpu_hour", "", "1/GPU-hour", D::value("0", "{} (= published default)"), R::at_least(0), "Failure rate per GPU", member<&m::GoodputSpec::failures_per_gpu_hour>},
-    {"failures_per_node_day", "number", "1/node-day", D::described("none"), R::at_least(0), "Alternative to failures_per_gpu_hour; divided by 24 × the first island's gpus_per_node"},
-    {"checkpoint_write_s", "", "s", D::value("60"), R::at_least(0), "Time to write one checkpoint", member<&m::GoodputSpec::checkpoint_write_s>},
-    {"restart_s", "", "s", D::value("600"), R::at_least(0), "Time to restart after a failure", member<&m::GoodputSpec::restart_s>},
+    {"failures_per_gpu_hour", "", "1/GPU-hour", D::value("0", "{} (= published default)"), R::between(0, 1000), "Failure rate per GPU", member<&m::GoodputSpec::failures_per_gpu_hour>},
+    {"failures_per_node_day", "number", "1/node-day", D::described("none"), R::between(0, 1e5), "Alternative to failures_per_gpu_hour; divided by 24 × the first island's gpus_per_node"},
+    {"checkpoint_write_s", "", "s", D::value("60"), kDurationS, "Time to write one checkpoint", member<&m::GoodputSpec::checkpoint_write_s>},
+    {"restart_s", "", "s", D::value("600"), kDurationS, "Time to restart after a failure", member<&m::GoodputSpec::restart_s>},
   }},
   {Section::search, "search:", "read by `shardmeter search` (docs/search.md)", {
     {"axes", "map", "", D::described("required by `shardmeter search`"), {}, "Dotted scenario key -> the values to try (see search.axes); one axis per key, in the order written"},
@@ -214,18 +223,18 @@ std::vector<SectionKeys> shipped_sections() {
   }},
   {Section::link_catalog, "links.NAME:", "entries of scenarios/links.yaml", {
     {"efficiency", "", "fraction", kRequired, R::fraction(), "Achievable fraction of nominal bandwidth for large collectives", member<&LinkEntry::efficiency>},
-    {"latency_us", "", "µs", kRequired, R::at_least(0), "Per-hop latency (alpha)", converted<&m::us_to_s, &LinkEntry::latency_s>},
+    {"latency_us", "", "µs", kRequired, R::between(0, 1e6), "Per-hop latency (alpha)", converted<&m::us_to_s, &LinkEntry::latency_s>},
     {"source", "text", "", kRequired, {}, "Where the numbers come from", member<&LinkEntry::source>},
   }},
   {Section::preset_file, "", "A model preset file, scenarios/models/NAME.yaml", {
     {"name", "name", "", D::required("required", "is required in a model preset"), {}, "Preset name (= file name without .yaml)"},
     {"source", "text", "", D::required("required", "is required in a model preset"), {}, "Citation for the dimensions", member<&PresetInfo::source>},
-    {"published_params_b", "", "billions", D::required("required", "is required in a model preset"), R::positive(), "Published parameter count (checked by the tests)", member<&PresetInfo::published_params_b>},
+    {"published_params_b", "", "billions", D::required("required", "is required in a model preset"), R::between(1e-6, 1e6), "Published parameter count (checked by the tests)", member<&PresetInfo::published_params_b>},
     {"model", "map", "", D::required("required", "is required in a model preset"), {}, "Model keys (as in model:, without preset)"},
   }},
   {Section::price_file, "prices.NAME:", "entries of a `shardmeter nightly --prices` file; each gives one or both", {
-    {"price_usd_per_gpu_hour", "number", "USD per GPU-hour", D::described("the catalog's"), R::positive(), "On-demand price of catalog GPU NAME"},
-    {"spot_price_usd_per_gpu_hour", "number", "USD per GPU-hour", D::described("the catalog's"), R::positive(), "Its spot price"},
+    {"price_usd_per_gpu_hour", "number", "USD per GPU-hour", D::described("the catalog's"), kPositivePrice, "On-demand price of catalog GPU NAME"},
+    {"spot_price_usd_per_gpu_hour", "number", "USD per GPU-hour", D::described("the catalog's"), kPositivePrice, "Its spot price"},
   }},
   };
 }

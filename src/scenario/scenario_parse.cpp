@@ -6,10 +6,15 @@
 #include "src/scenario/parse_model.hpp"
 #include "src/scenario/parse_plan.hpp"
 #include "src/scenario/parse_training.hpp"
+#include "src/scenario/plain_name.hpp"
 #include "src/scenario/scenario_check.hpp"
 #include "src/scenario/zeroed.hpp"
 
 namespace shardmeter::cli {
+
+namespace {
+constexpr std::size_t kMaxScenarioName = 64;
+}  // namespace
 
 model::Scenario parse_scenario(const ScenarioDocument& doc, const Catalog& catalog, const KeyTable& keys) {
   // Every byte deterministic (padding included): the search compares scenarios byte-wise.
@@ -19,7 +24,8 @@ model::Scenario parse_scenario(const ScenarioDocument& doc, const Catalog& catal
   const YamlSource source{doc.path, &doc.overridden};
   const YamlMap top = section_map(keys, YamlField(source, doc.root.node(), ""), {Section::top});
   check_required(keys, Section::top, top);
-  if (top["name"].as_string().empty()) throw top["name"].error("is empty");
+  if (const std::string problem = plain_name_problem(top["name"].as_string(), kMaxScenarioName); !problem.empty())
+    throw top["name"].error(problem);
   if (top.has("description")) top["description"].as_string();
 
   parse_model(top["model"], catalog, s.model, keys);

@@ -7,10 +7,16 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <set>
 #include <sstream>
 #include <system_error>
+#include <vector>
+
+#include <yaml-cpp/eventhandler.h>
+
+#include "src/scenario/input_limits.hpp"
 
 namespace shardmeter::cli {
 
@@ -47,6 +53,11 @@ YAML::Node load_yaml_file(const std::string& path, std::string& text) {
     throw ScenarioError(SourceLocation{path, 0, 0}, "", "", "cannot be read: no such file");
   if (!std::filesystem::is_regular_file(status))
     throw ScenarioError(SourceLocation{path, 0, 0}, "", "", "cannot be read: not a regular file");
+  const std::uintmax_t size = std::filesystem::file_size(path, ec);
+  if (!ec && size > kMaxInputBytes)  // refuse before reading it (check_input_text says the same for other texts)
+    throw ScenarioError(SourceLocation{path, 0, 0}, "", "",
+                        "is too large: " + std::to_string(size) + " bytes (at most " + std::to_string(kMaxInputBytes) +
+                            " are read)");
   std::ifstream in(path, std::ios::binary);
   std::ostringstream buffer;
   buffer << in.rdbuf();
@@ -55,21 +66,73 @@ YAML::Node load_yaml_file(const std::string& path, std::string& text) {
   return parse_yaml(text, path);
 }
 
-YAML::Node parse_yaml(const std::string& text, const std::string& file) {
-  try {
-    return YAML::Load(text);
-  } catch (const YAML::ParserException& e) {
-    const SourceLocation where = e.mark.is_null() ? SourceLocation{file, 0, 0}
-                                                  : SourceLocation{file, e.mark.line + 1, e.mark.column + 1};
-    throw ScenarioError(where, "", "", "YAML syntax error: " + e.msg);
+namespace {
+
+// Counts the documents of a YAML text without building them, for single_document().
+class DocumentCounter : public YAML::EventHandler {
+public:
+  void OnDocumentStart(const YAML::Mark& mark) override {
+    if (++starts == 2) second = mark;
   }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+
+  int starts = 0;
+  YAML::Mark second = YAML::Mark::null_mark();
+};
+
+// The first document of `text` (a null node when it has none); `second` makes the error for anything after it
+// (a second document was silently ignored). Not YAML::LoadAll: it loops forever on a stray ',' (fuzz_scenario,
+// tests/fuzz/crashers/fuzz_scenario/leading_comma.yaml); the parser is asked for at most two documents.
+YAML::Node single_document(const std::string& text, const std::function<ScenarioError(const YAML::Mark&)>& second) {
+  const YAML::Node first = YAML::Load(text);
+  std::istringstream in(text);
+  YAML::Parser parser(in);
+  DocumentCounter counter;
+  int documents = 0;
+  while (documents < 2 && parser.HandleNextDocument(counter)) ++documents;
+  if (documents > 1) throw second(counter.second);
+  return first;
+}
+
+}  // namespace
+
+YAML::Node parse_yaml(const std::string& text, const std::string& file) {
+  check_input_text(text, file);
+  const auto at = [&](const YAML::Mark& m) {
+    return m.is_null() ? SourceLocation{file, 0, 0} : SourceLocation{file, m.line + 1, m.column + 1};
+  };
+  const YAML::Node root = [&] {
+    try {
+      return single_document(text, [&](const YAML::Mark& m) {
+        return ScenarioError(at(m), "", "", "holds more than one YAML document (a second one, or stray text after the first)");
+      });
+    } catch (const YAML::ParserException& e) {
+      throw ScenarioError(at(e.mark), "", "", "YAML syntax error: " + e.msg);
+    }
+  }();
+  check_input_tree(root, file);
+  return root;
 }
 
 YAML::Node load_yaml_text(const std::string& text, const SourceLocation& where, const std::string& key) {
   try {
-    return YAML::Load(text);
+    check_input_text(text, where.file);
+    const YAML::Node value = single_document(text, [&](const YAML::Mark&) {
+      return ScenarioError(where, key, text, "holds more than one YAML document (junk after the value?)");
+    });
+    check_input_tree(value, where.file);
+    return value;
   } catch (const YAML::ParserException& e) {
     throw ScenarioError(where, key, text, "is not valid YAML: " + e.msg);
+  } catch (const ScenarioError& e) {
+    throw ScenarioError(where, key, text, e.problem());
   }
 }
 

@@ -104,7 +104,7 @@ void write_sweep(const Sweep& sweep, const std::string& path, const SweepProvena
   root.lists.emplace_back("sweep_overrides", provenance.overrides);
 
   // The front writer renames its own temporary file onto ours; /sweep is added to ours; ours is renamed last.
-  results::AtomicFile out(path);
+  results::AtomicFile out(path, results::AtomicFile::Target::regular);
   try {
     results::write_front(out.temp(), info, plan_points(sweep));
     results::add_table_dataset(out.temp(), "sweep", sweep_table(sweep), sweep_units(sweep), root);

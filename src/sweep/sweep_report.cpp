@@ -9,6 +9,7 @@
 
 #include "model/units.hpp"
 #include "model/metrics.hpp"
+#include "results/markup.hpp"
 #include "src/text/text_format.hpp"
 #include "src/text/text_table.hpp"
 
@@ -161,7 +162,7 @@ std::string sweep_json(const Sweep& sweep) {
     o["text"] = describe_transition(sweep, t);
     j["transition"].push_back(std::move(o));
   }
-  return j.dump(2) + "\n";
+  return results::json_text(j);
 }
 
 }  // namespace shardmeter::cli

@@ -8,6 +8,8 @@ namespace shardmeter::cli {
 
 std::string grouped(double v) {
   if (!std::isfinite(v)) return "n/a";
+  // Beyond 10^18 digits mean nothing to a reader, and llround would overflow at 2^63 ("-0 candidates").
+  if (std::fabs(v) >= 1e18) return fmt::format("{:.3g}", v);
   const long long n = std::llround(v);
   const std::string digits = std::to_string(n < 0 ? -n : n);
   std::string text = n < 0 ? "-" : "";
@@ -53,6 +55,7 @@ std::string duration(double seconds) {
   if (seconds < 0.01) return fmt::format("{:.2f} ms", seconds * 1e3);
   if (seconds < 0.1) return fmt::format("{:.0f} ms", seconds * 1e3);
   if (seconds < 120) return fmt::format("{:.2f} s", seconds);
+  if (seconds >= 1e15) return fmt::format("{:.3g} s", seconds);  // llround below holds up to 2^63
   const long long s = std::llround(seconds);
   return fmt::format("{} min {:02} s", s / 60, s % 60);
 }

@@ -9,6 +9,7 @@
 
 #include "model/evaluate.hpp"
 #include "results/columns.hpp"
+#include "results/markup.hpp"
 #include "src/text/text_format.hpp"
 
 namespace shardmeter::cli {
@@ -145,7 +146,7 @@ std::string thresholds_json(const ThresholdsReport& r) {
   };
   j["max_seq_len"] = r.max_seq_len;
   j["seq_granularity"] = r.seq_granularity;
-  return j.dump(2) + "\n";
+  return results::json_text(j);
 }
 
 }  // namespace shardmeter::cli

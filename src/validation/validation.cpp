@@ -122,6 +122,7 @@ std::vector<ValidationRun> load_validation_runs(const std::string& csv_path, con
   } catch (const results::InputError& e) {
     throw ScenarioError({csv_path, 0, 0}, "", "", e.what());
   }
+  if (table.records.empty()) throw ScenarioError({csv_path, 1, 1}, "", "", "has a header but no runs");
   std::vector<ValidationRun> runs;
   for (std::size_t k = 0; k < table.records.size(); ++k) {
     const CsvRow row{table.lines[k], &table.header, &table.records[k], csv_path};
