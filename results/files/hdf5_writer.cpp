@@ -39,6 +39,7 @@ void write_run_info(H5::H5File& file, const RunInfo& info) {
   write_attribute(root, n::kMethod, info.method);
   write_attribute(root, n::kSeed, info.seed);
   write_attribute(root, n::kThreads, info.threads);
+  write_attribute(root, n::kRanks, info.ranks);
   write_attribute(root, n::kSpaceSize, info.space_size);
   write_attribute(root, n::kVisited, info.visited);
   if (info.estimated) write_attribute(root, n::kEstimated, *info.estimated);

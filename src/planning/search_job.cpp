@@ -57,7 +57,7 @@ SearchJobResult run_search_job(const SearchJobOptions& options, const Catalog& c
   const SearchSection section = read_search_section(job.scenario.doc, catalog, job.scenario.scenario);
   const search::Space space = build_search_space(job.scenario, section, catalog);
   const search::Goal goal = make_goal(section);
-  check_output_paths(options);
+  if (options.team.writes_files) check_output_paths(options);
 
   std::vector<std::string> axis_names;
   for (int a = 0; a < space.axis_count(); ++a) axis_names.push_back(space.axis(a).name);
@@ -73,7 +73,7 @@ SearchJobResult run_search_job(const SearchJobOptions& options, const Catalog& c
   // (non-thread-safe) HDF5 writer serialised even if that ever changed.
   std::unique_ptr<results::FrontWriter> writer;
   std::mutex writer_mutex;
-  if (options.write_all && !options.output_h5.empty()) {
+  if (options.write_all && !options.output_h5.empty() && options.team.writes_files) {
     writer = std::make_unique<results::FrontWriter>(options.output_h5, layout, results::WriterOptions{.write_all = true});
     so.sink = [&](std::span<const search::CandidateRecord> batch) {
       std::vector<results::PlanPoint> points;
@@ -85,8 +85,10 @@ SearchJobResult run_search_job(const SearchJobOptions& options, const Catalog& c
     };
   }
   so.progress = options.progress;
+  if (options.team.before_search) options.team.before_search(space, so);
 
   job.result = run_in_arena(options.threads, space, goal, so, stop);
+  if (options.team.after_search) options.team.after_search(space, goal, so, job.result);
   if (options.search_done) options.search_done();
 
   // The front, cheapest first (the search sorts by its first objective, which need not be cost).
@@ -103,6 +105,7 @@ SearchJobResult run_search_job(const SearchJobOptions& options, const Catalog& c
   info.method = std::string(search::to_string(job.result.method));
   info.seed = job.result.seed;
   info.threads = job.result.threads;
+  info.ranks = job.result.ranks;
   info.space_size = c.space_size;
   info.visited = c.visited;
   info.estimated = c.estimated;
@@ -114,6 +117,7 @@ SearchJobResult run_search_job(const SearchJobOptions& options, const Catalog& c
   info.axes = axis_names;
   info.created = options.created;
 
+  if (!options.team.writes_files) return job;
   if (!options.output_h5.empty()) {
     if (!writer) writer = std::make_unique<results::FrontWriter>(options.output_h5, layout);
     writer->finish(info, job.front);
