@@ -172,7 +172,10 @@ int run_search(const std::vector<std::string>& args, std::ostream& out) {
 #else
   run_job();
 #endif
-  const bool interrupted = g_interrupted.load() && !job.result.complete;
+  // Under MPI another rank may have been the one signalled (it stopped this one): without a time limit, that is
+  // the only other way a search ends incomplete.
+  const bool interrupted = !job.result.complete &&
+                           (g_interrupted.load() || (job.result.ranks > 1 && job_opts.time_limit_s == 0));
 
   out << fmt::format("shardmeter search: {}\n", job.scenario.name);
   if (!job.front.empty()) {

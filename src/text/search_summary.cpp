@@ -113,7 +113,7 @@ std::string format_search_summary(const SearchJobResult& job, bool interrupted) 
                                   count_si(r.candidates_per_s), r.threads, r.threads == 1 ? "" : "s",
                                   r.ranks > 1 ? fmt::format(" in each of {} MPI ranks", r.ranks) : ""));
   if (!r.complete)
-    row(out, "Complete", interrupted ? "no: interrupted (Ctrl-C); the front is what was found so far"
+    row(out, "Complete", interrupted ? "no: interrupted (Ctrl-C or SIGTERM); the front is what was found so far"
                                      : "no: stopped by the time limit; the front is what was found so far");
   return out;
 }
