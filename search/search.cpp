@@ -49,11 +49,9 @@ std::vector<FrontPoint> decode_front(const Space& space, const CandidateCheck& c
 }  // namespace
 
 void SearchCounts::add(const SearchCounts& other) {
-  visited += other.visited;
-  estimated += other.estimated;
-  memory_bound += other.memory_bound;
-  feasible += other.feasible;
-  pruned += other.pruned;
+  for (std::uint64_t SearchCounts::*count : {&SearchCounts::visited, &SearchCounts::estimated,
+                                             &SearchCounts::memory_bound, &SearchCounts::feasible, &SearchCounts::pruned})
+    this->*count += other.*count;
   if (rejected_by_reason.size() < other.rejected_by_reason.size())
     rejected_by_reason.resize(other.rejected_by_reason.size(), 0);
   for (std::size_t i = 0; i < other.rejected_by_reason.size(); ++i) rejected_by_reason[i] += other.rejected_by_reason[i];
