@@ -151,10 +151,18 @@ struct FrontWriter::Impl {
 
   void append(std::span<const PlanPoint> batch) {
     if (!all) throw OutputError(out(), "append_all() needs WriterOptions::write_all");
-    for (const PlanPoint& p : batch) {
-      h5io::pack(layout, type, p, buffer.data() + buffered * type.row_bytes);
-      ++buffered;
-      ++all_rows;
+    // Rows are packed on all threads straight into the buffer (pack() only reads the layout), up to its end;
+    // a full buffer is flushed and packing goes on.
+    std::size_t done = 0;
+    while (done < batch.size()) {
+      const std::size_t n = std::min(batch.size() - done, buffer_rows - buffered);
+      std::byte* dst = buffer.data() + buffered * type.row_bytes;
+      tbb::parallel_for(std::size_t{0}, n, [&](std::size_t i) {
+        h5io::pack(layout, type, batch[done + i], dst + i * type.row_bytes);
+      });
+      buffered += n;
+      all_rows += n;
+      done += n;
       if (buffered == buffer_rows) flush();
     }
   }
