@@ -3,7 +3,8 @@
  - SIGTERM to the launcher (what Slurm's scancel or a time limit sends): the front found so far is written with
    complete = false, and the launcher exits non-zero;
  - rank 1 killed (SIGKILL, as by the OOM killer): the launcher exits non-zero naming rank 1, and no file is left
-   under the output name (rank 0 was writing /all into a temporary file).
+   under the output name (rank 0 was writing /all into a temporary file);
+ - bad input (every rank sees it): status 2, the located message once, no file.
 
 Usage: check_mpi_failures.py SHARDMETER MPIEXEC SCENARIO WORK_DIR
 SCENARIO must be large enough that a search runs for many seconds (tests/bench/scale_islands4.yaml: ~35 s on
@@ -99,10 +100,18 @@ def main():
     if os.path.exists(out):
         failures.append(f'rank died: {out} exists')
 
+    out = os.path.join(work, 'bad_input.h5')
+    run = subprocess.run([mpiexec, '-np', '2', binary, 'search', scenario, '--quiet', '--set', 'plan.tp=3x', '-o', out],
+                         capture_output=True, text=True, env=mpi_env(), timeout=120)
+    message = 'plan.tp = 3x is not an integer'
+    if run.returncode != 2 or run.stderr.count(message) != 1 or os.path.exists(out):
+        failures.append(f'bad input: exit {run.returncode}, message {run.stderr.count(message)} times, '
+                        f'file {os.path.exists(out)}: {run.stderr[-1000:]}')
+
     for f in failures:
         print(f)
     if not failures:
-        print('SIGTERM: partial front, complete = false; a dead rank: the job failed, no file')
+        print('SIGTERM: partial front, complete = false; a dead rank: the job failed, no file; bad input: status 2')
     return 1 if failures else 0
 
 
