@@ -30,6 +30,7 @@
 #ifdef SHARDMETER_WITH_MPI
 #include "src/distributed/mpi_world.hpp"
 #include "src/distributed/search_team.hpp"
+#include "src/text/progress_log.hpp"
 #endif
 
 namespace shardmeter::cli {
@@ -144,12 +145,19 @@ int run_search(const std::vector<std::string>& args, std::ostream& out) {
 #ifdef SHARDMETER_WITH_MPI
   std::optional<distributed::MpiWorld> world;
   std::optional<distributed::SearchTeam> team;
+  std::optional<ProgressLog> log;
   if (distributed::launched_by_mpi()) {
     world.emplace();
     if (world->size() > 1) {
       team.emplace(*world, job_opts.write_all);
       job_opts.team = team->hooks();
-      if (world->rank() != 0) job_opts.progress = {}, job_opts.search_done = {};
+      job_opts.progress = {};
+      job_opts.search_done = {};
+      // The launcher pipes the ranks' stderr, so no bar: rank 0 logs the job's progress every 10 s instead.
+      if (world->rank() == 0 && !line.flag("quiet")) {
+        log.emplace(stderr, fmt::format("candidates on {} MPI ranks", world->size()));
+        job_opts.progress = [&log](std::uint64_t done, std::uint64_t total) { log->update(done, total); };
+      }
     }
   }
   if (team) {
