@@ -140,6 +140,9 @@ void SearchTeam::before_search(const search::Space& space, search::SearchOptions
 
 search::IndexRange SearchTeam::next_range() {
   shares_work_ = true;
+  // Rank 0 also takes the other ranks' --all rows between its blocks, not only when it finds rows itself: a rank
+  // whose rows nobody receives waits in MPI_Send.
+  if (world_.rank() == 0 && local_sink_) receive(nullptr);
   const std::lock_guard lock(world_.lock());
   const std::uint64_t done = fetch_add(win(window_), kDone, last_range_size_) + last_range_size_;
   global_done_.store(done, std::memory_order_relaxed);
