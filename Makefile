@@ -4,7 +4,7 @@ BUILD   ?= build
 JOBS    ?= $(shell nproc)
 PKGS     = cmake ninja-build g++ libtbb-dev libboost-program-options-dev libhdf5-dev catch2 \
            libyaml-cpp-dev libfmt-dev nlohmann-json3-dev python3-h5py python3-pandas chromium \
-           clang libclang-rt-14-dev
+           clang libclang-rt-14-dev libopenmpi-dev openmpi-bin
 APT      = apt-get -o DPkg::Lock::Timeout=600
 SUDO     = $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 

@@ -111,24 +111,24 @@ struct Chunk {
 };
 
 EngineOutput run_with_sink(const Space& space, const CandidateCheck& check, const SearchOptions& options,
-                           const RunControl& control) {
+                           const RunControl& control, IndexRange range) {
   tbb::combinable<Worker> workers([&] { return Worker(space, check); });
   std::atomic<bool> stopped{false};
-  std::uint64_t next_begin = 0;
+  std::uint64_t next_begin = range.begin;
   const auto tokens = static_cast<std::size_t>(4 * tbb::this_task_arena::max_concurrency());
 
   tbb::parallel_pipeline(
       tokens,
       tbb::make_filter<void, Chunk*>(tbb::filter_mode::serial_in_order,
                                      [&](tbb::flow_control& fc) -> Chunk* {
-                                       if (next_begin < space.size() && control.should_stop()) stopped = true;
-                                       if (next_begin >= space.size() || stopped.load()) {
+                                       if (next_begin < range.end && control.should_stop()) stopped = true;
+                                       if (next_begin >= range.end || stopped.load()) {
                                          fc.stop();
                                          return nullptr;
                                        }
                                        auto* chunk = new Chunk;
                                        chunk->begin = next_begin;
-                                       chunk->end = std::min(space.size(), next_begin + kSinkChunk);
+                                       chunk->end = std::min(range.end, next_begin + kSinkChunk);
                                        next_begin = chunk->end;
                                        return chunk;
                                      }) &
@@ -213,12 +213,67 @@ Workload measure_workload(const Space& space, const CandidateCheck& check, const
   return w;
 }
 
+namespace {
+
+EngineOutput run_range(const Space& space, const CandidateCheck& check, const SearchOptions& options,
+                       const RunControl& control, IndexRange range) {
+  if (options.sink) return run_with_sink(space, check, options, control, range);
+  ReduceBody body(space, check, control);
+  tbb::parallel_reduce(tbb::blocked_range<std::uint64_t>(range.begin, range.end, kGrain), body,
+                       tbb::auto_partitioner());
+  return EngineOutput{std::move(body.w.archive), std::move(body.w.tally), !body.stopped};
+}
+
+}  // namespace
+
+SampledWorkload sample_workload(const Space& space, const CandidateCheck& check, std::uint64_t n) {
+  Cursor cursor(space);
+  double examined = 0, estimates = 0;
+  std::uint64_t state = 0x5eed5eed5eed5eedULL;   // fixed: the choice must not depend on --seed or the machine
+  for (std::uint64_t k = 0; k < n; ++k) {
+    // SplitMix64 (Steele et al. 2014); the modulo bias is below size / 2^64.
+    state += 0x9e3779b97f4a7c15ULL;
+    std::uint64_t x = state;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    x ^= x >> 31;
+    cursor.seek(x % space.size());
+    const Outcome o = check.screen(cursor.scenario());
+    if (o.code == Outcome::kFeasible) {
+      examined += 1;
+      estimates += 1;
+    } else {
+      const std::uint64_t block = o.prune_position < 0 ? space.size() : space.block_size(o.prune_position);
+      examined += 1.0 / static_cast<double>(block);
+    }
+  }
+  const double scale = static_cast<double>(space.size()) / static_cast<double>(n);
+  return {examined * scale, estimates * scale};
+}
+
 EngineOutput run_exhaustive(const Space& space, const CandidateCheck& check, const SearchOptions& options,
                             const RunControl& control) {
-  if (options.sink) return run_with_sink(space, check, options, control);
-  ReduceBody body(space, check, control);
-  tbb::parallel_reduce(tbb::blocked_range<std::uint64_t>(0, space.size(), kGrain), body, tbb::auto_partitioner());
-  return EngineOutput{std::move(body.w.archive), std::move(body.w.tally), !body.stopped};
+  if (!options.work) return run_range(space, check, options, control, IndexRange{0, space.size()});
+  // Ranges from the work source, one after another; each one's archive and tally join the total (the archive
+  // is order-independent, so the front does not depend on which ranges this process got).
+  EngineOutput out{ParetoArchive(check.objective_count()), Tally(check.code_count()), true};
+  for (;;) {
+    if (control.should_stop()) {
+      out.complete = false;
+      break;
+    }
+    IndexRange range = options.work();
+    if (range.empty()) break;
+    range.end = std::min(range.end, space.size());
+    EngineOutput part = run_range(space, check, options, control, range);
+    out.archive.merge(part.archive);
+    out.tally.add(part.tally);
+    if (!part.complete) {
+      out.complete = false;
+      break;
+    }
+  }
+  return out;
 }
 
 }  // namespace shardmeter::search

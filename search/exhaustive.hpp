@@ -24,4 +24,14 @@ struct Workload {
 Workload measure_workload(const Space& space, const CandidateCheck& check, const RunControl& control,
                           double estimate_cost, double limit);
 
+// What enumerating the space would cost, predicted from `n` candidates drawn with a fixed seed (see
+// SearchOptions::auto_sample): a candidate that needs an estimate stands for itself; one a cheap check rejects
+// stands for 1/(its pruned block's size) of an examined candidate, the share of the block a sequential walk
+// examines (only the block's first member). Sums scaled by size/n are unbiased estimates of Workload's counts.
+struct SampledWorkload {
+  double examined = 0;
+  double estimates = 0;
+};
+SampledWorkload sample_workload(const Space& space, const CandidateCheck& check, std::uint64_t n);
+
 }  // namespace shardmeter::search

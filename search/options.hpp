@@ -29,6 +29,17 @@ using ProgressFn = std::function<void(std::uint64_t done, std::uint64_t total)>;
 // Plan columns for a record come from Space::scenario(record.index) / Space::labels(record.index).
 using SinkFn = std::function<void(std::span<const CandidateRecord>)>;
 
+// A half-open range of candidate indices.
+struct IndexRange {
+  std::uint64_t begin = 0;
+  std::uint64_t end = 0;
+  bool empty() const noexcept { return begin >= end; }
+};
+// Hands out the index ranges an exhaustive search enumerates, one at a time, until it returns an empty range.
+// Called from the thread that called search(), between ranges (never concurrently). A distributed run
+// (src/distributed/) uses it to share the space among processes; unset, the search covers the whole space.
+using WorkSourceFn = std::function<IndexRange()>;
+
 struct SearchOptions {
   Method method = Method::automatic;
   std::uint64_t seed = 0;
@@ -41,6 +52,12 @@ struct SearchOptions {
   // checks and pruning only (stopping as soon as the budget is exceeded) and prices what it finds with these
   // single-thread rates: a count of work, not a timing, so the choice (and thus the front) is the same on every
   // machine and for every thread count.
+  // Spaces larger than auto_exact_walk_limit are priced from a sample instead: auto_sample candidates drawn with
+  // a fixed seed (so again the same choice everywhere) and screened; each stands for the share of the walk it
+  // represents (1 when it needs an estimate, 1/block size when a sequential walk would skip its pruned block but
+  // for the block's first member), which predicts the walk's work without walking (well under a second).
+  std::uint64_t auto_exact_walk_limit = std::uint64_t{1} << 22;
+  std::uint64_t auto_sample = 1 << 14;
   double auto_time_budget_s = 60;
   double auto_estimates_per_s = 1.0e6;   // model estimates (bench_estimate: ~4e6/s on one core)
   double auto_checks_per_s = 2.0e7;      // cheap checks of candidates the model never sees
@@ -48,6 +65,7 @@ struct SearchOptions {
   ProgressFn progress;
   double progress_interval_s = 0.25;
   SinkFn sink;                        // --all: every feasible candidate
+  WorkSourceFn work;                  // exhaustive: the ranges this process enumerates (unset: all of them)
 };
 
 }  // namespace shardmeter::search

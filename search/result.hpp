@@ -36,6 +36,8 @@ struct SearchCounts {
   std::vector<std::uint64_t> rejected_by_reason;
 
   std::uint64_t rejected() const noexcept;
+  // Adds another part's counts (space_size and reason_names stay).
+  void add(const SearchCounts& other);
   // Non-zero reasons, in code order.
   std::vector<std::pair<std::string, std::uint64_t>> rejections() const;
 };
@@ -46,9 +48,11 @@ struct SearchResult {
   SearchCounts counts;
   Method method = Method::exhaustive;   // the engine that ran (never automatic)
   std::string method_reason;            // why auto chose it
+  double method_decision_s = 0;         // time auto spent choosing (0 when the method was requested)
   double elapsed_s = 0;
   double candidates_per_s = 0;          // visited / elapsed_s
-  int threads = 1;
+  int threads = 1;                      // per process
+  int ranks = 1;                        // processes whose parts were joined (join_part callers set it)
   std::uint64_t seed = 0;
   bool complete = true;                 // false when stopped by the stop flag or the time limit
 };

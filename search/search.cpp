@@ -25,6 +25,55 @@ std::vector<std::pair<std::string, std::uint64_t>> SearchCounts::rejections() co
   return out;
 }
 
+namespace {
+
+// The front: decode and re-estimate each archived point (the archive keeps only indices and objectives), sorted
+// by the first objective, then index.
+std::vector<FrontPoint> decode_front(const Space& space, const CandidateCheck& check, const ParetoArchive& archive) {
+  std::vector<FrontPoint> front;
+  for (const ArchivePoint& p : archive.points()) {
+    FrontPoint& f = front.emplace_back();
+    f.index = p.index;
+    f.labels = space.labels(p.index);
+    f.scenario = space.scenario(p.index);
+    f.estimate = model::evaluate(f.scenario);
+    f.objectives = check.raw_objectives(f.estimate);
+  }
+  std::sort(front.begin(), front.end(), [](const FrontPoint& a, const FrontPoint& b) {
+    if (a.objectives[0] != b.objectives[0]) return a.objectives[0] < b.objectives[0];
+    return a.index < b.index;
+  });
+  return front;
+}
+
+}  // namespace
+
+void SearchCounts::add(const SearchCounts& other) {
+  for (std::uint64_t SearchCounts::*count : {&SearchCounts::visited, &SearchCounts::estimated,
+                                             &SearchCounts::memory_bound, &SearchCounts::feasible, &SearchCounts::pruned})
+    this->*count += other.*count;
+  if (rejected_by_reason.size() < other.rejected_by_reason.size())
+    rejected_by_reason.resize(other.rejected_by_reason.size(), 0);
+  for (std::size_t i = 0; i < other.rejected_by_reason.size(); ++i) rejected_by_reason[i] += other.rejected_by_reason[i];
+}
+
+void join_part(const Space& space, const Goal& goal, const SearchOptions& options, SearchResult& total,
+               const SearchResult& part) {
+  const CandidateCheck check(space, goal, options.prune);
+  ParetoArchive archive(check.objective_count());
+  model::Estimate estimate;
+  for (const std::vector<FrontPoint>* front : {static_cast<const std::vector<FrontPoint>*>(&total.front), &part.front})
+    for (const FrontPoint& p : *front) {
+      const Outcome o = check.check(space.scenario(p.index), estimate);
+      if (o.code != Outcome::kFeasible)
+        throw std::invalid_argument(fmt::format("search: joined front point {} is not feasible", p.index));
+      archive.insert(p.index, o.objectives);
+    }
+  total.front = decode_front(space, check, archive);
+  total.counts.add(part.counts);
+  total.complete = total.complete && part.complete;
+}
+
 MethodChoice choose_method(const Space& space, const Goal& goal, const SearchOptions& options,
                            std::atomic<bool>& stop) {
   if (options.method == Method::exhaustive) return {Method::exhaustive, "exhaustive (requested)"};
@@ -35,6 +84,18 @@ MethodChoice choose_method(const Space& space, const Goal& goal, const SearchOpt
                                             space.size(), options.visit_budget)};
   const double budget_s = options.time_limit_s > 0 ? options.time_limit_s : options.auto_time_budget_s;
   const CandidateCheck check(space, goal, options.prune);
+  if (space.size() > options.auto_exact_walk_limit && options.auto_sample > 0) {
+    const SampledWorkload w = sample_workload(space, check, options.auto_sample);
+    const double predicted_s = w.examined / options.auto_checks_per_s + w.estimates / options.auto_estimates_per_s;
+    const std::string basis =
+        fmt::format("a sample of {} of {} candidates predicts about {:.3g} need a look after pruning and {:.3g} an "
+                    "estimate, about {:.3g} s at {:g} checks/s and {:g} estimates/s on one thread (budget {:g} s)",
+                    options.auto_sample, space.size(), w.examined, w.estimates, predicted_s, options.auto_checks_per_s,
+                    options.auto_estimates_per_s, budget_s);
+    if (predicted_s <= budget_s) return {Method::exhaustive, "auto chose exhaustive: " + basis};
+    return {Method::anneal,
+            fmt::format("auto chose anneal: {}; annealing with a budget of {} visits", basis, options.visit_budget)};
+  }
   ProgressMeter quiet(ProgressFn{}, 0, 1);
   RunControl control;
   control.stop = &stop;
@@ -63,11 +124,24 @@ MethodChoice choose_method(const Space& space, const Goal& goal, const SearchOpt
   return choose_method(space, goal, options, stop);
 }
 
+namespace {
+
+MethodChoice choose_method_timed(const Space& space, const Goal& goal, const SearchOptions& options,
+                                 std::atomic<bool>& stop) {
+  const Clock::time_point start = Clock::now();
+  MethodChoice choice = choose_method(space, goal, options, stop);
+  if (options.method == Method::automatic)
+    choice.decision_s = std::chrono::duration<double>(Clock::now() - start).count();
+  return choice;
+}
+
+}  // namespace
+
 SearchResult search(const Space& space, const Goal& goal, const SearchOptions& options, std::atomic<bool>& stop) {
   const Clock::time_point start = Clock::now();
   if (options.chains < 1) throw std::invalid_argument("search: chains must be at least 1");
   const CandidateCheck check(space, goal, options.prune);
-  const MethodChoice choice = choose_method(space, goal, options, stop);
+  const MethodChoice choice = choose_method_timed(space, goal, options, stop);
 
   const std::uint64_t planned = choice.method == Method::exhaustive ? space.size() : options.visit_budget;
   ProgressMeter meter(options.progress, planned, options.progress_interval_s);
@@ -84,6 +158,7 @@ SearchResult search(const Space& space, const Goal& goal, const SearchOptions& o
   result.objectives = check.objectives();
   result.method = choice.method;
   result.method_reason = choice.reason;
+  result.method_decision_s = choice.decision_s;
   result.threads = tbb::this_task_arena::max_concurrency();
   result.seed = options.seed;
   result.complete = out.complete;
@@ -99,19 +174,7 @@ SearchResult search(const Space& space, const Goal& goal, const SearchOptions& o
   c.rejected_by_reason = out.tally.rejected;
   c.rejected_by_reason.resize(c.reason_names.size(), 0);
 
-  // The front: decode and re-estimate each archived point (the archive keeps only indices and objectives).
-  for (const ArchivePoint& p : out.archive.points()) {
-    FrontPoint& f = result.front.emplace_back();
-    f.index = p.index;
-    f.labels = space.labels(p.index);
-    f.scenario = space.scenario(p.index);
-    f.estimate = model::evaluate(f.scenario);
-    f.objectives = check.raw_objectives(f.estimate);
-  }
-  std::sort(result.front.begin(), result.front.end(), [](const FrontPoint& a, const FrontPoint& b) {
-    if (a.objectives[0] != b.objectives[0]) return a.objectives[0] < b.objectives[0];
-    return a.index < b.index;
-  });
+  result.front = decode_front(space, check, out.archive);
 
   result.elapsed_s = std::chrono::duration<double>(Clock::now() - start).count();
   result.candidates_per_s = result.elapsed_s > 0 ? static_cast<double>(c.visited) / result.elapsed_s : 0;

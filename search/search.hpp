@@ -24,11 +24,21 @@ namespace shardmeter::search {
 SearchResult search(const Space& space, const Goal& goal, const SearchOptions& options, std::atomic<bool>& stop);
 SearchResult search(const Space& space, const Goal& goal, const SearchOptions& options = {});
 
-// The engine `auto` would run for this space, goal and options, and why (see SearchOptions::auto_*). May walk
-// the space with the cheap checks (stopping once enumeration is predicted to exceed the time budget).
+// Joins `part` into `total`: the results of searches of parts of one space (disjoint index ranges from
+// SearchOptions::work, or anneal runs with other seeds), typically from other processes. Counts are summed, the
+// completeness is the conjunction, and the front is rebuilt from both fronts' indices (re-checked here; only
+// FrontPoint::index of `part` is read), so joining the parts of a space in any order gives the front one search
+// of the whole space gives, byte for byte. Time, rate, method and seed stay those of `total`.
+void join_part(const Space& space, const Goal& goal, const SearchOptions& options, SearchResult& total,
+               const SearchResult& part);
+
+// The engine `auto` would run for this space, goal and options, and why (see SearchOptions::auto_*). Walks a
+// space of up to auto_exact_walk_limit candidates with the cheap checks (stopping once enumeration is predicted
+// to exceed the time budget); prices a larger one from a sample.
 struct MethodChoice {
   Method method = Method::exhaustive;
   std::string reason;
+  double decision_s = 0;   // time spent deciding (0 when the method was requested)
 };
 MethodChoice choose_method(const Space& space, const Goal& goal, const SearchOptions& options);
 MethodChoice choose_method(const Space& space, const Goal& goal, const SearchOptions& options, std::atomic<bool>& stop);

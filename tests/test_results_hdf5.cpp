@@ -154,6 +154,28 @@ TEST_CASE("HDF5 /all grows with each append and is chunked and deflated", "[resu
   CHECK(maxdim == H5S_UNLIMITED);
 }
 
+TEST_CASE("HDF5 /all chunks filtered on all threads read back through HDF5's own filters", "[results][hdf5]") {
+  // 4-row chunks and 16 chunks per write: rows 0-63 go as one write of 16 stored chunks filtered by the writer
+  // (shuffle + deflate on TBB threads), rows 64-99 as 9 more at finish(), and rows 100-101 as a partial chunk
+  // that HDF5 filters itself. Reading decompresses and unshuffles every chunk with HDF5's filters.
+  ScratchDir dir;
+  const results::RunInfo info = test::make_run_info();
+  std::vector<results::PlanPoint> all;
+  for (int k = 0; k < 102; ++k) {
+    all.push_back(test::make_point(k % 3, k % 2 == 0 ? "h100-sxm" : "a100-sxm-80gb", 1 << (k % 4)));
+    all.back().index = static_cast<std::uint64_t>(k);
+    all.back().estimate.total_cost_usd += k;   // distinct rows, so a misplaced chunk would show
+  }
+  {
+    results::FrontWriter writer(dir / "run.h5", results::RowLayout(2, info.axes, 16),
+                                results::WriterOptions{.write_all = true, .chunk_rows = 4});
+    writer.append_all(std::span(all).subspan(0, 70));
+    writer.append_all(std::span(all).subspan(70, 32));
+    writer.finish(info, test::three_points());
+  }
+  check_rows(results::RowLayout(2, info.axes, 16), all, results::read_all(dir / "run.h5"));
+}
+
 TEST_CASE("A schema_version 1 file is read: its `evaluated` is the visited count, model calls are unknown",
           "[results][hdf5]") {
   ScratchDir dir;

@@ -8,6 +8,7 @@
 #include <tbb/global_control.h>
 #include <tbb/task_arena.h>
 
+#include "search/exhaustive.hpp"
 #include "search/search.hpp"
 #include "same_estimate.hpp"
 #include "search_test_support.hpp"
@@ -129,6 +130,34 @@ TEST_CASE("1 thread and 4 threads give byte-identical exhaustive results") {
   CHECK(one.threads == 1);
   CHECK(four.threads == 4);
   check_identical(one, four);
+}
+
+TEST_CASE("parts of the space searched apart and joined give the whole search's front and counts") {
+  // What `mpirun -np N` does (src/distributed/): each process takes ranges from a work source, and rank 0 joins
+  // the parts. Here two "processes" take alternate ranges of 7 candidates (odd-sized, so ranges cut pruned
+  // blocks), and the joins run in both orders.
+  const search::Space space = small_space();
+  const search::SearchResult whole = search::search(space, search::Goal{}, exhaustive());
+  auto part = [&](std::uint64_t first) {
+    search::SearchOptions o = exhaustive();
+    std::uint64_t next = first;
+    o.work = [&] {
+      const search::IndexRange r{next * 7, std::min(space.size(), next * 7 + 7)};
+      next += 2;
+      return r;
+    };
+    return search::search(space, search::Goal{}, o);
+  };
+  const search::SearchResult even = part(0), odd = part(1);
+  REQUIRE(even.counts.visited + odd.counts.visited == space.size());
+  REQUIRE(even.counts.visited > 0);
+  REQUIRE(odd.counts.visited > 0);
+  for (const auto& [first, second] : {std::pair{&even, &odd}, std::pair{&odd, &even}}) {
+    search::SearchResult joined = *first;
+    search::join_part(space, search::Goal{}, exhaustive(), joined, *second);
+    check_identical(whole, joined);
+    CHECK(joined.complete);
+  }
 }
 
 TEST_CASE("pruning changes neither the front nor any count but `pruned`") {
@@ -312,6 +341,41 @@ TEST_CASE("auto prices the work that pruning leaves, the same way for any thread
 // Issue 4 regression: with 12 GPUs, tp=2 and pp=4 violate "tp*cp*pp divides the island" (blamed on pp and the
 // GPU count) but tp=3 with the same pp and GPUs is consistent. Pruning on the blamed fields alone would have
 // rejected the whole block, tp=3 included.
+TEST_CASE("auto prices a space above the exact-walk limit from a sample, quickly and deterministically") {
+  const tbb::global_control workers(tbb::global_control::max_allowed_parallelism, 4);
+  const search::Space space = small_space();
+  const search::SearchResult exact = search::search(space, search::Goal{}, exhaustive());
+  std::atomic<bool> stop{false};
+  search::RunControl control;
+  control.stop = &stop;
+  search::ProgressMeter quiet(search::ProgressFn{}, 0, 1);
+  control.progress = &quiet;
+  const search::CandidateCheck check(space, search::Goal{}, true);
+  const search::Workload walk = search::measure_workload(space, check, control, 1, 1e18);
+  // The sampled counts are unbiased estimates of the walk's: with 40,000 draws the estimate count (a share p of
+  // the space, standard error sqrt(p(1-p)/n) * size < 1 % of it for p >= 0.1) lands within 5 %.
+  const search::SampledWorkload sampled = search::sample_workload(space, check, 40'000);
+  REQUIRE(walk.estimates == exact.counts.estimated);
+  CHECK(sampled.estimates == Approx(static_cast<double>(walk.estimates)).epsilon(0.05));
+  CHECK(sampled.examined == Approx(static_cast<double>(walk.examined)).epsilon(0.1));
+
+  search::SearchOptions o;
+  o.visit_budget = 10;
+  o.auto_exact_walk_limit = 0;   // sample every space
+  search::MethodChoice one, four;
+  tbb::task_arena(1).execute([&] { one = search::choose_method(space, search::Goal{}, o); });
+  tbb::task_arena(4).execute([&] { four = search::choose_method(space, search::Goal{}, o); });
+  CHECK(one.method == search::Method::exhaustive);
+  CHECK(one.reason.find("a sample of 16384") != std::string::npos);
+  CHECK(one.reason == four.reason);
+  o.auto_time_budget_s = 1e-9;
+  CHECK(search::choose_method(space, search::Goal{}, o).method == search::Method::anneal);
+  o.auto_time_budget_s = 60;
+  const search::SearchResult r = search::search(space, search::Goal{}, o);
+  CHECK(r.method_decision_s > 0);
+  CHECK(r.method_decision_s < 1);
+}
+
 TEST_CASE("pruning keeps a plan that pruning on blamed fields alone would drop") {
   model::Scenario b = gpt13b_base();
   b.model.heads = 48; b.model.kv_heads = 48; b.model.ffn_hidden = 12 * 1024; b.model.layers = 48;

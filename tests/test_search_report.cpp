@@ -7,6 +7,7 @@
 
 #include "src/text/front_table.hpp"
 #include "src/text/progress_bar.hpp"
+#include "src/text/progress_log.hpp"
 #include "src/text/text_format.hpp"
 #include "tests/results_test_points.hpp"
 
@@ -77,4 +78,26 @@ TEST_CASE("the progress bar draws only after its delay, and erases itself", "[se
   CHECK_THAT(text, Catch::StartsWith("\r[###############...............]  50.0 %  5 of 10 candidates"));
   CHECK_THAT(text, Catch::EndsWith("\r"));
   std::fclose(drawn);
+}
+
+TEST_CASE("the progress log writes a line per interval, none before the first", "[search_report]") {
+  std::FILE* quiet = std::tmpfile();
+  {
+    ProgressLog log(quiet, "candidates on 2 MPI ranks", 3600);
+    log.update(5, 10);
+  }
+  CHECK(contents(quiet).empty());
+  std::fclose(quiet);
+
+  // Interval 0: every update is due. 1,250,000 of 10,000,000 = 12.5 %.
+  std::FILE* written = std::tmpfile();
+  {
+    ProgressLog log(written, "candidates on 2 MPI ranks", 0);
+    log.update(1'250'000, 10'000'000);
+    log.update(10'000'000, 10'000'000);
+  }
+  const std::string text = contents(written);
+  CHECK_THAT(text, Catch::StartsWith("shardmeter: 12.5 % (1.25 M of 10.00 M candidates on 2 MPI ranks) after "));
+  CHECK_THAT(text, Catch::Contains("\nshardmeter: 100.0 % (10.00 M of 10.00 M candidates on 2 MPI ranks) after "));
+  std::fclose(written);
 }

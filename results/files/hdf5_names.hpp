@@ -23,6 +23,7 @@ inline constexpr std::string_view kVersion = "version";
 inline constexpr std::string_view kMethod = "method";
 inline constexpr std::string_view kSeed = "seed";
 inline constexpr std::string_view kThreads = "threads";
+inline constexpr std::string_view kRanks = "ranks";         // absent before issue 13: read as 1
 inline constexpr std::string_view kSpaceSize = "space_size";
 inline constexpr std::string_view kVisited = "visited";       // candidates looked at (schema_version 1: "evaluated")
 inline constexpr std::string_view kEstimated = "estimated";   // model::evaluate calls; absent when unknown (schema 1)

@@ -213,6 +213,8 @@ RunInfo read_run_info(const H5::H5File& file, const std::string& path) {
     info.seed = read_uint_attribute(root, current);
     current = n::kThreads;
     info.threads = read_int_attribute(root, current);
+    current = n::kRanks;
+    if (has_attribute(root, current)) info.ranks = read_int_attribute(root, current);
     current = n::kSpaceSize;
     info.space_size = read_uint_attribute(root, current);
     const std::int64_t version = read_int_attribute(root, n::kSchemaVersionAttr);

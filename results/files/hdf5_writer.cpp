@@ -1,9 +1,15 @@
 #include "results/files/hdf5_writer.hpp"
 
 #include <algorithm>
+#include <bit>
+#include <cstring>
+#include <optional>
+#include <stdexcept>
 #include <vector>
 
 #include <fmt/format.h>
+#include <tbb/parallel_for.h>
+#include <zlib.h>
 
 #include "results/files/atomic_file.hpp"
 #include "results/errors.hpp"
@@ -20,6 +26,23 @@ namespace {
 
 constexpr std::size_t kChunkBytes = 256 * 1024;  // below HDF5's default 1 MiB chunk cache
 constexpr std::size_t kChunksPerWrite = 16;       // whole chunks per H5Dwrite: fewer calls, less allocator churn
+
+// One chunk of /all as HDF5's shuffle and deflate filters would store it (H5Zshuffle.c, H5Zdeflate.c): byte j of
+// row i moves to j * rows + i, then zlib's compress2 at `level`. Deterministic, so the file holds the same bytes
+// as when HDF5 filters the chunk itself.
+std::vector<unsigned char> filtered_chunk(const std::byte* rows, std::size_t row_count, std::size_t row_bytes,
+                                          int level) {
+  std::vector<unsigned char> shuffled(row_count * row_bytes);
+  const auto* src = reinterpret_cast<const unsigned char*>(rows);
+  for (std::size_t i = 0; i < row_count; ++i)
+    for (std::size_t j = 0; j < row_bytes; ++j) shuffled[j * row_count + i] = src[i * row_bytes + j];
+  uLongf size = compressBound(static_cast<uLong>(shuffled.size()));
+  std::vector<unsigned char> out(size);
+  if (compress2(out.data(), &size, shuffled.data(), static_cast<uLong>(shuffled.size()), level) != Z_OK)
+    throw std::runtime_error("zlib compress2 failed");
+  out.resize(size);
+  return out;
+}
 
 std::vector<std::string> units_of(const RowLayout& layout) {
   std::vector<std::string> units;
@@ -38,6 +61,7 @@ void write_run_info(H5::H5File& file, const RunInfo& info) {
   write_attribute(root, n::kMethod, info.method);
   write_attribute(root, n::kSeed, info.seed);
   write_attribute(root, n::kThreads, info.threads);
+  write_attribute(root, n::kRanks, info.ranks);
   write_attribute(root, n::kSpaceSize, info.space_size);
   write_attribute(root, n::kVisited, info.visited);
   if (info.estimated) write_attribute(root, n::kEstimated, *info.estimated);
@@ -101,6 +125,24 @@ struct FrontWriter::Impl {
     if (buffered == 0) return;
     const hsize_t start = all_rows - buffered, count = buffered, extent = all_rows;
     all->extend(&extent);
+    if (buffered % chunk_rows == 0 && std::endian::native == std::endian::little) {
+      // Whole chunks (every flush but the last): filter them on all threads and write them as stored, instead of
+      // letting HDF5 deflate them one after another on this thread (which bounded `search --all`). The memory
+      // row type is the file's at the same offsets, and native is little-endian here, so the bytes are the file's.
+      const std::size_t chunks = buffered / chunk_rows;
+      std::vector<std::vector<unsigned char>> stored(chunks);
+      const int level = std::clamp(options.deflate_level, 1, 9);
+      tbb::parallel_for(std::size_t{0}, chunks, [&](std::size_t c) {
+        stored[c] = filtered_chunk(buffer.data() + c * chunk_rows * type.row_bytes, chunk_rows, type.row_bytes, level);
+      });
+      for (std::size_t c = 0; c < chunks; ++c) {
+        const hsize_t offset = start + c * chunk_rows;
+        if (H5Dwrite_chunk(all->getId(), H5P_DEFAULT, 0, &offset, stored[c].size(), stored[c].data()) < 0)
+          throw OutputError(out(), "cannot write a chunk of /all");
+      }
+      buffered = 0;
+      return;
+    }
     H5::DataSpace space = all->getSpace();
     space.selectHyperslab(H5S_SELECT_SET, &count, &start);
     const H5::DataSpace memory(1, &count);
@@ -110,10 +152,18 @@ struct FrontWriter::Impl {
 
   void append(std::span<const PlanPoint> batch) {
     if (!all) throw OutputError(out(), "append_all() needs WriterOptions::write_all");
-    for (const PlanPoint& p : batch) {
-      h5io::pack(layout, type, p, buffer.data() + buffered * type.row_bytes);
-      ++buffered;
-      ++all_rows;
+    // Rows are packed on all threads straight into the buffer (pack() only reads the layout), up to its end;
+    // a full buffer is flushed and packing goes on.
+    std::size_t done = 0;
+    while (done < batch.size()) {
+      const std::size_t n = std::min(batch.size() - done, buffer_rows - buffered);
+      std::byte* dst = buffer.data() + buffered * type.row_bytes;
+      tbb::parallel_for(std::size_t{0}, n, [&](std::size_t i) {
+        h5io::pack(layout, type, batch[done + i], dst + i * type.row_bytes);
+      });
+      buffered += n;
+      all_rows += n;
+      done += n;
       if (buffered == buffer_rows) flush();
     }
   }

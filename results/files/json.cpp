@@ -28,6 +28,7 @@ ordered to_json(const RunInfo& info) {
   run[n::kMethod] = info.method;
   run[n::kSeed] = info.seed;
   run[n::kThreads] = info.threads;
+  run[n::kRanks] = info.ranks;
   run[n::kSpaceSize] = info.space_size;
   run[n::kVisited] = info.visited;
   if (info.estimated) run[n::kEstimated] = *info.estimated;
@@ -57,6 +58,7 @@ RunInfo run_info_from_json(const nlohmann::json& run, std::int64_t schema_versio
     info.method = run.at(n::kMethod).get<std::string>();
     info.seed = run.at(n::kSeed).get<std::uint64_t>();
     info.threads = run.at(n::kThreads).get<std::int64_t>();
+    if (run.contains(n::kRanks)) info.ranks = run.at(n::kRanks).get<std::int64_t>();
     info.space_size = run.at(n::kSpaceSize).get<std::uint64_t>();
     info.visited = run.at(schema_version == 1 ? n::kVisitedV1 : n::kVisited).get<std::uint64_t>();
     if (run.contains(n::kEstimated)) info.estimated = run.at(n::kEstimated).get<std::uint64_t>();

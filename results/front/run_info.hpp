@@ -16,7 +16,8 @@ struct RunInfo {
   std::string version;                      // ShardMeter version
   std::string method;                       // "exhaustive", "anneal"
   std::uint64_t seed = 0;
-  std::int64_t threads = 0;
+  std::int64_t threads = 0;                 // threads per process
+  std::int64_t ranks = 1;                   // MPI processes that shared the search (1 without MPI)
   std::uint64_t space_size = 0;             // candidates in the search space
   std::uint64_t visited = 0;                // candidates looked at (rejected ones included)
   std::optional<std::uint64_t> estimated;   // model::evaluate calls; nullopt when unknown (schema_version 1 files)

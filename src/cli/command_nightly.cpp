@@ -3,9 +3,13 @@
 // day's index (src/nightly/nightly.hpp). A failing scenario is reported and the others go on.
 // Exit status: 0 every scenario ok (skipped ones included), 1 a scenario (or the index) failed, 2 bad command line
 // or prices file.
+//
+// Built with MPI and started by an MPI launcher, the scenarios are dealt over the ranks and rank 0 writes the
+// reports and the index (src/distributed/nightly_team.hpp).
 #include <atomic>
 #include <chrono>
 #include <iostream>
+#include <optional>
 #include <ostream>
 
 #include <fmt/format.h>
@@ -18,6 +22,10 @@
 #include "src/scenario/price_overrides.hpp"
 #include "src/planning/search_job.hpp"
 #include "src/scenario/version.hpp"
+#ifdef SHARDMETER_WITH_MPI
+#include "src/distributed/mpi_world.hpp"
+#include "src/distributed/nightly_team.hpp"
+#endif
 
 namespace shardmeter::cli {
 
@@ -101,7 +109,22 @@ int run_nightly(const std::vector<std::string>& args, std::ostream& out) {
 
   std::atomic<bool> stop{false};
   std::vector<SearchOutcome> outcomes;
+#ifdef SHARDMETER_WITH_MPI
+  std::optional<distributed::MpiWorld> world;
+  if (distributed::launched_by_mpi()) world.emplace();
+  if (world && world->size() > 1) {
+    for (std::size_t i = 0; i < scenarios.size(); ++i)
+      if (distributed::runs_here(*world, i))
+        outcomes.push_back(run_one(scenarios[i], day, catalog, threads, settings.created, stop));
+    outcomes = distributed::gather_outcomes(*world, outcomes, scenarios.size());
+    if (world->rank() != 0) return 0;   // rank 0 reports for every rank
+  } else {
+    for (const NightlyScenario& s : scenarios)
+      outcomes.push_back(run_one(s, day, catalog, threads, settings.created, stop));
+  }
+#else
   for (const NightlyScenario& s : scenarios) outcomes.push_back(run_one(s, day, catalog, threads, settings.created, stop));
+#endif
   const NightlyPublished published = publish_nightly(settings, outcomes, std::cerr);
 
   std::size_t ok = 0, failed = 0, skipped = 0;

@@ -2,8 +2,11 @@
 // front and a summary, and write the requested files (HDF5, CSV, JSON; all atomic).
 //
 // Exit status: 0 when the search ran (an empty front is a result, explained on stdout); 2 for bad input
-// (ScenarioError, UsageError, an output that cannot be written); 130 after Ctrl-C, once the front found so far
-// has been printed and written with complete = false.
+// (ScenarioError, UsageError, an output that cannot be written); 130 after Ctrl-C (143 after SIGTERM), once the
+// front found so far has been printed and written with complete = false.
+//
+// Built with MPI and started by an MPI launcher (`mpirun -np N`, `srun`), every rank runs this command and the
+// ranks share the search (src/distributed/search_team.hpp); rank 0 alone prints and writes.
 #include <signal.h>
 #include <unistd.h>
 
@@ -13,6 +16,7 @@
 #include <tuple>
 #include <ctime>
 #include <iostream>
+#include <optional>
 #include <ostream>
 
 #include <fmt/format.h>
@@ -30,39 +34,52 @@
 #include "src/planning/search_job.hpp"
 #include "src/text/search_summary.hpp"
 #include "src/text/text_format.hpp"
+#ifdef SHARDMETER_WITH_MPI
+#include "src/distributed/mpi_world.hpp"
+#include "src/distributed/search_team.hpp"
+#include "src/text/progress_log.hpp"
+#endif
 
 namespace shardmeter::cli {
 
 namespace {
 
-constexpr int kInterruptedStatus = 130;   // 128 + SIGINT, as shells report a process ended by Ctrl-C
-
-// Set by the SIGINT handler: a lock-free atomic store is async-signal-safe.
+// Set by the SIGINT/SIGTERM handler: lock-free atomic stores are async-signal-safe.
 std::atomic<bool> g_interrupted{false};
-static_assert(std::atomic<bool>::is_always_lock_free);
+std::atomic<int> g_signal{0};
+static_assert(std::atomic<bool>::is_always_lock_free && std::atomic<int>::is_always_lock_free);
 
-extern "C" void on_sigint(int) { g_interrupted.store(true, std::memory_order_relaxed); }
+extern "C" void on_stop_signal(int signal) {
+  g_signal.store(signal, std::memory_order_relaxed);
+  g_interrupted.store(true, std::memory_order_relaxed);
+}
 
-// Ctrl-C asks the search to stop (the engines poll the flag every few hundred candidates) for as long as this
-// object lives; the previous handler is restored afterwards.
-class SigintGuard {
+// Ctrl-C (SIGINT) and SIGTERM (a launcher or batch system ending the job) ask the search to stop (the engines
+// poll the flag every few hundred candidates) for as long as this object lives; the previous handlers are
+// restored afterwards.
+class StopSignalGuard {
 public:
-  SigintGuard() {
+  StopSignalGuard() {
     g_interrupted.store(false);
+    g_signal.store(0);
     struct sigaction action {};
-    action.sa_handler = on_sigint;
+    action.sa_handler = on_stop_signal;
     sigemptyset(&action.sa_mask);
-    installed_ = sigaction(SIGINT, &action, &previous_) == 0;
+    installed_int_ = sigaction(SIGINT, &action, &previous_int_) == 0;
+    installed_term_ = sigaction(SIGTERM, &action, &previous_term_) == 0;
   }
-  ~SigintGuard() {
-    if (installed_) sigaction(SIGINT, &previous_, nullptr);
+  ~StopSignalGuard() {
+    if (installed_int_) sigaction(SIGINT, &previous_int_, nullptr);
+    if (installed_term_) sigaction(SIGTERM, &previous_term_, nullptr);
   }
-  SigintGuard(const SigintGuard&) = delete;
-  SigintGuard& operator=(const SigintGuard&) = delete;
+  StopSignalGuard(const StopSignalGuard&) = delete;
+  StopSignalGuard& operator=(const StopSignalGuard&) = delete;
 
 private:
-  struct sigaction previous_ {};
-  bool installed_ = false;
+  struct sigaction previous_int_ {};
+  struct sigaction previous_term_ {};
+  bool installed_int_ = false;
+  bool installed_term_ = false;
 };
 
 // -o writes HDF5, --csv CSV, --json JSON: a file name whose extension says another format is refused rather than
@@ -73,17 +90,26 @@ void check_extensions(const CommandLine& line, const SearchJobOptions& o) {
     for (char& c : e) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     return e;
   };
-  if (!o.output_h5.empty() && ext(o.output_h5) != ".h5" && ext(o.output_h5) != ".hdf5") {
+  // A device or pipe (-o /dev/full) is the output safety checks' business, whatever its name.
+  const auto regular_or_new = [](const std::string& path) {
+    std::error_code ec;
+    const auto status = std::filesystem::status(path, ec);
+    return ec || !std::filesystem::exists(status) || std::filesystem::is_regular_file(status);
+  };
+  if (!o.output_h5.empty() && regular_or_new(o.output_h5) && ext(o.output_h5) != ".h5" && ext(o.output_h5) != ".hdf5") {
     const std::string e = ext(o.output_h5);
     const std::string hint = e == ".csv" ? " (use --csv " + o.output_h5 + ")" : e == ".json" ? " (use --json " + o.output_h5 + ")" : "";
     throw line.usage("-o " + o.output_h5 + ": -o writes HDF5 and needs a .h5 or .hdf5 name" + hint);
   }
   for (const auto& [option, path, other] : {std::tuple{"--csv", o.output_csv, ".json"}, std::tuple{"--json", o.output_json, ".csv"}}) {
     const std::string e = ext(path);
-    if (!path.empty() && (e == ".h5" || e == ".hdf5" || e == other))
+    if (!path.empty() && regular_or_new(path) && (e == ".h5" || e == ".hdf5" || e == other))
       throw line.usage(std::string(option) + " " + path + ": the name says another format than " + (option + 2));
   }
 }
+
+// 128 + the signal, as shells report a process a signal ended.
+int interrupted_status() { return 128 + (g_signal.load() != 0 ? g_signal.load() : SIGINT); }
 
 SearchJobOptions job_options(const CommandLine& line, const std::string& scenario) {
   SearchJobOptions o;
@@ -102,7 +128,6 @@ SearchJobOptions job_options(const CommandLine& line, const std::string& scenari
   if (line.has("time-limit")) o.time_limit_s = line.number("time-limit");
   o.write_all = line.flag("all");
   if (o.write_all && o.output_h5.empty()) throw line.usage("--all needs -o FILE.h5 (it writes /all into the HDF5 file)");
-  check_extensions(line, o);
   o.created = utc_now_iso8601();
   return o;
 }
@@ -127,13 +152,15 @@ int run_search(const std::vector<std::string>& args, std::ostream& out) {
   line.parse(args);
   if (line.wants_help()) {
     line.print_help(out);
-    out << "\nExit status: 0 when the search ran (an empty front included), 2 for bad input, 130 after Ctrl-C\n"
-           "(the front found so far is printed and written, marked complete = false).\n";
+    out << "\nExit status: 0 when the search ran (an empty front included), 2 for bad input, 130 after Ctrl-C,\n"
+           "143 after SIGTERM (the front found so far is printed and written, marked complete = false).\n"
+           "Under mpirun/srun (when built with MPI) the ranks share the search; see docs/scale.md.\n";
     return 0;
   }
   SearchJobOptions job_opts = job_options(line, line.single_positional("SCENARIO", "a YAML file with a search: section"));
   check_path_collisions("search", {{"SCENARIO", job_opts.scenario_path}},
                         {{"-o", job_opts.output_h5}, {"--csv", job_opts.output_csv}, {"--json", job_opts.output_json}});
+  check_extensions(line, job_opts);
   ProgressBar bar(stderr);
   if (!line.flag("quiet") && ::isatty(STDERR_FILENO) == 1) {
     job_opts.progress = [&bar](std::uint64_t done, std::uint64_t total) { bar.update(done, total); };
@@ -141,20 +168,65 @@ int run_search(const std::vector<std::string>& args, std::ostream& out) {
   }
 
   SearchJobResult job;
-  {
+  // The exit status when the search was interrupted before it started (nothing written), else -1.
+  const auto run_job = [&]() -> int {
     // From here on Ctrl-C never kills the process: a search it interrupts still writes what it found.
-    const SigintGuard guard;
+    const StopSignalGuard guard;
     const Catalog catalog = load_catalog(line.data_dir());
     try {
       job = run_search_job(job_opts, catalog, g_interrupted);
     } catch (const Interrupted&) {
-      std::cerr << "shardmeter search: interrupted (Ctrl-C) while building the search space; nothing was written\n";
-      return kInterruptedStatus;
+      std::cerr << "shardmeter search: interrupted (" << (g_signal.load() == SIGTERM ? "SIGTERM" : "Ctrl-C")
+                << ") while building the search space; nothing was written\n";
+      return interrupted_status();
     } catch (const results::ResultsError& e) {
       throw UsageError(std::string("shardmeter search: ") + e.what());
     }
+    return -1;
+  };
+#ifdef SHARDMETER_WITH_MPI
+  std::optional<distributed::MpiWorld> world;
+  std::optional<distributed::SearchTeam> team;
+  std::optional<ProgressLog> log;
+  if (distributed::launched_by_mpi()) {
+    world.emplace();
+    if (world->size() > 1) {
+      team.emplace(*world, job_opts.write_all);
+      job_opts.team = team->hooks();
+      job_opts.progress = {};
+      job_opts.search_done = {};
+      // The launcher pipes the ranks' stderr, so no bar: rank 0 logs the job's progress every 10 s instead.
+      if (world->rank() == 0 && !line.flag("quiet")) {
+        log.emplace(stderr, fmt::format("candidates on {} MPI ranks", world->size()));
+        job_opts.progress = [&log](std::uint64_t done, std::uint64_t total) { log->update(done, total); };
+      }
+    }
   }
-  const bool interrupted = g_interrupted.load() && !job.result.complete;
+  if (team) {
+    // A rank that returned on an error would leave the others waiting in MPI: end them all.
+    try {
+      if (const int status = run_job(); status >= 0)
+        world->abort("shardmeter search: interrupted while building the search space; nothing was written", status);
+    } catch (const ScenarioError& e) {
+      world->abort(e.what(), 2);
+    } catch (const InputError& e) {
+      world->abort(e.what(), 2);
+    } catch (const UsageError& e) {
+      world->abort(e.what(), 2);
+    } catch (const std::exception& e) {
+      world->abort((std::string("shardmeter: internal error: ") + e.what()).c_str(), 1);
+    }
+    if (world->rank() != 0) return g_interrupted.load() && !job.result.complete ? interrupted_status() : 0;
+  } else if (const int status = run_job(); status >= 0) {
+    return status;
+  }
+#else
+  if (const int status = run_job(); status >= 0) return status;
+#endif
+  // Under MPI another rank may have been the one signalled (it stopped this one): without a time limit, that is
+  // the only other way a search ends incomplete.
+  const bool interrupted = !job.result.complete &&
+                           (g_interrupted.load() || (job.result.ranks > 1 && job_opts.time_limit_s == 0));
 
   out << fmt::format("shardmeter search: {}\n", job.scenario.name);
   if (!job.front.empty()) {
@@ -172,7 +244,7 @@ int run_search(const std::vector<std::string>& args, std::ostream& out) {
   for (const std::string* path : {&job_opts.output_h5, &job_opts.output_csv, &job_opts.output_json})
     if (!path->empty()) written += (written.empty() ? "" : ", ") + *path;
   if (!written.empty()) out << fmt::format("\nWrote {}\n", written);
-  return interrupted ? kInterruptedStatus : 0;
+  return interrupted ? interrupted_status() : 0;
 }
 
 }  // namespace shardmeter::cli

@@ -7,6 +7,7 @@
 
 #include <tbb/global_control.h>
 #include <tbb/info.h>
+#include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
 #include "results/files/atomic_file.hpp"
@@ -60,7 +61,7 @@ SearchJobResult run_search_job(const SearchJobOptions& options, const Catalog& c
   const SearchSection section = read_search_section(job.scenario.doc, catalog, job.scenario.scenario);
   const search::Space space = build_search_space(job.scenario, section, catalog, &stop);
   const search::Goal goal = make_goal(section);
-  check_output_paths(options);
+  if (options.team.writes_files) check_output_paths(options);
 
   std::vector<std::string> axis_names;
   for (int a = 0; a < space.axis_count(); ++a) axis_names.push_back(space.axis(a).name);
@@ -78,22 +79,23 @@ SearchJobResult run_search_job(const SearchJobOptions& options, const Catalog& c
   // fails before the work, and its temporary file shows that the search is under way.
   std::unique_ptr<results::FrontWriter> writer;
   std::mutex writer_mutex;
-  if (!options.output_h5.empty())
+  if (!options.output_h5.empty() && options.team.writes_files)
     writer = std::make_unique<results::FrontWriter>(options.output_h5, layout,
                                                     results::WriterOptions{.write_all = options.write_all});
   if (options.write_all && writer) {
     so.sink = [&](std::span<const search::CandidateRecord> batch) {
-      std::vector<results::PlanPoint> points;
-      points.reserve(batch.size());
-      for (const search::CandidateRecord& r : batch)
-        points.push_back(plan_point(space, r));
+      // Decoding a candidate (its scenario and labels) costs more than the search's check of it: on all threads.
+      std::vector<results::PlanPoint> points(batch.size());
+      tbb::parallel_for(std::size_t{0}, batch.size(), [&](std::size_t i) { points[i] = plan_point(space, batch[i]); });
       const std::lock_guard lock(writer_mutex);
       writer->append_all(points);
     };
   }
   so.progress = options.progress;
+  if (options.team.before_search) options.team.before_search(space, so);
 
   job.result = run_in_arena(options.threads, space, goal, so, stop);
+  if (options.team.after_search) options.team.after_search(space, goal, so, job.result);
   if (options.search_done) options.search_done();
 
   // The front, cheapest first (the search sorts by its first objective, which need not be cost).
@@ -110,6 +112,7 @@ SearchJobResult run_search_job(const SearchJobOptions& options, const Catalog& c
   info.method = std::string(search::to_string(job.result.method));
   info.seed = job.result.seed;
   info.threads = job.result.threads;
+  info.ranks = job.result.ranks;
   info.space_size = c.space_size;
   info.visited = c.visited;
   info.estimated = c.estimated;
@@ -130,6 +133,7 @@ SearchJobResult run_search_job(const SearchJobOptions& options, const Catalog& c
   for (const results::PlanPoint& p : job.front) add_gpus(p.scenario);
   info.uncalibrated_gpus = uncalibrated_among(catalog, gpus);
 
+  if (!options.team.writes_files) return job;
   // Every output is written in full before any replaces its target, so a full disk or a failing device leaves
   // all previous outputs in place (only a failure between the renames can leave some replaced).
   std::optional<results::AtomicFile> csv, json;

@@ -16,6 +16,18 @@
 
 namespace shardmeter::cli {
 
+// How a job takes part in a search shared by several processes (src/distributed/). The defaults: one process.
+struct JobTeam {
+  bool writes_files = true;   // false on every MPI rank but 0: it searches and hands its results to rank 0
+  // Every process, before the search: adjusts the engine options the job built (work source, seed; the --all
+  // sink, which the job sets only where files are written).
+  std::function<void(const search::Space&, search::SearchOptions&)> before_search;
+  // Every process, after the search and before any file is written: joins the other processes' results into
+  // this one's (rank 0), or hands this one's to rank 0 (the others).
+  std::function<void(const search::Space&, const search::Goal&, const search::SearchOptions&, search::SearchResult&)>
+      after_search;
+};
+
 struct SearchJobOptions {
   std::string scenario_path;
   std::vector<Override> overrides;      // --set, applied before the search section is read
@@ -31,6 +43,7 @@ struct SearchJobOptions {
   search::ProgressFn progress;          // called while the search runs (the caller draws a bar, or nothing)
   std::function<void()> search_done;    // called once the search has ended, before files are written
   std::string created;                  // ISO 8601 timestamp for the provenance
+  JobTeam team;                         // a distributed run's hooks (default: this process alone)
 };
 
 struct SearchJobResult {

@@ -88,7 +88,7 @@ std::string format_search_summary(const SearchJobResult& job, bool interrupted) 
   row(out, "Method", std::string(search::to_string(r.method)) +
                          (automatic ? (seed.empty() ? "" : " (" + seed + ")")
                                     : " (requested" + (seed.empty() ? "" : ", " + seed) + ")"));
-  if (automatic) row(out, "", r.method_reason);
+  if (automatic) row(out, "", fmt::format("{} (decided in {})", r.method_reason, duration(r.method_decision_s)));
   row(out, "Visited", fmt::format("{} candidates ({} of the space); {} model estimates{}",
                                    grouped(static_cast<double>(c.visited)), percent(share(c.visited, c.space_size)),
                                    grouped(static_cast<double>(c.estimated)),
@@ -109,10 +109,11 @@ std::string format_search_summary(const SearchJobResult& job, bool interrupted) 
                        percent(share(n, c.visited)), describe_rejection(job, name));
   row(out, "Feasible", fmt::format("{} ({})", grouped(static_cast<double>(c.feasible)), percent(share(c.feasible, c.visited))));
   row(out, "On the front", std::to_string(r.front.size()));
-  row(out, "Elapsed", fmt::format("{}, {} candidates/s on {} thread{}", duration(r.elapsed_s),
-                                  count_si(r.candidates_per_s), r.threads, r.threads == 1 ? "" : "s"));
+  row(out, "Elapsed", fmt::format("{}, {} candidates/s on {} thread{}{}", duration(r.elapsed_s),
+                                  count_si(r.candidates_per_s), r.threads, r.threads == 1 ? "" : "s",
+                                  r.ranks > 1 ? fmt::format(" in each of {} MPI ranks", r.ranks) : ""));
   if (!r.complete)
-    row(out, "Complete", interrupted ? "no: interrupted (Ctrl-C); the front is what was found so far"
+    row(out, "Complete", interrupted ? "no: interrupted (Ctrl-C or SIGTERM); the front is what was found so far"
                                      : "no: stopped by the time limit; the front is what was found so far");
   return out;
 }

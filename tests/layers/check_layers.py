@@ -28,8 +28,11 @@ LAYERS = {
     'src/validation': MODEL + ['results', 'results/files', 'src/scenario', 'src/text'],
     'src/nightly': MODEL + ['results', 'results/front', 'results/files', 'results/report', 'src/scenario',
                             'src/planning', 'src/text'],
+    'src/distributed': MODEL + ['search', 'results', 'results/front', 'results/report', 'src/scenario', 'src/planning',
+                                'src/nightly'],
     'src/cli': MODEL + ['search', 'results', 'results/front', 'results/files', 'results/report', 'results/export',
-                        'src/scenario', 'src/planning', 'src/text', 'src/sweep', 'src/validation', 'src/nightly'],
+                        'src/scenario', 'src/planning', 'src/text', 'src/sweep', 'src/validation', 'src/nightly',
+                        'src/distributed'],
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 
