@@ -49,7 +49,8 @@ CommandLine& CommandLine::add(SharedOption option) {
                    "{gpu: h100-sxm, gpus: 64})");
     case SharedOption::data_dir:
       return text("data-dir", "DIR",
-                  "catalogs and model presets (default: $SHARDMETER_DATA_DIR or the source tree's scenarios/)");
+                  "catalogs and model presets (default: $SHARDMETER_DATA_DIR, else the installed share/shardmeter "
+                  "beside the binary, else the source tree's scenarios/)");
     case SharedOption::threads:
       return integer("threads", "N", "worker threads (default 0 = all cores); the result is the same for any N",
                      kThreads);

@@ -76,7 +76,7 @@ public:
 
   // ---- shared options ------------------------------------------------------------------------------------------
   std::vector<Override> overrides() const;  // --set, parsed, in command-line order (ScenarioError when malformed)
-  std::string data_dir() const;             // --data-dir, or $SHARDMETER_DATA_DIR, or the source tree's scenarios/
+  std::string data_dir() const;             // --data-dir, or cli::data_dir() (src/scenario/version.hpp)
   int threads() const;                      // --threads, 0 when absent
   bool json() const;                        // --json
   std::string output() const;               // -o, "" when absent

@@ -189,7 +189,11 @@ search::Goal make_goal(const SearchSection& section) {
 
 LoadedScenario load_scenario_with_search(const std::string& path, const std::vector<Override>& overrides,
                                          const Catalog& catalog) {
-  LoadedScenario loaded = load_scenario(path, overrides, catalog);
+  return load_scenario_with_search(read_scenario_document(path, overrides), catalog);
+}
+
+LoadedScenario load_scenario_with_search(ScenarioDocument doc, const Catalog& catalog) {
+  LoadedScenario loaded = load_scenario(std::move(doc), catalog);
   read_search_section(loaded.doc, catalog, loaded.scenario);
   return loaded;
 }

@@ -28,6 +28,8 @@ LAYERS = {
     'src/validation': MODEL + ['results', 'results/files', 'src/scenario', 'src/text'],
     'src/nightly': MODEL + ['results', 'results/front', 'results/files', 'results/report', 'src/scenario',
                             'src/planning', 'src/text'],
+    'src/python': MODEL + ['search', 'results', 'results/front', 'results/files', 'src/scenario', 'src/planning',
+                           'src/text'],
     'src/cli': MODEL + ['search', 'results', 'results/front', 'results/files', 'results/report', 'results/export',
                         'src/scenario', 'src/planning', 'src/text', 'src/sweep', 'src/validation', 'src/nightly'],
 }
