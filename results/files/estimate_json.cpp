@@ -80,7 +80,7 @@ nlohmann::json island_json(const m::Scenario& s, const m::Estimate& e, int i) {
 
 }  // namespace
 
-std::string estimate_json(const m::Scenario& s, const m::Estimate& e, std::string_view name) {
+std::string estimate_json(const m::Scenario& s, const m::Estimate& e, std::string_view name, JsonLayout layout) {
   nlohmann::json j;
   j["name"] = std::string(name);
   for (const m::Metric& metric : m::metrics()) j[std::string(metric.name)] = number(metric.get(e));
@@ -102,7 +102,7 @@ std::string estimate_json(const m::Scenario& s, const m::Estimate& e, std::strin
   nlohmann::json plan = nlohmann::json::object();
   for (const ScenarioColumn& column : job_scenario_columns()) plan[column.name] = cell_json(column.get(s, -1));
   j["plan"] = plan;
-  return j.dump(2) + "\n";
+  return j.dump(layout == JsonLayout::indented ? 2 : -1) + "\n";
 }
 
 }  // namespace shardmeter::results

@@ -9,9 +9,15 @@
 
 namespace shardmeter::results {
 
+enum class JsonLayout {
+  indented,   // indented by 2, with a final newline: `estimate --json`
+  one_line,   // one line with a final newline: `estimate --batch` (JSON lines)
+};
+
 // The whole estimate: name, feasible, reject_reason, bottleneck, every metric of model::metrics(), the extra
 // per-step figures, `time` ({"compute_s", ..., "total_s"}), `memory` ({"weights_gb", ..., "total_gb"}), `islands`
-// (one object per island entry) and `plan` (scenario columns). Keys sorted, indented by 2, with a final newline.
-std::string estimate_json(const model::Scenario& scenario, const model::Estimate& estimate, std::string_view name);
+// (one object per island entry) and `plan` (scenario columns). Keys sorted.
+std::string estimate_json(const model::Scenario& scenario, const model::Estimate& estimate, std::string_view name,
+                          JsonLayout layout = JsonLayout::indented);
 
 }  // namespace shardmeter::results

@@ -105,6 +105,8 @@ UsageError CommandLine::usage(const std::string& problem) const {
   return UsageError("shardmeter " + name + ": " + problem + " (see shardmeter " + name + " --help)");
 }
 
+std::vector<std::string> CommandLine::split_words(const std::string& text) { return po::split_unix(text); }
+
 void CommandLine::parse(const std::vector<std::string>& args) {
   impl_->options.add_options()("help,h", "print this help");
   po::options_description all;

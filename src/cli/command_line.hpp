@@ -59,6 +59,8 @@ public:
   bool wants_help() const;
   // "Usage: shardmeter <usage>\n<summary>.\n\n<options>"
   void print_help(std::ostream& out) const;
+  // Shell-like words of one line: blanks separate, quotes ('...', "...") and backslashes group; nothing is expanded.
+  static std::vector<std::string> split_words(const std::string& text);
   // "shardmeter <command>: <problem> (see shardmeter <command> --help)"
   UsageError usage(const std::string& problem) const;
 

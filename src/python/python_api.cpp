@@ -24,13 +24,6 @@ cli::ScenarioDocument read_document(const ScenarioSource& source, const std::vec
   return cli::read_scenario_document(source.label, overrides);
 }
 
-// The same error, its location prefixed with the row it came from: "row 3: --set plan.tp=6: plan.tp = 6 ...".
-cli::ScenarioError in_row(std::size_t row, const cli::ScenarioError& e) {
-  cli::SourceLocation where = e.where();
-  where.file = fmt::format("row {}: {}", row, where.file);
-  return cli::ScenarioError(where, e.key(), e.value(), e.problem());
-}
-
 }  // namespace
 
 std::string estimate_json(const ScenarioSource& source, const std::vector<cli::Override>& overrides,
@@ -57,7 +50,7 @@ results::Table evaluate_many(const ScenarioSource& source, const std::vector<std
       for (const cli::Override& o : rows[i]) cli::apply_override(doc, o);
       points[i].scenario = cli::load_scenario(std::move(doc), catalog).scenario;
     } catch (const cli::ScenarioError& e) {
-      throw in_row(i, e);
+      throw cli::prefixed(e, fmt::format("row {}", i));
     }
     points[i].index = i;
     points[i].labels.assign(axes.size(), "");
