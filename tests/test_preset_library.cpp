@@ -37,7 +37,7 @@ shardmeter::model::Scenario with_preset(const Catalog& catalog, const std::strin
 
 }  // namespace
 
-TEST_CASE("a catalog lists its presets without reading them; a broken one fails only where it is named") {
+TEST_CASE("a catalog lists its presets without reading them, and a broken one fails only where it is named") {
   const shardmeter::test::ScratchDir dir;
   write_data_dir(dir.path());
   const Catalog catalog = load_catalog(dir.path().string());  // reading broken.yaml here would throw
