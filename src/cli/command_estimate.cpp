@@ -11,6 +11,7 @@
 #include "src/cli/command_line.hpp"
 #include "src/cli/commands.hpp"
 #include "src/planning/search_section.hpp"
+#include "src/scenario/calibration_status.hpp"
 #include "src/scenario/scenario_parse.hpp"
 #include "src/text/estimate_table.hpp"
 
@@ -56,6 +57,7 @@ std::string run_batch(const CommandLine& line, const Catalog& catalog) {
       if (words.empty() || words.front().starts_with('#')) continue;
       const LoadedScenario loaded = load_line(words, line, catalog);
       lines_out += results::estimate_json(loaded.scenario, model::evaluate(loaded.scenario), loaded.name,
+                                          uncalibrated_in(catalog, loaded.scenario),
                                           results::JsonLayout::one_line);
     } catch (const ScenarioError& e) {
       throw prefixed(e, where);
@@ -94,10 +96,11 @@ int run_estimate(const std::vector<std::string>& args, std::ostream& out) {
   const LoadedScenario loaded = load_scenario_with_search(path, line.overrides(), catalog);
   const model::Estimate estimate = model::evaluate(loaded.scenario);
 
-  if (line.json())
-    out << results::estimate_json(loaded.scenario, estimate, loaded.name);
-  else
-    out << format_estimate_table(loaded, estimate);
+  if (line.json()) {
+    out << results::estimate_json(loaded.scenario, estimate, loaded.name, uncalibrated_in(catalog, loaded.scenario));
+  } else {
+    out << format_estimate_table(loaded, catalog, estimate);
+  }
   return 0;
 }
 

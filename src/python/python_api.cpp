@@ -14,6 +14,7 @@
 #include "results/files/json.hpp"
 #include "results/files/row_layout.hpp"
 #include "src/planning/search_section.hpp"
+#include "src/scenario/calibration_status.hpp"
 
 namespace shardmeter::python {
 
@@ -29,7 +30,8 @@ cli::ScenarioDocument read_document(const ScenarioSource& source, const std::vec
 std::string estimate_json(const ScenarioSource& source, const std::vector<cli::Override>& overrides,
                           const cli::Catalog& catalog) {
   const cli::LoadedScenario loaded = cli::load_scenario_with_search(read_document(source, overrides), catalog);
-  return results::estimate_json(loaded.scenario, model::evaluate(loaded.scenario), loaded.name);
+  return results::estimate_json(loaded.scenario, model::evaluate(loaded.scenario), loaded.name,
+                                cli::uncalibrated_in(catalog, loaded.scenario));
 }
 
 results::Table evaluate_many(const ScenarioSource& source, const std::vector<std::vector<cli::Override>>& rows,
