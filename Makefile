@@ -1,14 +1,15 @@
 # ShardMeter: the two set-up commands are `make run` and `make test`.
 # Each installs whatever Debian packages are missing, configures and builds (Release), then runs.
 BUILD   ?= build
+PREFIX  ?= /usr/local
 JOBS    ?= $(shell nproc)
 PKGS     = cmake ninja-build g++ libtbb-dev libboost-program-options-dev libhdf5-dev catch2 \
            libyaml-cpp-dev libfmt-dev nlohmann-json3-dev python3-h5py python3-pandas chromium \
-           clang libclang-rt-14-dev libopenmpi-dev openmpi-bin
+           clang libclang-rt-14-dev libopenmpi-dev openmpi-bin pybind11-dev python3-dev
 APT      = apt-get -o DPkg::Lock::Timeout=600
 SUDO     = $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
-.PHONY: all deps configure build run test test-sanitize fuzz bench validate clean readme-schema golden
+.PHONY: all deps configure build run test test-sanitize fuzz bench validate clean readme-schema golden install
 
 all: build
 
@@ -67,6 +68,10 @@ fuzz: deps
 bench: build
 	./$(BUILD)/bench_estimate
 	./$(BUILD)/bench_search
+
+# The binary, the data (PREFIX/share/shardmeter), README and docs; the binary finds its data from where it is.
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
 
 validate: build
 	./$(BUILD)/shardmeter validate

@@ -77,12 +77,13 @@ TEST_CASE("every preset reproduces its published parameter count") {
                             "megatron-gpt-310.1b", "megatron-gpt-529.6b", "megatron-gpt-1008b", "megatron-22b",
                             "mt-nlg-530b", "megatron-1t", "llama2-7b", "llama2-13b", "llama2-70b", "llama3-8b",
                             "llama3-70b", "llama3-405b", "mistral-7b"};
-  for (const char* name : required) CHECK(shardmeter::test::shipped_catalog().model_presets.count(name) == 1);
-  for (const auto& [name, path] : shardmeter::test::shipped_catalog().preset_files) {
+  const PresetLibrary& presets = shardmeter::test::shipped_catalog().presets;
+  for (const char* name : required) CHECK(presets.has(name));
+  for (const std::string& name : presets.names()) {
     INFO(name);
     const double computed_b = m::count_parameters(preset_model(name)).total / 1e9;
-    const double published_b = shardmeter::test::shipped_catalog().preset_info.at(name).published_params_b;
-    const std::string published_text = YAML::LoadFile(path)["published_params_b"].Scalar();
+    const double published_b = presets.get(name).info.published_params_b;
+    const std::string published_text = YAML::LoadFile(presets.get(name).file)["published_params_b"].Scalar();
     const double scale = std::pow(10.0, decimals(published_text));
     const bool within = std::fabs(computed_b - published_b) <= 0.005 * published_b;
     const bool same_when_rounded = std::round(computed_b * scale) / scale == published_b;

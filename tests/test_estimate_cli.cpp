@@ -4,11 +4,15 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <fstream>
 #include <set>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "results_test_points.hpp"
 #include "run_shardmeter.hpp"
 
 using shardmeter::testing::run_shardmeter;
@@ -127,4 +131,46 @@ TEST_CASE("shardmeter --help, --version and estimate --help") {
   CHECK(r.status == 0);
   CHECK_THAT(r.out, Catch::Contains("Usage: shardmeter estimate SCENARIO"));
   CHECK_THAT(r.out, Catch::Contains("--set"));
+}
+
+// --batch: one compact JSON object per line, each what `estimate ... --json` prints for the same scenario and
+// overrides (the command line's --set first); comments and blank lines print nothing.
+TEST_CASE("estimate --batch prints one JSON line per line, equal to estimate --json") {
+  const shardmeter::test::ScratchDir dir;
+  const std::string lines = (dir / "lines.txt").string();
+  std::ofstream(lines) << "# tp and pp of small.yaml\n--set plan.tp=2\n\nsmall.yaml --set plan.pp=4 --set 'training.micro_batch=2'\n";
+  const auto r = run_shardmeter("estimate small.yaml --set plan.pp=1 --batch '" + lines + "'");
+  REQUIRE(r.status == 0);
+  CHECK(r.err.empty());
+  std::istringstream out(r.out);
+  std::vector<std::string> got;
+  for (std::string line; std::getline(out, line);) got.push_back(line);
+  REQUIRE(got.size() == 2);
+  const char* expected[] = {"estimate small.yaml --set plan.pp=1 --set plan.tp=2 --json",
+                            "estimate small.yaml --set plan.pp=1 --set plan.pp=4 --set training.micro_batch=2 --json"};
+  for (int i = 0; i < 2; ++i) {
+    INFO(expected[i]);
+    const auto one = run_shardmeter(expected[i]);
+    REQUIRE(one.status == 0);
+    CHECK(nlohmann::json::parse(got[static_cast<std::size_t>(i)]) == nlohmann::json::parse(one.out));
+  }
+  // The same lines from standard input.
+  CHECK(run_shardmeter("estimate small.yaml --set plan.pp=1 --batch - < '" + lines + "'").out == r.out);
+}
+
+TEST_CASE("a bad --batch line prints nothing and names the line") {
+  const shardmeter::test::ScratchDir dir;
+  const std::string lines = (dir / "lines.txt").string();
+  std::ofstream(lines) << "--set plan.tp=2\n--set plan.tp=3\n";
+  auto r = run_shardmeter("estimate small.yaml --batch '" + lines + "'");
+  CHECK(r.status == 2);
+  CHECK(r.out.empty());
+  // small.yaml's llama3-8b has 32 heads: tp 3 does not divide them.
+  CHECK(r.err == lines + ":2: --set plan.tp=3: plan.tp = 3 does not divide model.heads = 32 (from model.preset = "
+                         "llama3-8b)\n");
+  std::ofstream(lines) << "--set plan.tp=2\n";
+  r = run_shardmeter("estimate --batch '" + lines + "'");
+  CHECK(r.status == 2);
+  CHECK(r.err == lines + ":1: shardmeter estimate: the line names no SCENARIO and the command line gives none "
+                         "(see shardmeter estimate --help)\n");
 }

@@ -83,7 +83,7 @@ nlohmann::json island_json(const m::Scenario& s, const m::Estimate& e, int i) {
 }  // namespace
 
 std::string estimate_json(const m::Scenario& s, const m::Estimate& e, std::string_view name,
-                          std::span<const std::string> uncalibrated_gpus) {
+                          std::span<const std::string> uncalibrated_gpus, JsonLayout layout) {
   nlohmann::json j;
   j["name"] = std::string(name);
   for (const m::Metric& metric : m::metrics()) j[std::string(metric.name)] = number(metric.get(e));
@@ -106,7 +106,9 @@ std::string estimate_json(const m::Scenario& s, const m::Estimate& e, std::strin
   for (const ScenarioColumn& column : job_scenario_columns()) plan[column.name] = cell_json(column.get(s, -1));
   j["plan"] = plan;
   j["uncalibrated_gpus"] = std::vector<std::string>(uncalibrated_gpus.begin(), uncalibrated_gpus.end());
-  return json_text(j);
+  // Invalid UTF-8 in a name is replaced, never thrown (results/markup.hpp: json_text).
+  if (layout == JsonLayout::indented) return json_text(j);
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace shardmeter::results

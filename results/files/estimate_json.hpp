@@ -10,12 +10,17 @@
 
 namespace shardmeter::results {
 
+enum class JsonLayout {
+  indented,   // indented by 2, with a final newline: `estimate --json`
+  one_line,   // one line with a final newline: `estimate --batch` (JSON lines)
+};
+
 // The whole estimate: name, feasible, reject_reason, bottleneck, every metric of model::metrics(), the extra
 // per-step figures, `time` ({"compute_s", ..., "total_s"}), `memory` ({"weights_gb", ..., "total_gb"}), `islands`
 // (one object per island entry), `plan` (scenario columns) and `uncalibrated_gpus` (the GPU types of the scenario
-// whose efficiency constants no published run fits; the caller knows the catalog). Keys sorted, indented by 2,
-// with a final newline.
+// whose efficiency constants no published run fits; the caller knows the catalog). Keys sorted.
 std::string estimate_json(const model::Scenario& scenario, const model::Estimate& estimate, std::string_view name,
-                          std::span<const std::string> uncalibrated_gpus = {});
+                          std::span<const std::string> uncalibrated_gpus = {},
+                          JsonLayout layout = JsonLayout::indented);
 
 }  // namespace shardmeter::results

@@ -50,7 +50,8 @@ CommandLine& CommandLine::add(SharedOption option) {
                    "{gpu: h100-sxm, gpus: 64})");
     case SharedOption::data_dir:
       return text("data-dir", "DIR",
-                  "catalogs and model presets (default: $SHARDMETER_DATA_DIR or the source tree's scenarios/)");
+                  "catalogs and model presets (default: $SHARDMETER_DATA_DIR, else the installed share/shardmeter "
+                  "beside the binary, else the source tree's scenarios/)");
     case SharedOption::threads:
       return integer("threads", "N", "worker threads (default 0 = all cores); the result is the same for any N",
                      kThreads);
@@ -105,6 +106,8 @@ UsageError CommandLine::usage(const std::string& problem) const {
   const std::string name(impl_->command.name);
   return UsageError("shardmeter " + name + ": " + problem + " (see shardmeter " + name + " --help)");
 }
+
+std::vector<std::string> CommandLine::split_words(const std::string& text) { return po::split_unix(text); }
 
 void CommandLine::parse(const std::vector<std::string>& args) {
   impl_->options.add_options()("help,h", "print this help");

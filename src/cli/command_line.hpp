@@ -59,6 +59,8 @@ public:
   bool wants_help() const;
   // "Usage: shardmeter <usage>\n<summary>.\n\n<options>"
   void print_help(std::ostream& out) const;
+  // Shell-like words of one line: blanks separate, quotes ('...', "...") and backslashes group; nothing is expanded.
+  static std::vector<std::string> split_words(const std::string& text);
   // "shardmeter <command>: <problem> (see shardmeter <command> --help)"
   UsageError usage(const std::string& problem) const;
 
@@ -76,7 +78,7 @@ public:
 
   // ---- shared options ------------------------------------------------------------------------------------------
   std::vector<Override> overrides() const;  // --set, parsed, in command-line order (ScenarioError when malformed)
-  std::string data_dir() const;             // --data-dir, or $SHARDMETER_DATA_DIR, or the source tree's scenarios/
+  std::string data_dir() const;             // --data-dir, or cli::data_dir() (src/scenario/version.hpp)
   int threads() const;                      // --threads, 0 when absent
   bool json() const;                        // --json
   std::string output() const;               // -o, "" when absent

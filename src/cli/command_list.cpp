@@ -64,7 +64,8 @@ void list_models(const Catalog& catalog, bool json, std::ostream& out) {
                                   {"KV heads", R, {}}, {"FFN", R, {}},  {"FFN type", L, {}}, {"vocab", R, {}},
                                   {"seq", R, {}},   {"parameters", R, {}}, {"published", R, {}}};
   nlohmann::json j = nlohmann::json::array();
-  for (const auto& [name, info] : catalog.preset_info) {
+  for (const std::string& name : catalog.presets.names()) {
+    const PresetInfo& info = catalog.presets.get(name).info;
     const m::ModelSpec md = preset_model(catalog, name, scenario_keys());
     const double params_b = m::count_parameters(md).total / 1e9;
     const std::vector<std::string> cells = {

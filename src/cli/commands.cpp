@@ -8,7 +8,7 @@ namespace {
 
 // One row per command (see commands.hpp for how to add one). Listed in this order by `shardmeter --help`.
 constexpr std::array kCommands = {
-    Command{"estimate", "estimate SCENARIO [--set KEY=VALUE]... [--json] [--data-dir DIR]",
+    Command{"estimate", "estimate SCENARIO [--set KEY=VALUE]... [--json] [--batch FILE] [--data-dir DIR]",
             "Predict step time, throughput, MFU, memory, cost and the bottleneck of one scenario", run_estimate},
     Command{"search",
             "search SCENARIO [--set KEY=VALUE]... [-o FRONT.h5] [--method auto|exhaustive|anneal] [--threads N] "

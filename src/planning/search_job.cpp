@@ -57,7 +57,11 @@ search::SearchResult run_in_arena(int threads, const search::Space& space, const
 
 SearchJobResult run_search_job(const SearchJobOptions& options, const Catalog& catalog, std::atomic<bool>& stop) {
   SearchJobResult job;
-  job.scenario = load_scenario(options.scenario_path, options.overrides, catalog);
+  job.scenario = options.scenario_text.empty()
+                     ? load_scenario(options.scenario_path, options.overrides, catalog)
+                     : load_scenario(scenario_document_from_text(options.scenario_path, options.scenario_text,
+                                                                 options.overrides),
+                                     catalog);
   const SearchSection section = read_search_section(job.scenario.doc, catalog, job.scenario.scenario);
   const search::Space space = build_search_space(job.scenario, section, catalog, &stop);
   const search::Goal goal = make_goal(section);

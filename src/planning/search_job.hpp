@@ -29,7 +29,8 @@ struct JobTeam {
 };
 
 struct SearchJobOptions {
-  std::string scenario_path;
+  std::string scenario_path;           // the scenario file, or only the label of scenario_text in error locations
+  std::string scenario_text;           // "" = read scenario_path; else the scenario's YAML (the Python module)
   std::vector<Override> overrides;      // --set, applied before the search section is read
   std::string output_h5;                // "" = no HDF5 file
   std::string output_csv;               // "" = none

@@ -190,7 +190,11 @@ search::Goal make_goal(const SearchSection& section) {
 
 LoadedScenario load_scenario_with_search(const std::string& path, const std::vector<Override>& overrides,
                                          const Catalog& catalog) {
-  LoadedScenario loaded = load_scenario(path, overrides, catalog);
+  return load_scenario_with_search(read_scenario_document(path, overrides), catalog);
+}
+
+LoadedScenario load_scenario_with_search(ScenarioDocument doc, const Catalog& catalog) {
+  LoadedScenario loaded = load_scenario(std::move(doc), catalog);
   const SearchSection section = read_search_section(loaded.doc, catalog, loaded.scenario);
   // Each axis's key and its first and last values, as `search` will apply them: a misspelt key (plan.tpp) or a
   // bad end value is an error for every command. The values between are checked by `search` itself (building

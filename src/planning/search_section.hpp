@@ -41,6 +41,7 @@ SearchSection read_search_section(const ScenarioDocument& doc, const Catalog& ca
 // `search:` section is an error for each of them (ScenarioError), not only for `shardmeter search`.
 LoadedScenario load_scenario_with_search(const std::string& path, const std::vector<Override>& overrides,
                                          const Catalog& catalog);
+LoadedScenario load_scenario_with_search(ScenarioDocument doc, const Catalog& catalog);
 
 // The section's objectives, constraints and quotas.
 search::Goal make_goal(const SearchSection& section);

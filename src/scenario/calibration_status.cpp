@@ -45,4 +45,11 @@ std::vector<std::string> uncalibrated_among(const Catalog& catalog, std::span<co
   return out;
 }
 
+std::vector<std::string> uncalibrated_in(const Catalog& catalog, const model::Scenario& scenario) {
+  std::vector<std::string> gpus;
+  for (int i = 0; i < scenario.cluster.island_entries; ++i)
+    gpus.emplace_back(scenario.cluster.islands[static_cast<std::size_t>(i)].gpu.name.view());
+  return uncalibrated_among(catalog, gpus);
+}
+
 }  // namespace shardmeter::cli

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "model/scenario.hpp"
 #include "src/scenario/catalog.hpp"
 
 namespace shardmeter::cli {
@@ -29,5 +30,7 @@ std::string describe_calibration(const Catalog& catalog, std::string_view gpu);
 CalibrationStatus calibration_of(const Catalog& catalog, std::string_view gpu);
 // The names in `gpus` that are uncalibrated, sorted, each once.
 std::vector<std::string> uncalibrated_among(const Catalog& catalog, std::span<const std::string> gpus);
+// The uncalibrated GPU types of a scenario's island entries (estimate --json's `uncalibrated_gpus`).
+std::vector<std::string> uncalibrated_in(const Catalog& catalog, const model::Scenario& scenario);
 
 }  // namespace shardmeter::cli

@@ -67,32 +67,6 @@ void load_gpus(const std::string& path, Catalog& catalog, const KeyTable& keys) 
   }
 }
 
-void load_presets(const std::string& dir, Catalog& catalog, const KeyTable& keys) {
-  std::vector<std::filesystem::path> files;
-  std::error_code ec;
-  for (const auto& item : std::filesystem::directory_iterator(dir, ec))
-    if (item.path().extension() == ".yaml") files.push_back(item.path());
-  if (ec) throw ScenarioError(SourceLocation{dir, 0, 0}, "", "", "cannot be read: " + ec.message());
-  std::sort(files.begin(), files.end());  // deterministic order
-
-  for (const std::filesystem::path& file : files) {
-    const std::string path = file.string();
-    std::string text;
-    const YamlSource source{path, nullptr};
-    const YamlMap top = section_map(keys, YamlField(source, load_yaml_file(path, text), ""), {Section::preset_file});
-    check_required(keys, Section::preset_file, top);
-    const std::string name = top["name"].as_string();
-    if (name != file.stem().string())
-      throw top["name"].error("does not match the file name (" + file.filename().string() + ")");
-    if (!top["model"].node().IsMap()) throw top["model"].error("is not a map of model keys");
-    PresetInfo info;
-    read_keys(keys, Section::preset_file, top, info);
-    catalog.model_presets[name] = YamlTree(top["model"].node());
-    catalog.preset_files[name] = path;
-    catalog.preset_info[name] = info;
-  }
-}
-
 }  // namespace
 
 Catalog load_catalog(const std::string& data_dir, const KeyTable& keys) {
@@ -100,7 +74,7 @@ Catalog load_catalog(const std::string& data_dir, const KeyTable& keys) {
   catalog.dir = data_dir;
   load_links(data_dir + "/links.yaml", catalog, keys);
   load_gpus(data_dir + "/gpus.yaml", catalog, keys);
-  load_presets(data_dir + "/models", catalog, keys);
+  catalog.presets = PresetLibrary(data_dir + "/models", keys);
   return catalog;
 }
 

@@ -5,8 +5,8 @@
 #include <string>
 
 #include "src/scenario/catalog_entries.hpp"
+#include "src/scenario/preset_library.hpp"
 #include "src/scenario/scenario_keys.hpp"
-#include "src/scenario/yaml_tree.hpp"
 
 namespace shardmeter::cli {
 
@@ -14,13 +14,11 @@ struct Catalog {
   std::string dir;                               // data directory it was read from
   std::map<std::string, GpuEntry> gpus;
   std::map<std::string, LinkEntry> links;
-  std::map<std::string, YamlTree> model_presets;     // preset name -> its `model:` mapping
-  std::map<std::string, std::string> preset_files;   // preset name -> file path (for error locations)
-  std::map<std::string, PresetInfo> preset_info;     // preset name -> citation and published size
+  PresetLibrary presets;                         // models/*.yaml, each read when a scenario first names it
 };
 
-// Reads <data_dir>/gpus.yaml, links.yaml and models/*.yaml, their keys as `keys` declares them. Throws
-// ScenarioError naming the catalog file.
+// Reads <data_dir>/gpus.yaml and links.yaml and lists models/*.yaml (src/scenario/preset_library.hpp), their keys
+// as `keys` declares them. Throws ScenarioError naming the catalog file.
 Catalog load_catalog(const std::string& data_dir, const KeyTable& keys = scenario_keys());
 
 }  // namespace shardmeter::cli

@@ -43,19 +43,18 @@ void parse_model(const YamlField& field, const Catalog& catalog, m::ModelSpec& o
   if (model.has("preset")) {
     const YamlField preset = model["preset"];
     const std::string name = preset.as_string();
-    const auto it = catalog.model_presets.find(name);
-    if (it == catalog.model_presets.end()) {
-      std::vector<std::string> known;
-      for (const auto& [key, node] : catalog.model_presets) known.push_back(key);
+    if (!catalog.presets.has(name)) {
+      const std::vector<std::string>& known = catalog.presets.names();
       const std::string suggestion = closest_match(name, known);
       throw preset.error("is not a known model preset" +
                          (suggestion.empty() ? "" : " (did you mean " + suggestion + "?)") + "; known: " + join(known));
     }
-    preset_source = YamlSource{catalog.preset_files.at(name), nullptr};
+    const Preset& found = catalog.presets.get(name);
+    preset_source = YamlSource{found.file, nullptr};
     std::vector<std::string_view> preset_keys;
     for (std::string_view key : names)
       if (key != "preset") preset_keys.push_back(key);
-    apply_model_keys(keys, YamlMap(YamlField(*preset_source, it->second.node(), "model"), preset_keys), true, out, given);
+    apply_model_keys(keys, YamlMap(YamlField(*preset_source, found.model.node(), "model"), preset_keys), true, out, given);
   }
   apply_model_keys(keys, model, false, out, given);
   const auto is_given = [&](std::string_view key) { return given.find(key) != given.end(); };

@@ -176,8 +176,9 @@ ScenarioDocument read_scenario_document(const std::string& path, const std::vect
   return make_document(path, std::move(text), root, overrides);
 }
 
-ScenarioDocument scenario_document_from_text(const std::string& label, const std::string& text) {
-  return make_document(label, text, parse_yaml(text, label), {});
+ScenarioDocument scenario_document_from_text(const std::string& label, const std::string& text,
+                                             const std::vector<Override>& overrides) {
+  return make_document(label, text, parse_yaml(text, label), overrides);
 }
 
 std::optional<std::string> scalar_at(const ScenarioDocument& doc, const std::string& dotted_key) {

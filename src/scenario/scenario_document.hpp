@@ -45,9 +45,10 @@ struct ScenarioDocument {
 
 // Reads a scenario file; ScenarioError when it cannot be read, is not YAML, or is not a map of keys.
 ScenarioDocument read_scenario_document(const std::string& path, const std::vector<Override>& overrides = {});
-// The same for scenario text from elsewhere (a result file's provenance, a test); `label` stands for the file name
-// in error locations.
-ScenarioDocument scenario_document_from_text(const std::string& label, const std::string& text);
+// The same for scenario text from elsewhere (a result file's provenance, the Python module, a test); `label` stands
+// for the file name in error locations.
+ScenarioDocument scenario_document_from_text(const std::string& label, const std::string& text,
+                                             const std::vector<Override>& overrides = {});
 // Sets one dotted key in a document (creating maps as needed); used by --set and by search axes.
 void apply_override(ScenarioDocument& doc, const Override& override_);
 

@@ -53,4 +53,10 @@ ScenarioError::ScenarioError(SourceLocation where, std::string key, std::string 
       value_(std::move(value)),
       problem_(std::move(problem)) {}
 
+ScenarioError prefixed(const ScenarioError& error, const std::string& outer) {
+  SourceLocation where = error.where();
+  where.file = outer + ": " + where.file;
+  return ScenarioError(where, error.key(), error.value(), error.problem());
+}
+
 }  // namespace shardmeter::cli

@@ -32,6 +32,10 @@ private:
   std::string key_, value_, problem_;
 };
 
+// The same error seen from the input that contained it: its location prefixed with `outer` ("lines.txt:3",
+// "row 2"), e.g. "lines.txt:3: --set plan.tp=6: plan.tp = 6 does not divide ...".
+ScenarioError prefixed(const ScenarioError& error, const std::string& outer);
+
 // Bad input that has no position in a scenario file: an option value out of range, a path that is not a directory.
 // what() is a complete message naming the command and the value ("shardmeter sweep: --knee 2 is not a fraction ...").
 class InputError : public std::runtime_error {

@@ -41,8 +41,12 @@ model::Scenario parse_scenario(const ScenarioDocument& doc, const Catalog& catal
 
 LoadedScenario load_scenario(const std::string& path, const std::vector<Override>& overrides, const Catalog& catalog,
                              const KeyTable& keys) {
+  return load_scenario(read_scenario_document(path, overrides), catalog, keys);
+}
+
+LoadedScenario load_scenario(ScenarioDocument doc, const Catalog& catalog, const KeyTable& keys) {
   LoadedScenario loaded;
-  loaded.doc = read_scenario_document(path, overrides);
+  loaded.doc = std::move(doc);
   reset_zeroed(loaded.scenario);  // so the copy below keeps zero padding however the compiler copies
   loaded.scenario = parse_scenario(loaded.doc, catalog, keys);
   check_scenario(loaded.scenario, loaded.doc);

@@ -24,5 +24,7 @@ struct LoadedScenario {
 // read + parse + check (src/scenario/scenario_check.hpp).
 LoadedScenario load_scenario(const std::string& path, const std::vector<Override>& overrides, const Catalog& catalog,
                              const KeyTable& keys = scenario_keys());
+// parse + check of a document already read (from text, or a copy with more overrides applied).
+LoadedScenario load_scenario(ScenarioDocument doc, const Catalog& catalog, const KeyTable& keys = scenario_keys());
 
 }  // namespace shardmeter::cli

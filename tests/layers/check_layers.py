@@ -30,6 +30,8 @@ LAYERS = {
                             'src/planning', 'src/text'],
     'src/distributed': MODEL + ['search', 'results', 'results/front', 'results/report', 'src/scenario', 'src/planning',
                                 'src/nightly'],
+    'src/python': MODEL + ['search', 'results', 'results/front', 'results/files', 'src/scenario', 'src/planning',
+                           'src/text'],
     'src/cli': MODEL + ['search', 'results', 'results/front', 'results/files', 'results/report', 'results/export',
                         'src/scenario', 'src/planning', 'src/text', 'src/sweep', 'src/validation', 'src/nightly',
                         'src/distributed'],
