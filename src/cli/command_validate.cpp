@@ -56,8 +56,8 @@ int run_calibrate(const std::vector<std::string>& args, std::ostream& out) {
   for (const GpuFit& f : fits) {
     out << fmt::format("  family {} ({}):  # {} calibrate rows, MAPE {:.1f}% -> {:.1f}%\n", f.family,
                        fmt::join(f.gpus, ", "), f.rows, f.mape_before, f.mape_after);
-    out << fmt::format("    efficiency: {{gemm: {:.3f}, gemm_half_dim: {:.0f}, attention: {:.3f}, overlap_slowdown: {:.2f}}}\n",
-                       f.after.gemm, f.after.gemm_half_dim, f.after.attention, f.after.overlap_slowdown);
+    out << fmt::format("    efficiency: {{gemm: {:.3f}, gemm_half_dim: {:.0f}, attention: {:.3f}, contention_scale: {:.2f}}}\n",
+                       f.after.gemm, f.after.gemm_half_dim, f.after.attention, f.after.contention_scale);
   }
   predict(*runs);
   out << "\nValidation with the fitted constants:\n\n" << format_validation_report(*runs);

@@ -119,6 +119,7 @@ std::vector<SectionKeys> shipped_sections() {
     {"scaleout_link", "name", "", kCatalog, {}, "Scale-out link type in scenarios/links.yaml", nullptr, kRequiredInCatalog},
     {"price_usd_per_gpu_hour", "", "USD per GPU-hour", D::value("0", "catalog"), R::at_least(0), "On-demand price", member<&E::gpu, &G::price_usd_per_gpu_hour>, kRequiredInCatalog | kCited},
     {"spot_price_usd_per_gpu_hour", "", "USD per GPU-hour", D::value("0", "catalog ({} = unknown)"), R::at_least(0), "Spot price", member<&E::gpu, &G::spot_price_usd_per_gpu_hour>, kCited},
+    {"sm_count", "", "SMs", D::value("0", "catalog ({} = unknown)"), R::between(0, 4096), "Streaming multiprocessors (compute units): sets the share a collective's thread blocks take", member<&E::gpu, &G::sm_count>, kCited},
     {"efficiency", "map", "", kCatalog, {}, "Calibrated efficiency constants (see ...efficiency)", nullptr, kRequiredInCatalog | kCited},
   }},
   {Section::gpu_catalog, "gpus.NAME:", "catalog-only GPU fields (also allowed in an inline `gpu:` map)", {
@@ -135,7 +136,7 @@ std::vector<SectionKeys> shipped_sections() {
     {"attention", "", "fraction of peak", D::value("0.5", "catalog"), R::fraction(), "Fused (flash) attention kernels", member<&E::gpu, &G::attention_efficiency>},
     {"hbm", "", "fraction", D::value("0.85"), R::fraction(), "Memory-bound kernels, of HBM bandwidth", member<&E::gpu, &G::hbm_efficiency>},
     {"kernel_overhead_us", "", "µs", D::value("4"), R::at_least(0), "Launch + sync cost per kernel", converted<&m::us_to_s, &E::gpu, &G::kernel_overhead_s>},
-    {"overlap_slowdown", "", "fraction", D::value("0.3"), R::between(0, 1), "Compute lost per second of communication hidden under it", member<&E::gpu, &G::overlap_slowdown>},
+    {"contention_scale", "", "", D::value("1"), R::between(0.5, 2), "Bounded factor on the SM/HBM contention of overlapped collectives (docs/model.md §6.6)", member<&E::gpu, &G::contention_scale>},
   }},
   {Section::wan, "cluster.wan:", "", {
     {"bandwidth_gbps", "", "Gbit/s", kRequired, R::positive(), "Island-to-island bandwidth (the island gateway's aggregate)", converted<&m::gbit_per_s_to_bytes_per_s, &m::WanLink::bytes_per_s>},
@@ -162,7 +163,8 @@ std::vector<SectionKeys> shipped_sections() {
     {"recompute", "", "", D::value("selective"), {}, "Activation recomputation", member<&m::PlanSpec::recompute>},
     {"attention", "", "", D::value("flash"), {}, "Attention kernel", member<&m::PlanSpec::attention>},
     {"overlap_grad_reduce", "", "", D::value("true"), {}, "Overlap DP gradient reduction with backward", member<&m::PlanSpec::overlap_grad_reduce>},
-    {"overlap_param_gather", "", "", D::value("true"), {}, "Overlap ZeRO parameter all-gather with forward", member<&m::PlanSpec::overlap_param_gather>},
+    {"overlap_param_gather", "", "", D::value("true"), {}, "Overlap ZeRO parameter all-gathers with compute (fsdp/hsdp: prefetch the next unit)", member<&m::PlanSpec::overlap_param_gather>},
+    {"stack", "", "", D::value("megatron_te"), {}, "Training software stack: ZeRO/FSDP execution and the calibrated efficiency set (docs/model.md §6.7)", member<&m::PlanSpec::stack>},
     {"tp_comm_overlap", "", "", D::value("false"), {}, "Overlap TP collectives with GEMMs", member<&m::PlanSpec::tp_comm_overlap>},
     {"sync", "", "", D::value("synchronous"), {}, "Synchronisation across islands", member<&m::PlanSpec::sync>},
     {"pp_across_islands", "", "", D::value("false"), {}, "Pipeline stages span islands", member<&m::PlanSpec::pp_across_islands>},

@@ -16,17 +16,18 @@ struct Bound {
   bool log_scale;
 };
 // Physical ranges: a GEMM cannot beat its MAMF (~0.9 of peak); fused attention kernels reach 0.1-0.8;
-// tiles halve in efficiency somewhere between 16 and 512; hidden communication costs 0-100 % of its time.
-constexpr std::array<Bound, 4> kBounds = {{{0.30, 0.92, false}, {16, 512, true}, {0.10, 0.85, false}, {0.0, 1.0, false}}};
+// tiles halve in efficiency somewhere between 16 and 512; the SM/HBM contention of overlapped collectives is
+// scaled by 0.5-2 at most (docs/model.md §6.6, §13).
+constexpr std::array<Bound, 4> kBounds = {{{0.30, 0.92, false}, {16, 512, true}, {0.10, 0.85, false}, {0.5, 2.0, false}}};
 
-std::array<double, 4> to_array(const EfficiencyConstants& c) { return {c.gemm, c.gemm_half_dim, c.attention, c.overlap_slowdown}; }
+std::array<double, 4> to_array(const EfficiencyConstants& c) { return {c.gemm, c.gemm_half_dim, c.attention, c.contention_scale}; }
 EfficiencyConstants from_array(const std::array<double, 4>& a) { return {a[0], a[1], a[2], a[3]}; }
 
 void apply(model::GpuSpec& gpu, const EfficiencyConstants& c) {
   gpu.gemm_efficiency = c.gemm;
   gpu.gemm_half_dim = c.gemm_half_dim;
   gpu.attention_efficiency = c.attention;
-  gpu.overlap_slowdown = c.overlap_slowdown;
+  gpu.contention_scale = c.contention_scale;
 }
 
 double mape(std::vector<ValidationRun*>& rows, const EfficiencyConstants& c) {
@@ -57,7 +58,7 @@ std::vector<GpuFit> calibrate(std::vector<ValidationRun>& runs) {
       if (std::find(fit.gpus.begin(), fit.gpus.end(), gpu) == fit.gpus.end()) fit.gpus.push_back(gpu);
     }
     const model::GpuSpec& spec = rows.front()->scenario.cluster.islands[0].gpu;
-    fit.before = {spec.gemm_efficiency, spec.gemm_half_dim, spec.attention_efficiency, spec.overlap_slowdown};
+    fit.before = {spec.gemm_efficiency, spec.gemm_half_dim, spec.attention_efficiency, spec.contention_scale};
     fit.mape_before = mape(rows, fit.before);
 
     // Coordinate search: try +-step on each constant, keep improvements, halve the steps when none helps.

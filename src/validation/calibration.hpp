@@ -12,7 +12,7 @@ struct EfficiencyConstants {
   double gemm = 0;
   double gemm_half_dim = 0;
   double attention = 0;
-  double overlap_slowdown = 0;
+  double contention_scale = 0;
 };
 
 struct GpuFit {
