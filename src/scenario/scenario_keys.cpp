@@ -136,6 +136,7 @@ std::vector<SectionKeys> shipped_sections() {
     {"attention", "", "fraction of peak", D::value("0.5", "catalog"), R::fraction(), "Fused (flash) attention kernels", member<&E::gpu, &G::attention_efficiency>},
     {"hbm", "", "fraction", D::value("0.85"), R::fraction(), "Memory-bound kernels, of HBM bandwidth", member<&E::gpu, &G::hbm_efficiency>},
     {"kernel_overhead_us", "", "µs", D::value("4"), R::at_least(0), "Launch + sync cost per kernel", converted<&m::us_to_s, &E::gpu, &G::kernel_overhead_s>},
+    {"stacks", "map", "", D::described("none"), {}, "Per software stack (plan.stack): gemm, gemm_half_dim, attention, contention_scale calibrated for it, replacing the values above (docs/model.md §6.7)"},
     {"contention_scale", "", "", D::value("1"), R::between(0.5, 2), "Bounded factor on the SM/HBM contention of overlapped collectives (docs/model.md §6.6)", member<&E::gpu, &G::contention_scale>},
   }},
   {Section::wan, "cluster.wan:", "", {
