@@ -9,6 +9,7 @@
 #include "model/kernel_time.hpp"
 #include "model/layer_cost.hpp"
 #include "model/memory.hpp"
+#include "model/recompute.hpp"
 #include "model/overlap.hpp"
 #include "model/tensor_bytes.hpp"
 
@@ -141,10 +142,11 @@ IslandStep island_step(const Scenario& s, const IslandSpec& island, const Parame
   const PassCost logits = logits_cost(m, gpu, s.training.precision, b, l);
 
   const double body_compute = layers_per_stage * (lc.forward.compute_s() + lc.backward.compute_s());
-  const double body_recompute = layers_per_stage * (lc.recompute.compute_s() + lc.recompute.memory_s);
+  const double recomputed = recomputed_blocks(plan, layers_per_stage);
+  const double body_recompute = recomputed * (lc.recompute.compute_s() + lc.recompute.memory_s);
   const double body_memory = layers_per_stage * (lc.forward.memory_s + lc.backward.memory_s);
   const double body_tp =
-      layers_per_stage * (lc.forward.tp_comm_s + lc.backward.tp_comm_s + lc.recompute.tp_comm_s);
+      layers_per_stage * (lc.forward.tp_comm_s + lc.backward.tp_comm_s) + recomputed * lc.recompute.tp_comm_s;
   const double fwd_window = layers_per_stage * lc.forward.compute_s();
   const double bwd_window = layers_per_stage * lc.backward.compute_s();
   st.backward_window_s = bwd_window;

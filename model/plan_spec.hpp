@@ -27,6 +27,7 @@ struct PlanSpec {
   Sharding sharding = Sharding::none;
   int shard_group = 0;                // hsdp: GPUs per shard group (0 = one node)
   Recompute recompute = Recompute::selective;
+  int recompute_layers = 0;           // recompute: full: blocks per stage checkpointed whole (0 = all; §7.5)
   AttentionKernel attention = AttentionKernel::flash;
   Stack stack = Stack::megatron_te;  // training software stack (docs/model.md §6.7)
   bool overlap_grad_reduce = true;    // DP gradient reduction overlapped with backward

@@ -237,3 +237,10 @@ TEST_CASE("plan.stack selects the catalog's efficiency set for that stack; an is
   CHECK(island(own, 0).gpu.gemm_efficiency == Approx(0.5));
   CHECK_THROWS_WITH(load("small.yaml", {"plan.stack=megatron-lm"}), Catch::Contains("plan.stack"));
 }
+
+TEST_CASE("plan.recompute_layers needs recompute: full, and the error names the key") {
+  CHECK(island(load("small.yaml", {"plan.recompute=full", "plan.recompute_layers=4"}), 0).gpus > 0);
+  CHECK_THROWS_WITH(load("small.yaml", {"plan.recompute=selective", "plan.recompute_layers=4"}),
+                    Catch::Contains("recompute_layers") && Catch::Contains("needs plan.recompute: full"));
+  CHECK_THROWS_WITH(load("small.yaml", {"plan.recompute_layers=-1"}), Catch::Contains("recompute_layers"));
+}

@@ -162,6 +162,7 @@ std::vector<SectionKeys> shipped_sections() {
     {"sharding", "", "", D::value("none"), {}, "Data-parallel sharding (none = plain DDP)", member<&m::PlanSpec::sharding>},
     {"shard_group", "", "GPUs", D::value("0", "{} (= one node)"), R::between(0, kMaxDegree), "hsdp: GPUs per shard group", member<&m::PlanSpec::shard_group>},
     {"recompute", "", "", D::value("selective"), {}, "Activation recomputation", member<&m::PlanSpec::recompute>},
+    {"recompute_layers", "", "blocks per stage", D::value("0", "{} (= all blocks)"), R::between(0, 1e6), "recompute: full only: blocks per pipeline stage checkpointed whole, the rest keep all activations (Megatron --recompute-num-layers; docs/model.md §7.5)", member<&m::PlanSpec::recompute_layers>},
     {"attention", "", "", D::value("flash"), {}, "Attention kernel", member<&m::PlanSpec::attention>},
     {"overlap_grad_reduce", "", "", D::value("true"), {}, "Overlap DP gradient reduction with backward", member<&m::PlanSpec::overlap_grad_reduce>},
     {"overlap_param_gather", "", "", D::value("true"), {}, "Overlap ZeRO parameter all-gathers with compute (fsdp/hsdp: prefetch the next unit)", member<&m::PlanSpec::overlap_param_gather>},
