@@ -26,6 +26,7 @@ struct GpuEntry {
   std::string scaleout_link;           // key into links
   double price_high_usd_per_gpu_hour = 0;       // hyperscaler list price (reports only)
   std::string family;                           // types sharing a die share calibrated constants (default: name)
+  std::string calibration = "uncalibrated";     // fitted | family | uncalibrated (src/scenario/calibration_status.hpp)
   std::map<std::string, std::string> sources;   // field -> citation
   // efficiency.stacks: the constants calibrated for one software stack (docs/model.md §6.7, §13), applied by
   // parse_scenario to islands of this type without their own `efficiency:` when plan.stack names that stack.
