@@ -66,6 +66,15 @@ struct EnumNames<AttentionKernel> {
       {{"flash", AttentionKernel::flash}, {"standard", AttentionKernel::standard}}};
 };
 template <>
+struct EnumNames<Stack> {
+  static constexpr std::array<NamedValue<Stack>, kStackCount> values{{{"megatron", Stack::megatron},
+                                                                      {"megatron_te", Stack::megatron_te},
+                                                                      {"torch_fsdp2", Stack::torch_fsdp2},
+                                                                      {"torch_fsdp1", Stack::torch_fsdp1},
+                                                                      {"deepspeed", Stack::deepspeed},
+                                                                      {"deepspeed_2021", Stack::deepspeed_2021}}};
+};
+template <>
 struct EnumNames<SyncMode> {
   static constexpr std::array<NamedValue<SyncMode>, 2> values{
       {{"synchronous", SyncMode::synchronous}, {"diloco", SyncMode::diloco}}};
@@ -135,6 +144,7 @@ constexpr bool names_in_declaration_order() noexcept {
   return true;
 }
 static_assert(names_in_declaration_order<RejectReason>() && names_in_declaration_order<Bottleneck>() &&
-              names_in_declaration_order<Sharding>() && names_in_declaration_order<Recompute>());
+              names_in_declaration_order<Sharding>() && names_in_declaration_order<Recompute>() &&
+              names_in_declaration_order<Stack>());
 
 }  // namespace shardmeter::model

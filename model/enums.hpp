@@ -13,6 +13,12 @@ enum class Optimizer : std::uint8_t { adamw, adamw_8bit, sgd_momentum, lion };
 enum class Sharding : std::uint8_t { none, zero1, zero2, fsdp, hsdp };
 enum class Recompute : std::uint8_t { none, selective, full };
 enum class AttentionKernel : std::uint8_t { flash, standard };
+// The training software stack: how it executes ZeRO/FSDP and which calibrated efficiency set applies
+// (docs/model.md §6.7): Megatron-LM with apex kernels (2021-22), Megatron-Core with Transformer Engine, PyTorch
+// FSDP2 (torchtitan), PyTorch FSDP1 (eager), DeepSpeed, and DeepSpeed ZeRO-3 as of v0.3-0.4 (2021: one all-gather
+// per parameter tensor over a flat ring of every shard rank).
+enum class Stack : std::uint8_t { megatron, megatron_te, torch_fsdp2, torch_fsdp1, deepspeed, deepspeed_2021 };
+inline constexpr int kStackCount = 6;
 enum class SyncMode : std::uint8_t { synchronous, diloco };
 // How a synchronous job across heterogeneous islands splits the global batch.
 enum class BatchSplit : std::uint8_t { balanced, equal };

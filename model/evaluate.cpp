@@ -1,6 +1,7 @@
 #include "model/evaluate.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "model/consistency.hpp"
 #include "model/diloco_job.hpp"
@@ -8,6 +9,7 @@
 #include "model/goodput.hpp"
 #include "model/layout.hpp"
 #include "model/parameters.hpp"
+#include "model/recompute.hpp"
 #include "model/sync_islands.hpp"
 #include "model/units.hpp"
 #include "model/wan.hpp"
@@ -45,7 +47,10 @@ Estimate evaluate(const Scenario& s) noexcept {
   }
 
   const ParameterCounts params = count_parameters(s.model);
-  const FlopCounts flops = count_flops(s.model, s.plan.recompute);
+  // HFU counts only the blocks that are recomputed: recompute_layers of each stage's ceil(L / pp) (§7.5).
+  const double stage_layers = std::ceil(static_cast<double>(s.model.layers) / s.plan.pp);
+  const FlopCounts flops =
+      count_flops(s.model, s.plan.recompute, recomputed_blocks(s.plan, stage_layers) / stage_layers);
   const JobStep job = s.plan.sync == SyncMode::diloco ? diloco_step(s, params) : synchronous_step(s, params);
 
   // ---- per island: its own step, what it waits for, its memory -----------------------------------------------

@@ -4,7 +4,7 @@
 
 namespace shardmeter::model {
 
-FlopCounts count_flops(const ModelSpec& m, Recompute recompute) noexcept {
+FlopCounts count_flops(const ModelSpec& m, Recompute recompute, double recomputed_share) noexcept {
   const double s = m.seq_len;
   const double q_out = static_cast<double>(m.heads) * m.head_dim;
   FlopCounts f;
@@ -17,7 +17,7 @@ FlopCounts count_flops(const ModelSpec& m, Recompute recompute) noexcept {
   f.model_per_sequence = 3.0 * forward;  // backward = 2x forward (input and weight gradients)
   double recomputed = 0;
   if (recompute == Recompute::selective) recomputed = m.layers * f.attention_fwd;
-  if (recompute == Recompute::full) recomputed = m.layers * (f.layer_matmul_fwd + f.attention_fwd);
+  if (recompute == Recompute::full) recomputed = recomputed_share * m.layers * (f.layer_matmul_fwd + f.attention_fwd);
   f.hardware_per_sequence = f.model_per_sequence + recomputed;
   return f;
 }

@@ -17,7 +17,8 @@ struct FlopCounts {
 // num_floating_point_operations (causal core attention, GQA and SwiGLU aware) [docs/model.md §1.2].
 // Hardware FLOPs add the recomputed forward: selective = core attention (Korthikanti et al. 2022 §5),
 // full = every block's forward, not the logits (Narayanan et al. 2021 eq. 3).
-FlopCounts count_flops(const ModelSpec& model, Recompute recompute) noexcept;
+// `recomputed_share`: fraction of the blocks recompute: full re-runs (plan.recompute_layers; docs/model.md §7.5).
+FlopCounts count_flops(const ModelSpec& model, Recompute recompute, double recomputed_share = 1.0) noexcept;
 
 // Published FLOP conventions, used to turn a paper's TFLOP/s figure back into time per step.
 // Narayanan et al. 2021 (SC'21) eq. 3, non-causal attention, tied 4h GELU MLP:

@@ -33,8 +33,9 @@ struct GpuSpec {
   double attention_efficiency = 0.5;   // fraction of peak reached by fused (flash) attention kernels
   double hbm_efficiency = 0.85;        // fraction of HBM bandwidth reached by memory-bound kernels
   double kernel_overhead_s = 4e-6;     // launch + sync cost per kernel
-  double overlap_slowdown = 0.3;       // compute time lost per second of communication hidden under it
-                                       // (collective kernels take SMs and HBM bandwidth from GEMMs)
+  int sm_count = 0;                    // streaming multiprocessors (compute units); 0 = unknown (docs/model.md §6.6)
+  double contention_scale = 1.0;       // bounded calibration factor on the SM/HBM contention of overlapped
+                                       // collectives (model/contention.hpp; docs/model.md §6.6, §13)
 };
 
 }  // namespace shardmeter::model

@@ -4,9 +4,12 @@
 #include <cmath>
 
 #include "model/collectives.hpp"
+#include "model/contention.hpp"
+#include "model/fsdp_exposure.hpp"
 #include "model/kernel_time.hpp"
 #include "model/layer_cost.hpp"
 #include "model/memory.hpp"
+#include "model/recompute.hpp"
 #include "model/overlap.hpp"
 #include "model/tensor_bytes.hpp"
 
@@ -50,26 +53,43 @@ struct DpTraffic {
   double units = 0;                  // FSDP units per pass (the fullest stage's layers)
   double forward_window_s = 0;       // forward compute the gathers hide behind
   double backward_window_s = 0;      // backward compute the reductions hide behind
-  double overlap_slowdown = 0;       // GpuSpec::overlap_slowdown
+  double slowdown = 0;               // contention of the DP collectives with the compute they overlap (§6.6)
   double wan_per_step_s = 0;         // WanTraffic::per_step_s: the cross-island stage of the step's reduction
   double wan_per_microbatch_s = 0;   // WanTraffic::per_microbatch_s: a shard group spanning islands
 };
 
+// All-gather (or reduce-scatter) of `bytes` over the FSDP shard group. DeepSpeed ZeRO-3 of 2021 gathers each
+// parameter tensor with its own flat ring over every shard rank, so a ring crossing nodes runs at each GPU's NIC
+// share, without the node-level hierarchy (docs/model.md §6.7).
+double shard_collective_s(double bytes, const PlanSpec& plan, const IslandLayout& l) {
+  if (plan.stack == Stack::deepspeed_2021 && l.shard_group.nodes > 1) {
+    const int ranks = l.shard_group.nodes * l.shard_group.per_node;
+    return ring_all_gather_s(bytes, ranks, l.links.scaleout_bytes_per_s, l.links.scaleout_latency_s);
+  }
+  return hierarchical_all_gather_s(bytes, l.shard_group, l.links);
+}
+
 DpCost dp_cost(const PlanSpec& plan, const IslandLayout& l, const DpTraffic& in) {
   DpCost c;
   auto overlapped = [&](bool overlap, double comm, double window) {
-    return overlap ? exposed_after_overlap(comm, window, in.overlap_slowdown) : comm;
+    return overlap ? exposed_after_overlap(comm, window, in.slowdown) : comm;
   };
   if (plan.sharding == Sharding::fsdp || plan.sharding == Sharding::hsdp) {
     // Forward all-gather, backward all-gather and gradient reduce-scatter every micro-batch (ZeRO §7,
-    // FSDP §3.2: 1.5x DDP volume), prefetched under the pass's compute; the first gather and the last
-    // reduce-scatter of the pass (one unit each) cannot hide.
+    // FSDP §3.2: 1.5x DDP volume).
     const double wan_share = in.wan_per_microbatch_s / 3.0;
-    const double ag = hierarchical_all_gather_s(in.param_bytes, l.shard_group, l.links) + wan_share;
-    const double rs = hierarchical_reduce_scatter_s(in.grad_bytes, l.shard_group, l.links) + wan_share;
-    const double units = std::max(1.0, in.units);
-    c.per_microbatch_s = exposed_after_overlap(ag, in.forward_window_s, in.overlap_slowdown) +
-                         exposed_after_overlap(ag + rs, in.backward_window_s, in.overlap_slowdown) + (ag + rs) / units;
+    const double ag = shard_collective_s(in.param_bytes, plan, l) + wan_share;
+    const double rs = shard_collective_s(in.grad_bytes, plan, l) + wan_share;
+    FsdpPass pass;
+    pass.all_gather_s = ag;
+    pass.reduce_scatter_s = rs;
+    pass.units = in.units;
+    pass.forward_window_s = in.forward_window_s;
+    pass.backward_window_s = in.backward_window_s;
+    pass.slowdown = in.slowdown;
+    pass.gather_overlaps = plan.overlap_param_gather;
+    pass.reduce_overlaps = plan.overlap_grad_reduce;
+    c.per_microbatch_s = fsdp_exposed_s(pass);
     if (plan.sharding == Sharding::hsdp) {
       // Replicas all-reduce their gradient shard once per step, overlapped with the last backward.
       const double ar =
@@ -90,7 +110,7 @@ DpCost dp_cost(const PlanSpec& plan, const IslandLayout& l, const DpTraffic& in)
   const double ag = hierarchical_all_gather_s(in.param_bytes, l.dp_group, l.links) + in.wan_per_step_s / 2.0;
   if (plan.sharding == Sharding::zero2) {
     // ZeRO-2 reduces every micro-batch.
-    c.per_microbatch_s = exposed_after_overlap(rs, in.backward_window_s, in.overlap_slowdown);
+    c.per_microbatch_s = exposed_after_overlap(rs, in.backward_window_s, in.slowdown);
   } else {
     c.per_step_s = overlapped(plan.overlap_grad_reduce, rs, in.backward_window_s);
   }
@@ -123,10 +143,11 @@ IslandStep island_step(const Scenario& s, const IslandSpec& island, const Parame
   const PassCost logits = logits_cost(m, gpu, s.training.precision, b, l);
 
   const double body_compute = layers_per_stage * (lc.forward.compute_s() + lc.backward.compute_s());
-  const double body_recompute = layers_per_stage * (lc.recompute.compute_s() + lc.recompute.memory_s);
+  const double recomputed = recomputed_blocks(plan, layers_per_stage);
+  const double body_recompute = recomputed * (lc.recompute.compute_s() + lc.recompute.memory_s);
   const double body_memory = layers_per_stage * (lc.forward.memory_s + lc.backward.memory_s);
   const double body_tp =
-      layers_per_stage * (lc.forward.tp_comm_s + lc.backward.tp_comm_s + lc.recompute.tp_comm_s);
+      layers_per_stage * (lc.forward.tp_comm_s + lc.backward.tp_comm_s) + recomputed * lc.recompute.tp_comm_s;
   const double fwd_window = layers_per_stage * lc.forward.compute_s();
   const double bwd_window = layers_per_stage * lc.backward.compute_s();
   st.backward_window_s = bwd_window;
@@ -149,7 +170,7 @@ IslandStep island_step(const Scenario& s, const IslandSpec& island, const Parame
   dp_in.units = layers_per_stage;
   dp_in.forward_window_s = fwd_window;
   dp_in.backward_window_s = bwd_window;
-  dp_in.overlap_slowdown = gpu.overlap_slowdown;
+  dp_in.slowdown = group_contention(gpu, plan.sharding == Sharding::none ? l.dp_group : l.shard_group, l.links);
   const DpCost dp_local = dp_cost(plan, l, dp_in);
   dp_in.wan_per_step_s = wan.per_step_s;
   dp_in.wan_per_microbatch_s = wan.per_microbatch_s;

@@ -1,6 +1,7 @@
 #include "model/layer_cost.hpp"
 
 #include "model/collectives.hpp"
+#include "model/contention.hpp"
 #include "model/kernel_time.hpp"
 #include "model/overlap.hpp"
 #include "model/tensor_bytes.hpp"
@@ -104,7 +105,9 @@ LayerCost layer_cost(const ModelSpec& m, const GpuSpec& gpu, const PlanSpec& pla
                                              kMemoryKernelsFwd, gpu);
   double tp_one = tp_collective_s(m, plan, micro_batch, layout);
   // Hidden part still slows the GEMMs it overlaps (see model/overlap.hpp).
-  if (plan.tp_comm_overlap) tp_one *= (1.0 - kTpOverlapHidden) + gpu.overlap_slowdown * kTpOverlapHidden;
+  if (plan.tp_comm_overlap)
+    tp_one *= (1.0 - kTpOverlapHidden) +
+              contention_slowdown(gpu, kTpOverlapSms, layout.links.scaleup_bytes_per_s) * kTpOverlapHidden;
 
   // Context parallelism: every rank needs the K and V of the whole sequence (its TP shard of heads). Ring
   // attention passes KV blocks around the CP group while computing (Megatron-Core CP; Liu et al. 2023, Ring
@@ -117,8 +120,9 @@ LayerCost layer_cost(const ModelSpec& m, const GpuSpec& gpu, const PlanSpec& pla
     const double kv_bytes = kActivationBytes * 2.0 * micro_batch * static_cast<double>(m.seq_len) *
                             (static_cast<double>(m.kv_heads) * m.head_dim / plan.tp);
     const double gather = hierarchical_all_gather_s(kv_bytes, layout.cp_group, layout.links);
-    cp_fwd = exposed_after_overlap(gather, attn.attention_s, gpu.overlap_slowdown);
-    cp_bwd = exposed_after_overlap(2.0 * gather, attn_bwd, gpu.overlap_slowdown);
+    const double slowdown = group_contention(gpu, layout.cp_group, layout.links);
+    cp_fwd = exposed_after_overlap(gather, attn.attention_s, slowdown);
+    cp_bwd = exposed_after_overlap(2.0 * gather, attn_bwd, slowdown);
   }
 
   // Forward: 2 TP collectives per block (after attention, after MLP) [Shoeybi et al. 2019 §3].

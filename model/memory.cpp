@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "model/consistency.hpp"
+#include "model/recompute.hpp"
 #include "model/tensor_bytes.hpp"
 
 namespace shardmeter::model {
@@ -143,7 +144,13 @@ MemoryBreakdown stage_memory(const Scenario& s, const IslandLayout& l,
     if (plan.interleave > 1 && position == StagePosition::first)
       in_flight *= 1.0 + (plan.pp - 1.0) / (static_cast<double>(plan.pp) * plan.interleave);
   }
-  mem.activations_bytes = per_layer * layers_per_stage * in_flight;
+  // Partial recompute: the checkpointed blocks keep their input only, the others every activation (§7.5).
+  const double checkpointed = recomputed_blocks(plan, layers_per_stage);
+  PlanSpec kept_whole = plan;
+  kept_whole.recompute = Recompute::none;
+  const double per_kept_layer =
+      checkpointed < layers_per_stage ? layer_activation_bytes(m, kept_whole, b) : 0.0;
+  mem.activations_bytes = (per_layer * checkpointed + per_kept_layer * (layers_per_stage - checkpointed)) * in_flight;
   if (plan.recompute == Recompute::full) {
     // Plus the working set of the one block being recomputed (its full activations, no recompute).
     PlanSpec no_recompute = plan;

@@ -27,9 +27,11 @@ struct PlanSpec {
   Sharding sharding = Sharding::none;
   int shard_group = 0;                // hsdp: GPUs per shard group (0 = one node)
   Recompute recompute = Recompute::selective;
+  int recompute_layers = 0;           // recompute: full: blocks per stage checkpointed whole (0 = all; §7.5)
   AttentionKernel attention = AttentionKernel::flash;
+  Stack stack = Stack::megatron_te;  // training software stack (docs/model.md §6.7)
   bool overlap_grad_reduce = true;    // DP gradient reduction overlapped with backward
-  bool overlap_param_gather = true;   // ZeRO parameter all-gather overlapped with the next forward
+  bool overlap_param_gather = true;   // ZeRO/FSDP parameter all-gathers prefetched under compute
   bool tp_comm_overlap = false;       // TP collectives overlapped with GEMMs (userbuffers-style)
   SyncMode sync = SyncMode::synchronous;
   bool pp_across_islands = false;     // pipeline stages span islands (activations cross the WAN)

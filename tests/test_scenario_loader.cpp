@@ -224,3 +224,23 @@ TEST_CASE("the shipped scenarios load and pass the consistency checks") {
     CHECK(l.scenario.cluster.total_gpus() > 0);
   }
 }
+
+TEST_CASE("plan.stack selects the catalog's efficiency set for that stack; an island's own efficiency wins") {
+  // scenarios/gpus.yaml, h100-sxm: base gemm 0.761; efficiency.stacks.torch_fsdp1.gemm 0.646 (docs/model.md §6.7).
+  const m::GpuSpec& base = shardmeter::test::shipped_catalog().gpus.at("h100-sxm").gpu;
+  const LoadedScenario fsdp1 = load("small.yaml", {"plan.stack=torch_fsdp1"});
+  CHECK(island(fsdp1, 0).gpu.gemm_efficiency == Approx(0.646));
+  CHECK(island(fsdp1, 0).gpu.contention_scale == Approx(1.98));
+  const LoadedScenario deepspeed = load("small.yaml", {"plan.stack=deepspeed"});  // no set of its own: the base one
+  CHECK(island(deepspeed, 0).gpu.gemm_efficiency == Approx(base.gemm_efficiency));
+  const LoadedScenario own = load("small.yaml", {"plan.stack=torch_fsdp1", "cluster.islands.0.efficiency.gemm=0.5"});
+  CHECK(island(own, 0).gpu.gemm_efficiency == Approx(0.5));
+  CHECK_THROWS_WITH(load("small.yaml", {"plan.stack=megatron-lm"}), Catch::Contains("plan.stack"));
+}
+
+TEST_CASE("plan.recompute_layers needs recompute: full, and the error names the key") {
+  CHECK(island(load("small.yaml", {"plan.recompute=full", "plan.recompute_layers=4"}), 0).gpus > 0);
+  CHECK_THROWS_WITH(load("small.yaml", {"plan.recompute=selective", "plan.recompute_layers=4"}),
+                    Catch::Contains("recompute_layers") && Catch::Contains("needs plan.recompute: full"));
+  CHECK_THROWS_WITH(load("small.yaml", {"plan.recompute_layers=-1"}), Catch::Contains("recompute_layers"));
+}

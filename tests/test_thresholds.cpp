@@ -158,3 +158,20 @@ TEST_CASE("thresholds through the binary: report, JSON and bad input") {
   CHECK(run_shardmeter("thresholds").status == 2);
   CHECK(run_shardmeter("thresholds small.yaml --set plan.tp=3").status == 2);
 }
+
+TEST_CASE("thresholds order GPUs by compute per byte of network, not by a fitted constant (docs/model.md §6.6)") {
+  // The same Llama-3-8B FSDP plan on 64 GPUs at 50 GB/s per GPU, with the same efficiency constants: the H100
+  // (3.2x the A100's peak, more SMs and HBM, so no more contention per hidden byte) computes each block faster and
+  // has less time to hide the same bytes, so it needs more network bandwidth per GPU to stay compute-bound.
+  model::GpuSpec a100 = test::a100_80gb();
+  a100.sm_count = 108;
+  model::GpuSpec h100 = test::h100_sxm();
+  h100.sm_count = 132;
+  Scenario on_a100 = test::llama8b_fsdp(a100, 64, 1);
+  Scenario on_h100 = test::llama8b_fsdp(h100, 64, 1);
+  for (Scenario* s : {&on_a100, &on_h100}) s->cluster.islands[0].node_network.bytes_per_s = 8 * 50e9;
+  const model::BandwidthThreshold ta = model::min_bandwidth_for_compute_bound(on_a100);
+  const model::BandwidthThreshold th = model::min_bandwidth_for_compute_bound(on_h100);
+  INFO("A100 needs " << ta.per_gpu_bytes_per_s / 1e9 << " GB/s per GPU, H100 " << th.per_gpu_bytes_per_s / 1e9);
+  CHECK(th.per_gpu_bytes_per_s > ta.per_gpu_bytes_per_s);
+}

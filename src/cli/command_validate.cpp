@@ -51,13 +51,13 @@ int run_calibrate(const std::vector<std::string>& args, std::ostream& out) {
   std::optional<std::vector<ValidationRun>> runs = load_table("calibrate", args, out);
   if (!runs) return 0;
   const std::vector<GpuFit> fits = calibrate(*runs);
-  out << "Fitted on `calibrate` rows only (one set per GPU family); paste into every entry of the family in\n"
-         "scenarios/gpus.yaml:\n\n";
+  out << "Fitted on `calibrate` rows only (one set per GPU family and stack); paste under `efficiency: stacks:` of\n"
+         "every entry of the family in scenarios/gpus.yaml:\n\n";
   for (const GpuFit& f : fits) {
-    out << fmt::format("  family {} ({}):  # {} calibrate rows, MAPE {:.1f}% -> {:.1f}%\n", f.family,
-                       fmt::join(f.gpus, ", "), f.rows, f.mape_before, f.mape_after);
-    out << fmt::format("    efficiency: {{gemm: {:.3f}, gemm_half_dim: {:.0f}, attention: {:.3f}, overlap_slowdown: {:.2f}}}\n",
-                       f.after.gemm, f.after.gemm_half_dim, f.after.attention, f.after.overlap_slowdown);
+    out << fmt::format("  family {} ({}), stack {}:  # {} calibrate rows, MAPE {:.1f}% -> {:.1f}%\n", f.family,
+                       fmt::join(f.gpus, ", "), f.stack, f.rows, f.mape_before, f.mape_after);
+    out << fmt::format("    {}: {{gemm: {:.3f}, gemm_half_dim: {:.0f}, attention: {:.3f}, contention_scale: {:.2f}}}\n",
+                       f.stack, f.after.gemm, f.after.gemm_half_dim, f.after.attention, f.after.contention_scale);
   }
   predict(*runs);
   out << "\nValidation with the fitted constants:\n\n" << format_validation_report(*runs);

@@ -5,11 +5,20 @@
 #include <map>
 #include <string>
 
+#include "model/enums.hpp"
 #include "model/hardware_spec.hpp"
 
 namespace shardmeter::cli {
 
 // Node-level defaults a GPU type comes with; an island may override each.
+// The constants `shardmeter calibrate` fits per (GPU family, stack).
+struct StackEfficiency {
+  double gemm = 0;
+  double gemm_half_dim = 0;
+  double attention = 0;
+  double contention_scale = 1;
+};
+
 struct GpuEntry {
   model::GpuSpec gpu;                  // scaleup.type names the scale-up link; efficiency/latency resolved from it
   int gpus_per_node = 8;
@@ -19,6 +28,9 @@ struct GpuEntry {
   std::string family;                           // types sharing a die share calibrated constants (default: name)
   std::string calibration = "uncalibrated";     // fitted | family | uncalibrated (src/scenario/calibration_status.hpp)
   std::map<std::string, std::string> sources;   // field -> citation
+  // efficiency.stacks: the constants calibrated for one software stack (docs/model.md §6.7, §13), applied by
+  // parse_scenario to islands of this type without their own `efficiency:` when plan.stack names that stack.
+  std::map<model::Stack, StackEfficiency> by_stack;
 };
 
 struct LinkEntry {

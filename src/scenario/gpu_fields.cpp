@@ -40,6 +40,23 @@ void apply_sources(const YamlField& field, std::map<std::string, std::string>& s
   }
 }
 
+// efficiency.stacks: stack name -> efficiency keys, each read over the entry's own values.
+void apply_stacks(const YamlField& field, GpuEntry& entry, const KeyTable& keys) {
+  if (field.is_null()) return;
+  if (!field.node().IsMap()) throw field.error("is not a map of stack -> efficiency constants");
+  for (const auto& item : field.node()) {
+    const YamlField name(field.source(), item.first, field.path());
+    const YamlField value(field.source(), item.second, field.path() + "." + name.as_string());
+    const m::Stack stack = name.as_enum<m::Stack>();
+    GpuEntry scratch = entry;
+    const YamlMap constants = section_map(keys, value, {Section::efficiency});
+    if (constants.has("stacks")) throw constants["stacks"].error("cannot nest inside a stack");
+    read_keys(keys, Section::efficiency, constants, scratch);
+    entry.by_stack[stack] = StackEfficiency{scratch.gpu.gemm_efficiency, scratch.gpu.gemm_half_dim,
+                                            scratch.gpu.attention_efficiency, scratch.gpu.contention_scale};
+  }
+}
+
 }  // namespace
 
 m::LinkSpec resolve_link(const YamlField& field, const std::map<std::string, LinkEntry>& links, double bytes_per_s) {
@@ -64,8 +81,11 @@ void apply_gpu_fields(const YamlMap& map, GpuEntry& entry, const std::map<std::s
     find_link(map["scaleout_link"], links);
     entry.scaleout_link = map["scaleout_link"].as_string();
   }
-  if (map.has("efficiency"))
-    read_keys(keys, Section::efficiency, section_map(keys, map["efficiency"], {Section::efficiency}), entry);
+  if (map.has("efficiency")) {
+    const YamlMap efficiency = section_map(keys, map["efficiency"], {Section::efficiency});
+    read_keys(keys, Section::efficiency, efficiency, entry);
+    if (efficiency.has("stacks")) apply_stacks(efficiency["stacks"], entry, keys);
+  }
   if (map.has("sources")) apply_sources(map["sources"], entry.sources);
 }
 

@@ -28,6 +28,8 @@ void parse_plan(const YamlField& field, m::PlanSpec& out, const KeyTable& keys) 
   apply_defaults(keys, Section::diloco, out.diloco);
   read_keys(keys, Section::plan, plan, out);
   if (plan.has("diloco")) parse_diloco(plan["diloco"], out.diloco, keys);
+  if (out.recompute_layers > 0 && out.recompute != m::Recompute::full)
+    throw plan["recompute_layers"].error("needs plan.recompute: full (it counts the blocks checkpointed whole)");
 }
 
 }  // namespace shardmeter::cli

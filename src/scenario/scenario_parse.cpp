@@ -14,6 +14,26 @@ namespace shardmeter::cli {
 
 namespace {
 constexpr std::size_t kMaxScenarioName = 64;
+
+// A catalog GPU's efficiency set for the plan's stack (docs/model.md §6.7), on every island that names the type
+// and gives no `efficiency:` of its own (an island's explicit constants win).
+void apply_stack_efficiency(const YamlField& cluster, const Catalog& catalog, model::Scenario& s) {
+  const YAML::Node islands = cluster.node()["islands"];
+  for (int i = 0; i < s.cluster.island_entries; ++i) {
+    const YAML::Node island = islands[static_cast<std::size_t>(i)];
+    if (!island["gpu"].IsScalar() || island["efficiency"].IsDefined()) continue;
+    const auto entry = catalog.gpus.find(island["gpu"].as<std::string>());
+    if (entry == catalog.gpus.end()) continue;
+    const auto set = entry->second.by_stack.find(s.plan.stack);
+    if (set == entry->second.by_stack.end()) continue;
+    model::GpuSpec& gpu = s.cluster.islands[static_cast<std::size_t>(i)].gpu;
+    gpu.gemm_efficiency = set->second.gemm;
+    gpu.gemm_half_dim = set->second.gemm_half_dim;
+    gpu.attention_efficiency = set->second.attention;
+    gpu.contention_scale = set->second.contention_scale;
+  }
+}
+
 }  // namespace
 
 model::Scenario parse_scenario(const ScenarioDocument& doc, const Catalog& catalog, const KeyTable& keys) {
@@ -32,6 +52,7 @@ model::Scenario parse_scenario(const ScenarioDocument& doc, const Catalog& catal
   parse_training(top["training"], s.training, keys);
   parse_cluster(top["cluster"], catalog, s.cluster, keys);
   parse_plan(top["plan"], s.plan, keys);
+  apply_stack_efficiency(top["cluster"], catalog, s);
   parse_runtime(top["runtime"], s.runtime, keys);
   parse_goodput(top["goodput"], s.cluster, s.goodput, keys);
   // `search:` belongs to the planning layer (src/planning/search_section.hpp): commands that take a scenario

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 
+#include "model/enum_names.hpp"
 #include "model/evaluate.hpp"
 
 namespace shardmeter::cli {
@@ -16,17 +17,21 @@ struct Bound {
   bool log_scale;
 };
 // Physical ranges: a GEMM cannot beat its MAMF (~0.9 of peak); fused attention kernels reach 0.1-0.8;
-// tiles halve in efficiency somewhere between 16 and 512; hidden communication costs 0-100 % of its time.
-constexpr std::array<Bound, 4> kBounds = {{{0.30, 0.92, false}, {16, 512, true}, {0.10, 0.85, false}, {0.0, 1.0, false}}};
+// tiles halve in efficiency somewhere between 16 and 512; the SM/HBM contention of overlapped collectives is
+// scaled by 0.5-2 at most (docs/model.md §6.6, §13).
+constexpr std::array<Bound, 4> kBounds = {{{0.30, 0.92, false}, {16, 512, true}, {0.10, 0.85, false}, {0.5, 2.0, false}}};
 
-std::array<double, 4> to_array(const EfficiencyConstants& c) { return {c.gemm, c.gemm_half_dim, c.attention, c.overlap_slowdown}; }
+// Index of gemm_half_dim in the fitted vector.
+constexpr std::size_t kHalfDim = 1;
+
+std::array<double, 4> to_array(const EfficiencyConstants& c) { return {c.gemm, c.gemm_half_dim, c.attention, c.contention_scale}; }
 EfficiencyConstants from_array(const std::array<double, 4>& a) { return {a[0], a[1], a[2], a[3]}; }
 
 void apply(model::GpuSpec& gpu, const EfficiencyConstants& c) {
   gpu.gemm_efficiency = c.gemm;
   gpu.gemm_half_dim = c.gemm_half_dim;
   gpu.attention_efficiency = c.attention;
-  gpu.overlap_slowdown = c.overlap_slowdown;
+  gpu.contention_scale = c.contention_scale;
 }
 
 double mape(std::vector<ValidationRun*>& rows, const EfficiencyConstants& c) {
@@ -43,21 +48,24 @@ double mape(std::vector<ValidationRun*>& rows, const EfficiencyConstants& c) {
 }  // namespace
 
 std::vector<GpuFit> calibrate(std::vector<ValidationRun>& runs) {
-  std::map<std::string, std::vector<ValidationRun*>> by_family;
+  using Group = std::pair<std::string, model::Stack>;
+  std::map<Group, std::vector<ValidationRun*>> by_group;
   for (ValidationRun& r : runs)
-    if (r.use == RowUse::calibrate && r.convertible) by_family[r.gpu_family].push_back(&r);
+    if (r.use == RowUse::calibrate && r.convertible) by_group[{r.gpu_family, r.scenario.plan.stack}].push_back(&r);
 
   std::vector<GpuFit> fits;
-  for (auto& [family, rows] : by_family) {
+  for (auto& [group, rows] : by_group) {
+    const auto& [family, stack] = group;
     GpuFit fit;
     fit.family = family;
+    fit.stack = std::string(model::enum_name(stack));
     fit.rows = static_cast<int>(rows.size());
     for (const ValidationRun* r : rows) {
       const std::string gpu(r->scenario.cluster.islands[0].gpu.name.view());
       if (std::find(fit.gpus.begin(), fit.gpus.end(), gpu) == fit.gpus.end()) fit.gpus.push_back(gpu);
     }
     const model::GpuSpec& spec = rows.front()->scenario.cluster.islands[0].gpu;
-    fit.before = {spec.gemm_efficiency, spec.gemm_half_dim, spec.attention_efficiency, spec.overlap_slowdown};
+    fit.before = {spec.gemm_efficiency, spec.gemm_half_dim, spec.attention_efficiency, spec.contention_scale};
     fit.mape_before = mape(rows, fit.before);
 
     // Coordinate search: try +-step on each constant, keep improvements, halve the steps when none helps.
@@ -67,6 +75,7 @@ std::vector<GpuFit> calibrate(std::vector<ValidationRun>& runs) {
     for (int round = 0; round < 60; ++round) {
       bool improved = false;
       for (std::size_t k = 0; k < x.size(); ++k) {
+        if (k == kHalfDim) continue;  // a cuBLAS tile property of the GPU, not of the stack: fixed per family
         for (double dir : {+1.0, -1.0}) {
           std::array<double, 4> y = x;
           y[k] = kBounds[k].log_scale ? y[k] * std::exp2(dir * step[k]) : y[k] + dir * step[k];
@@ -88,7 +97,7 @@ std::vector<GpuFit> calibrate(std::vector<ValidationRun>& runs) {
     fit.mape_after = best;
     fits.push_back(fit);
     for (ValidationRun& r : runs)
-      if (r.gpu_family == family) apply(r.scenario.cluster.islands[0].gpu, fit.after);
+      if (r.gpu_family == family && r.scenario.plan.stack == stack) apply(r.scenario.cluster.islands[0].gpu, fit.after);
   }
   return fits;
 }

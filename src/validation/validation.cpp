@@ -34,7 +34,7 @@ struct CsvRow {
 constexpr const char* kModelColumns[] = {"layers", "hidden", "heads", "kv_heads", "ffn_hidden", "ffn_type", "vocab",
                                          "seq_len", "norm", "position_embedding", "bias", "tied_embeddings", "dropout"};
 constexpr const char* kTrainingColumns[] = {"global_batch", "micro_batch", "precision", "grad_reduce_dtype"};
-constexpr const char* kPlanColumns[] = {"tp", "pp", "cp", "interleave", "sequence_parallel", "sharding", "recompute",
+constexpr const char* kPlanColumns[] = {"tp", "pp", "cp", "interleave", "sequence_parallel", "sharding", "recompute", "stack",
                                         "attention", "overlap_grad_reduce", "overlap_param_gather", "tp_comm_overlap"};
 
 RowUse parse_use(const CsvRow& row, const std::string& path) {
