@@ -136,6 +136,18 @@ JobStep synchronous_step(const Scenario& s, const ParameterCounts& params) noexc
   }
   j.tokens_per_s = static_cast<double>(s.training.global_batch) * s.model.seq_len / j.step_time_s;
   j.wan_bytes_per_step = wan.bytes_per_step;
+  // Peak per island link: a once-per-step gradient all-reduce must fit the last micro-batch's backward; traffic
+  // every micro-batch (FSDP across islands, a cross-island pipeline) runs at its average rate [§12.3].
+  if (ring.islands > 1) {
+    const double per_island = wan.bytes_per_step / ring.islands;
+    double window = j.step_time_s;
+    if (wan.traffic.per_step_s > 0) {
+      window = 0;
+      for (int e = 0; e < entries; ++e)
+        window = std::max(window, j.islands[static_cast<std::size_t>(e)].backward_window_s);
+    }
+    j.wan_peak_bytes_per_s = window > 0 ? per_island / window : 0.0;
+  }
   return j;
 }
 

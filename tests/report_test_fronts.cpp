@@ -47,6 +47,7 @@ results::PlanPoint plan_point(const PlanPoint& p) {
   m::Estimate& e = f.estimate;
   e.feasible = true;
   e.tokens_per_s = p.tokens_per_s;
+  e.effective_tokens_per_s = p.tokens_per_s;   // token efficiency 1: the picks read effective throughput
   e.total_cost_usd = p.cost_usd;
   e.mfu = 0.38;
   e.gpus = static_cast<int>(s.cluster.total_gpus());

@@ -39,29 +39,33 @@ std::size_t knee_of(std::span<const std::pair<double, double>> points) {
 }
 
 std::optional<FrontPicks> pick_front(std::span<const Row> rows) {
+  // Loss-equivalent throughput where the file has it (equal to tokens_per_s for synchronous plans): a DiLoCo plan's
+  // trained tokens are worth token_efficiency each (docs/model.md §9.4).
+  const std::string_view throughput =
+      !rows.empty() && rows.front().count("effective_tokens_per_s") > 0 ? "effective_tokens_per_s" : "tokens_per_s";
   std::vector<std::size_t> usable;
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    const double c = number(rows[i], "total_cost_usd"), t = number(rows[i], "tokens_per_s");
+    const double c = number(rows[i], "total_cost_usd"), t = number(rows[i], throughput);
     if (std::isfinite(c) && std::isfinite(t)) usable.push_back(i);
   }
   if (usable.empty()) return std::nullopt;
   FrontPicks picks;
   picks.cheapest = picks.fastest = usable.front();
   for (const std::size_t i : usable) {
-    const double c = number(rows[i], "total_cost_usd"), t = number(rows[i], "tokens_per_s");
-    const double cc = number(rows[picks.cheapest], "total_cost_usd"), ct = number(rows[picks.cheapest], "tokens_per_s");
+    const double c = number(rows[i], "total_cost_usd"), t = number(rows[i], throughput);
+    const double cc = number(rows[picks.cheapest], "total_cost_usd"), ct = number(rows[picks.cheapest], throughput);
     if (c < cc || (c == cc && t > ct)) picks.cheapest = i;
-    const double fc = number(rows[picks.fastest], "total_cost_usd"), ft = number(rows[picks.fastest], "tokens_per_s");
+    const double fc = number(rows[picks.fastest], "total_cost_usd"), ft = number(rows[picks.fastest], throughput);
     if (t > ft || (t == ft && c < fc)) picks.fastest = i;
   }
   // The knee is defined on the cost/throughput front; a file searched for other objectives may hold more rows.
   const std::vector<std::size_t> front =
       pareto_front(rows, model::Objective{&model::metric("total_cost_usd"), model::Direction::minimize},
-                   model::Objective{&model::metric("tokens_per_s"), model::Direction::maximize});
+                   model::Objective{model::find_metric(throughput), model::Direction::maximize});
   std::vector<std::pair<double, double>> points;
   std::vector<std::size_t> index;
   for (const std::size_t i : front) {
-    const double c = number(rows[i], "total_cost_usd"), t = number(rows[i], "tokens_per_s");
+    const double c = number(rows[i], "total_cost_usd"), t = number(rows[i], throughput);
     if (c > 0 && t > 0 && std::isfinite(c) && std::isfinite(t)) {
       points.emplace_back(c, t);
       index.push_back(i);

@@ -2,7 +2,8 @@
 // The plans a report annotates and `export --pick` selects: the cheapest, the fastest and the knee of a
 // cost-vs-throughput front.
 //
-// Knee (definition): take the rows on the cost/throughput Pareto front (min total_cost_usd, max tokens_per_s).
+// Knee (definition): take the rows on the cost/throughput Pareto front (min total_cost_usd, max throughput: the
+// loss-equivalent effective_tokens_per_s when the rows have it, which equals tokens_per_s for synchronous plans).
 // Map each to normalised log space,
 //     u = (log t - log t_min) / (log t_max - log t_min)      t = tokens_per_s
 //     v = (log c - log c_min) / (log c_max - log c_min)      c = total_cost_usd

@@ -1,5 +1,7 @@
 #include "results/report/report_html.hpp"
 
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include "results/markup.hpp"
@@ -48,10 +50,13 @@ std::string plan_table(const ReportModel& m, const std::vector<PlanRow>& rows, c
 
 std::string card(const ReportModel& m, const char* title, std::size_t row) {
   const PlanRow& r = m.rows[row];
-  return fmt::format("<div class=\"card\"><h3>{}</h3><p class=\"big\">{}</p><p>{} tokens/s, {} days, MFU {}</p>"
+  const std::string effective = std::isfinite(r.usd_per_effective_million_tokens)
+                                    ? ", " + format_usd(r.usd_per_effective_million_tokens) + " per million effective tokens"
+                                    : "";
+  return fmt::format("<div class=\"card\"><h3>{}</h3><p class=\"big\">{}</p><p>{} tokens/s, {} days, MFU {}{}</p>"
                      "<p class=\"plan\">{}</p></div>\n",
                      e(title), e(format_usd(r.cost_usd)), e(format_si(r.tokens_per_s)),
-                     e(format_fixed(r.wall_clock_days, 1)), e(format_percent(r.mfu)), e(r.summary));
+                     e(format_fixed(r.wall_clock_days, 1)), e(format_percent(r.mfu)), e(effective), e(r.summary));
 }
 
 std::string change_class(std::optional<double> change, bool lower_is_better) {

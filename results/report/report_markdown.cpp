@@ -1,5 +1,7 @@
 #include "results/report/report_markdown.hpp"
 
+#include <cmath>
+
 #include <algorithm>
 
 #include "results/markup.hpp"
@@ -54,7 +56,11 @@ std::string pick_line(const ReportModel& m, const char* what, std::size_t row) {
   const PlanRow& r = m.rows[row];
   return "- **" + std::string(what) + "** (row " + std::to_string(row) + "): " + c(format_usd(r.cost_usd)) + ", " +
          c(format_si(r.tokens_per_s)) + " tokens/s, " + c(format_fixed(r.wall_clock_days, 1)) + " days, MFU " +
-         c(format_percent(r.mfu)) + " -- " + c(r.summary) + "\n";
+         c(format_percent(r.mfu)) +
+         (std::isfinite(r.usd_per_effective_million_tokens)
+              ? ", " + c(format_usd(r.usd_per_effective_million_tokens)) + " per million effective tokens"
+              : std::string()) +
+         " -- " + c(r.summary) + "\n";
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "results/report/report_model.hpp"
 
+#include <cmath>
+
 #include <algorithm>
 #include <array>
 #include <set>
@@ -27,6 +29,9 @@ PlanRow plan_row(const Row& r, std::size_t index) {
   p.sync = sync_label(r);
   p.cost_usd = number(r, "total_cost_usd");
   p.tokens_per_s = number(r, "tokens_per_s");
+  p.usd_per_effective_million_tokens = r.count("cost_usd_per_effective_million_tokens") > 0
+                                           ? number(r, "cost_usd_per_effective_million_tokens")
+                                           : std::nan("");
   p.wall_clock_days = number(r, "wall_clock_days");
   p.mfu = number(r, "mfu");
   p.memory_headroom_gb = number(r, "memory_headroom_gb");

@@ -33,6 +33,7 @@ struct PlanRow {
   std::string sync;
   double cost_usd = 0;
   double tokens_per_s = 0;
+  double usd_per_effective_million_tokens = 0;   // NaN for files written before the column existed
   double wall_clock_days = 0;
   double mfu = 0;
   double memory_headroom_gb = 0;

@@ -4,6 +4,7 @@
 
 #include "model/evaluate.hpp"
 #include "results/files/estimate_json.hpp"
+#include "src/cli/command_catalog.hpp"
 #include "src/cli/command_line.hpp"
 #include "src/cli/commands.hpp"
 #include "src/planning/search_section.hpp"
@@ -14,14 +15,14 @@ namespace shardmeter::cli {
 
 int run_estimate(const std::vector<std::string>& args, std::ostream& out) {
   CommandLine line(*find_command("estimate"));
-  line.add(SharedOption::set).add(SharedOption::data_dir).add(SharedOption::json);
+  line.add(SharedOption::set).add(SharedOption::data_dir).add(SharedOption::prices).add(SharedOption::json);
   line.parse(args);
   if (line.wants_help()) {
     line.print_help(out);
     return 0;
   }
   const std::string path = line.single_positional("SCENARIO", "a YAML file");
-  const Catalog catalog = load_catalog(line.data_dir());
+  const Catalog catalog = load_command_catalog(line);
   const LoadedScenario loaded = load_scenario_with_search(path, line.overrides(), catalog);
   const model::Estimate estimate = model::evaluate(loaded.scenario);
 

@@ -177,8 +177,8 @@ std::vector<SectionKeys> shipped_sections() {
     {"fast_islands", "", "", D::value("wait"), {}, "What faster islands do while slower ones finish", member<&m::DilocoSpec::fast_islands>},
     {"offload_outer_state", "", "", D::value("false"), {}, "Keep outer parameters and momentum in host memory", member<&m::DilocoSpec::offload_outer_state>},
     // -1 selects the published default (model/diloco.hpp); a file may give 0 to 2.
-    {"token_efficiency", "", "", D::value("-1", "published fit"), R::between(0, 2), "Loss-equivalent tokens per trained token; overrides the default interpolated from Charles et al. 2025 (H = 30)", member<&m::DilocoSpec::token_efficiency>},
-    {"efficiency_loss_per_h_doubling", "", "", D::value("0"), R::between(0, 1), "Token efficiency lost per doubling of H beyond 30 (none is published)", member<&m::DilocoSpec::efficiency_loss_per_h_doubling>},
+    {"token_efficiency", "", "", D::value("-1", "published fit"), R::between(0, 2), "Loss-equivalent tokens per trained token; overrides the fitted convergence model (docs/model.md §9.4)", member<&m::DilocoSpec::token_efficiency>},
+    {"efficiency_loss_per_h_doubling", "", "", D::value("0"), R::between(0, 1), "Extra token efficiency lost per doubling of H beyond 30, on top of the fitted model", member<&m::DilocoSpec::efficiency_loss_per_h_doubling>},
   }},
   {Section::runtime, "runtime:", "", {
     {"fragmentation_fraction", "", "fraction of HBM", D::value("0.07"), R::between(0, 0.5), "Allocator fragmentation reserve (0 to 0.5)", member<&m::RuntimeSpec::fragmentation_fraction>},
@@ -189,7 +189,9 @@ std::vector<SectionKeys> shipped_sections() {
     {"failures_per_gpu_hour", "", "1/GPU-hour", D::value("0", "{} (= published default)"), R::at_least(0), "Failure rate per GPU", member<&m::GoodputSpec::failures_per_gpu_hour>},
     {"failures_per_node_day", "number", "1/node-day", D::described("none"), R::at_least(0), "Alternative to failures_per_gpu_hour; divided by 24 × the first island's gpus_per_node"},
     {"checkpoint_write_s", "", "s", D::value("60"), R::at_least(0), "Time to write one checkpoint", member<&m::GoodputSpec::checkpoint_write_s>},
-    {"restart_s", "", "s", D::value("600"), R::at_least(0), "Time to restart after a failure", member<&m::GoodputSpec::restart_s>},
+    {"storage_gbps_per_node", "", "Gbit/s", D::value("0", "none: checkpoint_write_s"), R::at_least(0), "Checkpoint write bandwidth per node; given, a checkpoint takes the state per node / this (Llama 3: 2 TB/s for 2,048 nodes = 7.8)", converted<&m::gbit_per_s_to_bytes_per_s, &m::GoodputSpec::storage_bytes_per_s_per_node>},
+    {"async_checkpoint", "", "", D::value("false"), {}, "With storage_gbps_per_node: only the copy to host memory blocks training (PyTorch async DCP)", member<&m::GoodputSpec::async_checkpoint>},
+    {"restart_s", "", "s", D::value("600"), R::at_least(0), "Time to restart after a failure (DiLoCo: the failed island's absence; the others train on)", member<&m::GoodputSpec::restart_s>},
   }},
   {Section::search, "search:", "read by `shardmeter search` (docs/search.md)", {
     {"axes", "map", "", D::described("required by `shardmeter search`"), {}, "Dotted scenario key -> the values to try (see search.axes); one axis per key, in the order written"},
@@ -222,7 +224,7 @@ std::vector<SectionKeys> shipped_sections() {
     {"published_params_b", "", "billions", D::required("required", "is required in a model preset"), R::positive(), "Published parameter count (checked by the tests)", member<&PresetInfo::published_params_b>},
     {"model", "map", "", D::required("required", "is required in a model preset"), {}, "Model keys (as in model:, without preset)"},
   }},
-  {Section::price_file, "prices.NAME:", "entries of a `shardmeter nightly --prices` file; each gives one or both", {
+  {Section::price_file, "prices.NAME:", "entries of a `--prices` file (estimate, search, sweep, thresholds, nightly), keyed by GPU type; each gives one or both", {
     {"price_usd_per_gpu_hour", "number", "USD per GPU-hour", D::described("the catalog's"), R::positive(), "On-demand price of catalog GPU NAME"},
     {"spot_price_usd_per_gpu_hour", "number", "USD per GPU-hour", D::described("the catalog's"), R::positive(), "Its spot price"},
   }},

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "model/consistency.hpp"
+#include "model/estimate_warnings.hpp"
 #include "model/parameters.hpp"
 #include "model/units.hpp"
 #include "results/columns.hpp"
@@ -21,8 +22,8 @@ namespace {
 std::string gb(double bytes) { return std::isfinite(bytes) ? fmt::format("{:.1f} GB", bytes / m::kGB) : "n/a"; }
 
 std::string tokens(double n) {
-  if (n >= 1e12) return fmt::format("{:g} T", n / 1e12);
-  if (n >= 1e9) return fmt::format("{:g} B", n / 1e9);
+  if (n >= 1e12) return fmt::format("{:.4g} T", n / 1e12);
+  if (n >= 1e9) return fmt::format("{:.4g} B", n / 1e9);
   return grouped(n);
 }
 
@@ -136,17 +137,28 @@ std::string format_estimate_table(const LoadedScenario& loaded, const m::Estimat
                                      grouped(e.tokens_per_s_per_gpu)));
   row(out, "TFLOP/s per GPU", fmt::format("{:.1f} (model FLOPs)", e.tflops_per_gpu));
   row(out, "MFU / HFU", percent(e.mfu) + " / " + percent(e.hfu));
+  if (s.plan.sync == m::SyncMode::diloco)
+    row(out, "Token efficiency", fmt::format("{:.3f} loss-equivalent tokens per trained token: {} effective tokens/s",
+                                             e.token_efficiency, grouped(e.effective_tokens_per_s)));
   out += "\n";
   describe_memory(out, s, e);
   out += "\n";
-  row(out, "Cost", fmt::format("{} per hour, {} per million tokens", usd(e.cost_usd_per_hour),
-                               usd(e.cost_usd_per_million_tokens)));
-  if (s.training.tokens > 0)
+  row(out, "Cost", fmt::format("{} per hour, {} per million tokens, {} per million effective tokens",
+                               usd(e.cost_usd_per_hour), usd(e.cost_usd_per_million_tokens),
+                               usd(e.cost_usd_per_effective_million_tokens)));
+  if (s.training.tokens > 0 && e.token_efficiency != 1)
+    row(out, "Token budget", fmt::format("{} loss-equivalent tokens = {} trained: {:.1f} days wall-clock, {} total",
+                                         tokens(s.training.tokens), tokens(e.trained_tokens),
+                                         e.wall_clock_s / m::kSecondsPerDay, usd(e.total_cost_usd)));
+  else if (s.training.tokens > 0)
     row(out, "Token budget", fmt::format("{} tokens: {:.1f} days wall-clock, {} total", tokens(s.training.tokens),
                                          e.wall_clock_s / m::kSecondsPerDay, usd(e.total_cost_usd)));
   else
     row(out, "Token budget", "not given (training.tokens): no wall-clock or total cost");
   describe_islands(out, s, e);
+  for (const m::WarningText& w : m::kWarningTexts)
+    if ((e.warnings & m::bit(w.warning)) != 0) out += fmt::format("\nWarning: {}", w.text);
+  if (e.warnings != 0) out += "\n";
   return out;
 }
 

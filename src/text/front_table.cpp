@@ -81,6 +81,16 @@ std::string format_front_table(std::span<const results::PlanPoint> front, const 
                                   {"tokens/s", R, {}},  {"wall-clock", R, {}}, {"MFU", R, {}},
                                   {"bottleneck", L, {}}};
   std::vector<const m::Metric*> extra;
+  // A front with DiLoCo plans also shows what a loss-equivalent token costs (docs/model.md §9.4).
+  const bool diloco = std::any_of(front.begin(), front.end(), [](const results::PlanPoint& p) {
+    return p.scenario.plan.sync == m::SyncMode::diloco;
+  });
+  if (diloco)
+    for (const std::string_view name : {"effective_tokens_per_s", "cost_usd_per_effective_million_tokens"})
+      if (std::none_of(objectives.begin(), objectives.end(), [&](const model::Objective& o) { return o.name() == name; })) {
+        extra.push_back(m::find_metric(name));
+        cols.push_back({std::string(name), R, {}});
+      }
   for (const model::Objective& o : objectives)
     if (!shown(o.name())) {
       extra.push_back(o.metric);
