@@ -6,7 +6,9 @@
 #include "model/estimate_warnings.hpp"
 #include "model/evaluate.hpp"
 #include "model/goodput.hpp"
+#include "model/island_step.hpp"
 #include "model/parameters.hpp"
+#include "model/sync_islands.hpp"
 #include "model/wan.hpp"
 #include "model_fixtures.hpp"
 #include "same_estimate.hpp"
@@ -281,4 +283,36 @@ TEST_CASE("Checkpoint time from the state size and the storage bandwidth; async 
   CHECK(g.parts.checkpoint_write_s == Approx(0.4));
   // Young's interval sqrt(2 * 0.4 * 562.5 s) = 21 s is shorter than the 80 s write: the write bounds it.
   CHECK(g.checkpoint_interval_s == Approx(80));
+}
+
+TEST_CASE("Synchronous DP across islands: buckets of the WAN all-reduce hide behind the last backward") {
+  // 8 s of WAN all-reduce in 100 buckets over a 10 s backward: the link keeps up (0.08 s per bucket, one ready every
+  // 0.1 s), so only the last bucket is exposed: 0.08 s.
+  CHECK(model::bucketed_exposed_s(8, 100, 10, true) == Approx(0.08));
+  // 30 s over the same window: the link is the bottleneck from the first bucket (ready at 0.1 s) on: it finishes at
+  // 0.1 + 30 = 30.1 s, 20.1 s after the backward ends: 30 - 10 x (1 - 1/100) = 20.1.
+  CHECK(model::bucketed_exposed_s(30, 100, 10, true) == Approx(20.1));
+  // Without overlap_grad_reduce all of it.
+  CHECK(model::bucketed_exposed_s(30, 100, 10, false) == 30);
+  // One bucket (a gradient under 25 MiB): nothing hides.
+  CHECK(model::bucketed_exposed_s(8, 1, 10, true) == Approx(8));
+}
+
+TEST_CASE("Synchronous DP across islands: the window is the last micro-batch's backward through every stage") {
+  // GPT-3 on 2 x 1536 A100 over a 100 Gbit/s WAN, TP 8 x PP 12: the WAN all-reduce of the bf16 gradient may hide
+  // behind 12 stage-backwards of the last micro-batch (model/last_microbatch_backward.hpp).
+  model::Scenario s = test::gpt3_on_a100();
+  s.cluster.islands[0].count = 2;
+  s.cluster.wan = wan(100, 20);
+  s.cluster.has_wan = true;
+  const model::Estimate e = model::evaluate(s);
+  REQUIRE(e.reject_reason == model::RejectReason::none);
+  const model::ParameterCounts params = model::count_parameters(s.model);
+  const double grad_bytes = params.total * s.training.grad_reduce_bytes;
+  const double comm = model::wan_all_reduce_s(grad_bytes, model::wan_ring(s.cluster));
+  const model::IslandStep st = model::island_step(s, s.cluster.islands[0], params,
+                                                  s.training.global_batch / 2.0 / e.islands[0].degrees.data_parallel);
+  const double buckets = std::ceil(grad_bytes / model::kGradientBucketBytes);
+  CHECK(e.time.wan_s == Approx(model::bucketed_exposed_s(comm, buckets, 12 * st.backward_window_s, true)));
+  CHECK(e.time.wan_s < comm - 0.9 * st.backward_window_s);   // more hidden than behind one stage's backward
 }
