@@ -105,6 +105,7 @@ std::vector<SectionKeys> shipped_sections() {
     {"count", "", "islands", D::value("1"), R::between(1, 1e5), "Identical islands this entry describes", member<&m::IslandSpec::count>},
     {"spot", "", "", D::value("false"), {}, "Billed at spot_price_usd_per_gpu_hour, exposed to preemption", member<&m::IslandSpec::spot>},
     {"preemptions_per_gpu_hour", "", "1/GPU-hour", D::value("0"), R::at_least(0), "Spot preemption rate", member<&m::IslandSpec::preemptions_per_gpu_hour>},
+    {"price_model", "on_demand | spot | committed_1y | committed_3y", "", D::value("on_demand"), {}, "Which catalog price the island pays (spot: as spot: true; committed: the GPU's 1- or 3-year price)"},
   }},
   {Section::gpu_fields, "gpus.NAME:", "GPU fields: entries of scenarios/gpus.yaml, inline `gpu:` maps, and island overrides", {
     {"bf16_tflops", "", "TFLOP/s", kCatalog, R::positive(), "Dense bf16/fp16 tensor-core peak per GPU", converted<&m::tflops_to_flops_per_s, &E::gpu, &G::peak_flops_per_s>, kRequiredInCatalog | kRequiredInline | kCited},
@@ -123,6 +124,8 @@ std::vector<SectionKeys> shipped_sections() {
   }},
   {Section::gpu_catalog, "gpus.NAME:", "catalog-only GPU fields (also allowed in an inline `gpu:` map)", {
     {"price_high_usd_per_gpu_hour", "", "USD per GPU-hour", D::value("0"), R::at_least(0), "Hyperscaler list price (reports only)", member<&E::price_high_usd_per_gpu_hour>, kCited},
+    {"committed_1y_price_usd_per_gpu_hour", "", "USD per GPU-hour", D::value("0", "{} = unknown"), R::at_least(0), "1-year committed price (an island's price_model: committed_1y)", member<&E::committed_1y_price_usd_per_gpu_hour>, kCited},
+    {"committed_3y_price_usd_per_gpu_hour", "", "USD per GPU-hour", D::value("0", "{} = unknown"), R::at_least(0), "3-year committed price (price_model: committed_3y)", member<&E::committed_3y_price_usd_per_gpu_hour>, kCited},
     {"family", "string", "", D::described("the entry's name"), {}, "GPU types sharing a die share calibrated efficiency constants", member<&E::family>},
     {"sources", "map", "", D::described("{}"), {}, "Field -> citation of the number", nullptr, kRequiredInCatalog},
   }},
