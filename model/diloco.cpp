@@ -24,10 +24,10 @@ double diloco_reduction(const DilocoSpec& d, int grad_reduce_bytes) noexcept {
 }
 
 Convergence diloco_token_efficiency(const DilocoSpec& d, int replicas, double parameters,
-                                    double tokens_per_parameter) noexcept {
+                                    double tokens_per_parameter, int layers) noexcept {
   if (d.token_efficiency >= 0) return Convergence{0, d.token_efficiency, 0};
-  Convergence c = diloco_convergence(
-      ConvergenceInput{parameters, replicas, d.inner_steps, d.overlap_steps, tokens_per_parameter});
+  Convergence c = diloco_convergence(ConvergenceInput{parameters, replicas, d.inner_steps, d.overlap_steps,
+                                                      tokens_per_parameter, d.fragments, layers});
   // The user's extra penalty on top of the fitted model (default 0).
   const double doublings = std::max(0.0, std::log2(std::max(1, d.inner_steps) / 30.0));
   c.token_efficiency *= std::pow(1.0 - d.efficiency_loss_per_h_doubling, doublings);

@@ -26,6 +26,6 @@ double diloco_reduction(const DilocoSpec& diloco, int grad_reduce_bytes) noexcep
 // (model/diloco_convergence.hpp, docs/model.md §9.4), times (1 - efficiency_loss_per_h_doubling)^max(0, log2(H/30))
 // (an extra penalty a user may add, default 0). A fixed `token_efficiency` overrides all of it (and warns of nothing).
 Convergence diloco_token_efficiency(const DilocoSpec& diloco, int replicas, double parameters,
-                                    double tokens_per_parameter) noexcept;
+                                    double tokens_per_parameter, int layers = 0) noexcept;
 
 }  // namespace shardmeter::model

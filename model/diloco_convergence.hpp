@@ -11,6 +11,8 @@ struct ConvergenceInput {
   int inner_steps = 100;            // H
   int overlap_steps = 0;            // tau, inner steps (Streaming DiLoCo)
   double tokens_per_parameter = 20; // loss-equivalent training tokens / N (0: Chinchilla-optimal 20 assumed)
+  int fragments = 1;                // P: Streaming DiLoCo fragments (no quality term for >= 3 layers each)
+  int layers = 0;                   // the model's layers (0: unknown, no fragment check)
 };
 
 struct Convergence {

@@ -13,6 +13,7 @@ enum class Warning : std::uint32_t {
   diloco_inner_steps_beyond_data = 1u << 2, // H above 300 inner steps
   diloco_overlap_beyond_data = 1u << 3,     // overlap tau beyond two outer steps
   diloco_tokens_beyond_data = 1u << 4,      // more than 250 tokens per parameter (overtraining damping)
+  diloco_fragments_beyond_data = 1u << 5,   // Streaming fragments of fewer than 3 layers
 };
 
 constexpr std::uint32_t bit(Warning w) noexcept { return static_cast<std::uint32_t>(w); }
@@ -35,6 +36,8 @@ inline constexpr std::array kWarningTexts = {
               "Streaming DiLoCo overlap beyond two outer steps: no published quality data"},
   WarningText{Warning::diloco_tokens_beyond_data, "diloco_tokens_beyond_data",
               "DiLoCo token efficiency extrapolated beyond 250 training tokens per parameter"},
+  WarningText{Warning::diloco_fragments_beyond_data, "diloco_fragments_beyond_data",
+              "Streaming DiLoCo fragments of fewer than 3 layers: no published quality data (assumed free)"},
 };
 // clang-format on
 

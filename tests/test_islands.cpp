@@ -223,6 +223,15 @@ TEST_CASE("DiLoCo token efficiency: the fitted convergence model, M = 1 is 1, th
   CHECK(model::diloco_token_efficiency(d, 16, 70e9, 20).warnings == 0);
 }
 
+TEST_CASE("Streaming fragments: no quality term, a warning below 3 layers per fragment") {
+  // 32 layers in 8 fragments (4 layers each): inside the data; in 16 (2 layers each): warned, same efficiency.
+  const model::Convergence eight = model::diloco_convergence({1e9, 2, 100, 1, 20, 8, 32});
+  const model::Convergence sixteen = model::diloco_convergence({1e9, 2, 100, 1, 20, 16, 32});
+  CHECK(eight.warnings == 0);
+  CHECK(sixteen.warnings == model::bit(model::Warning::diloco_fragments_beyond_data));
+  CHECK(sixteen.token_efficiency == eight.token_efficiency);
+}
+
 TEST_CASE("DiLoCo overlap: free up to 10 inner steps, eager outer-step overlap costs 0.75 % loss") {
   // Streaming DiLoCo §3.3.2 (< 0.2 % up to tau = 10) and Kale et al. 2025 Table 2 (one outer step eager: +0.75 %).
   const double base = model::diloco_convergence({1e9, 2, 100, 0, 20}).loss_increase;
