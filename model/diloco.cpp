@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "model/overlap.hpp"
+#include "model/wan_thresholds.hpp"
 
 namespace shardmeter::model {
 
@@ -13,9 +13,17 @@ OuterSync outer_sync(double parameters, const DilocoSpec& d, const WanRing& ring
   o.wan_bytes = wan_all_reduce_bytes(o.payload_bytes, ring);
   const double fragments = std::max(1, d.fragments);
   o.fragment_sync_s = wan_all_reduce_s(o.payload_bytes / fragments, ring);
-  const double per_fragment = std::max(0.0, o.fragment_sync_s - kOverlapEfficiency * d.overlap_steps * t);
-  const double link_bound = fragments * o.fragment_sync_s - kOverlapEfficiency * d.inner_steps * t;
-  o.exposed_s = d.overlap_steps > 0 ? std::max(fragments * per_fragment, link_bound) : fragments * o.fragment_sync_s;
+  if (d.overlap_steps <= 0) {
+    o.exposed_s = fragments * o.fragment_sync_s;   // blocking: every fragment's all-reduce waits
+    return o;
+  }
+  // Streaming with overlap: the bucketed FIFO timeline of docs/model.md §12.3 (each fragment released over the
+  // backward of the step that sends it, due tau steps later), over one outer period.
+  WanSchedule w = backward_released(WanMethod::streaming_diloco, o.payload_bytes, ring.islands, t);
+  w.inner_steps = d.inner_steps;
+  w.fragments = d.fragments;
+  w.overlap_steps = d.overlap_steps;
+  o.exposed_s = wan_stall_per_step_s(w, o.fragment_sync_s) * d.inner_steps;
   return o;
 }
 

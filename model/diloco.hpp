@@ -13,10 +13,10 @@ struct OuterSync {
   double exposed_s = 0;            // per outer step, after streaming and overlap
 };
 
-// Per outer step of H inner steps of `inner_step_s` each (the slowest island's):
-//   T_frag = allreduce(P * bits/8 / fragments); each fragment may hide behind tau inner steps, and all
-//   fragments together must fit in the H steps' worth of link time:
-//   exposed = max(F * max(0, T_frag - rho*tau*t), F * T_frag - rho*H*t)   (no overlap: exposed = T_sync).
+// Per outer step of H inner steps of `inner_step_s` each (the slowest island's), T_frag = allreduce(P * bits/8 /
+// fragments): without overlap (tau = 0) every fragment blocks, exposed = F * T_frag; with overlap, the stalls of
+// the bucketed FIFO timeline of model/wan_thresholds.hpp over one outer period (each fragment released over the
+// backward of the step that sends it and due tau steps later; docs/model.md §9.2, §12.3).
 OuterSync outer_sync(double parameters, const DilocoSpec& diloco, const WanRing& ring, double inner_step_s) noexcept;
 
 // Communication reduction against synchronous data parallelism: H x (gradient bits / outer bits).

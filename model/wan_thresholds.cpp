@@ -63,19 +63,20 @@ WanSchedule backward_released(WanMethod method, double payload_bytes, int island
   return s;
 }
 
-double wan_compute_utilization(const WanSchedule& s, double bytes_per_s) noexcept {
-  if (s.islands < 2 || s.payload_bytes <= 0 || s.step_s <= 0) return 1.0;
+double wan_stall_per_step_s(const WanSchedule& s, double transfer_s) noexcept {
+  if (s.islands < 2 || transfer_s <= 0 || s.step_s <= 0) return 0.0;
   const int steps = simulated_steps(s);
   const int late = deadline_steps(s);
-  const double bucket_s = bytes_per_send(s) / kWanBuckets / bytes_per_s;
+  const double bucket_s = transfer_s / kWanBuckets;
   // due[i]: the latest finish of transfers that must be done by the end of step i (a ring of late + 1 slots).
   constexpr int kMaxLate = 64;
   std::array<double, kMaxLate + 1> due{};
   const int slots = std::min(late, kMaxLate) + 1;
   due.fill(-1.0);
   double start = 0, link_free = 0, stalls = 0;
-  for (int step = 0; step < steps; ++step) {
-    if (sends(s, step)) {
+  // `late` more steps without sends settle the last transfers' deadlines (their stalls belong to these periods).
+  for (int step = 0; step < steps + std::min(late, kMaxLate); ++step) {
+    if (step < steps && sends(s, step)) {
       double finish = 0;
       for (int k = 0; k < kWanBuckets; ++k) {
         const double ready = start + s.release_begin_s + (k + 1.0) / kWanBuckets * s.release_window_s;
@@ -92,8 +93,12 @@ double wan_compute_utilization(const WanSchedule& s, double bytes_per_s) noexcep
     stalls += stall;
     start = end + stall;
   }
-  const double compute = steps * s.step_s;
-  return compute / (compute + stalls);
+  return stalls / steps;
+}
+
+double wan_compute_utilization(const WanSchedule& s, double bytes_per_s) noexcept {
+  if (s.islands < 2 || s.payload_bytes <= 0 || s.step_s <= 0) return 1.0;
+  return s.step_s / (s.step_s + wan_stall_per_step_s(s, bytes_per_send(s) / bytes_per_s));
 }
 
 double wan_bandwidth_for_utilization(const WanSchedule& s, double target) noexcept {

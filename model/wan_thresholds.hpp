@@ -33,7 +33,9 @@ struct WanSchedule {
 // A schedule released over the backward of each step: begin = step/3, window = 2 step/3 (§12.3).
 WanSchedule backward_released(WanMethod method, double payload_bytes, int islands, double step_s) noexcept;
 
-// Compute utilisation = compute / (compute + stalls) over whole sync periods, at `bytes_per_s` per island link.
+// Mean stall per step over whole sync periods when one transfer (all its buckets) occupies the link for
+// `transfer_s`; and compute utilisation = compute / (compute + stalls) at `bytes_per_s` per island link.
+double wan_stall_per_step_s(const WanSchedule& schedule, double transfer_s) noexcept;
 double wan_compute_utilization(const WanSchedule& schedule, double bytes_per_s) noexcept;
 
 // The smallest bandwidth (bytes/s per island link) at which utilisation reaches `target` (bisection in log

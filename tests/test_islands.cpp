@@ -100,6 +100,28 @@ TEST_CASE("DiLoCo sync time and utilisation follow T_outer = H t_inner + T_sync"
   CHECK(model::evaluate(s).compute_utilization > e.compute_utilization);
 }
 
+TEST_CASE("Streaming DiLoCo with overlap: the stalls of the bucketed WAN timeline") {
+  // 2 islands, 1 GB/s, no latency; 3e9 parameters in 16 bits, 2 fragments: each fragment's all-reduce moves
+  // 2 (1/2) 3e9 bytes = 3 s of link time. H = 10, tau = 1, inner step 1 s: a fragment at steps 5 and 10, released
+  // over the backward [1/3 s, 1 s], finishing 1/3 + (2/3)/128 + 3 = 3.3385 s after its step started, due at the end
+  // of the next step (2 s): a 1.3385 s stall per fragment, 2.677 s per outer step.
+  model::DilocoSpec d;
+  d.inner_steps = 10;
+  d.outer_bits = 16;
+  d.fragments = 2;
+  d.overlap_steps = 1;
+  const model::WanRing ring{2, 1e9, 0, 0};
+  const model::OuterSync o = model::outer_sync(3e9, d, ring, 1.0);
+  CHECK(o.fragment_sync_s == Approx(3.0));
+  CHECK(o.exposed_s == Approx(2 * (1.0 / 3 + 2.0 / 3 / 128 + 3 - 2)));
+  // Without overlap both fragments block: 6 s.
+  d.overlap_steps = 0;
+  CHECK(model::outer_sync(3e9, d, ring, 1.0).exposed_s == Approx(6.0));
+  // A link fast enough for each fragment to finish within its two steps: nothing exposed.
+  d.overlap_steps = 1;
+  CHECK(model::outer_sync(3e9, d, model::WanRing{2, 3e9, 0, 0}, 1.0).exposed_s == 0);
+}
+
 TEST_CASE("More WAN bandwidth is never slower") {
   for (SyncMode mode : {SyncMode::synchronous, SyncMode::diloco}) {
     for (Sharding sh : {Sharding::zero1, Sharding::hsdp, Sharding::fsdp}) {
