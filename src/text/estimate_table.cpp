@@ -137,6 +137,9 @@ std::string format_estimate_table(const LoadedScenario& loaded, const m::Estimat
                                      grouped(e.tokens_per_s_per_gpu)));
   row(out, "TFLOP/s per GPU", fmt::format("{:.1f} (model FLOPs)", e.tflops_per_gpu));
   row(out, "MFU / HFU", percent(e.mfu) + " / " + percent(e.hfu));
+  if (e.wan_bytes_per_step > 0)
+    row(out, "WAN", fmt::format("{} per step across islands; peak need {:.3g} Gbit/s per island link",
+                                gb(e.wan_bytes_per_step), m::bytes_per_s_to_gbit_per_s(e.wan_peak_bytes_per_s)));
   if (s.plan.sync == m::SyncMode::diloco)
     row(out, "Token efficiency", fmt::format("{:.3f} loss-equivalent tokens per trained token: {} effective tokens/s",
                                              e.token_efficiency, grouped(e.effective_tokens_per_s)));
