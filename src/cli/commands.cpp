@@ -20,9 +20,12 @@ constexpr std::array kCommands = {
             "Predict every published run of the calibration table; print per-row error and MAPE", run_validate},
     Command{"calibrate", "calibrate [CSV] [--data-dir DIR]",
             "Fit one set of efficiency constants per GPU family to the table's calibrate rows", run_calibrate},
+    Command{"list", "list gpus|models|links [--json] [--data-dir DIR]",
+            "Browse the catalogs: GPU types (key numbers, prices, calibration status), model presets, link types",
+            run_list},
     Command{"schema", "schema", "Print every scenario key with its type, unit, default and meaning (Markdown)",
             run_schema},
-    Command{"report", "report FRONT.h5 [--baseline OLD.h5] -o report.html [--markdown report.md]",
+    Command{"report", "report FRONT.h5 [--baseline OLD.h5 [--force]] -o report.html [--markdown report.md]",
             "Write a self-contained HTML report (plot, tables, changes since a baseline) of a search's front",
             run_report},
     Command{"export", "export FRONT.h5 [--pick cheapest|fastest|knee|N] --format FORMAT [-o FILE] [--data-dir DIR]",
@@ -34,7 +37,7 @@ constexpr std::array kCommands = {
             run_nightly},
     Command{"sweep",
             "sweep SCENARIO --axis KEY=VALUES [--axis KEY=VALUES] [--set KEY=VALUE]... [-o FILE.csv|FILE.h5] "
-            "[--replan] [--plot FILE.svg] [--knee F] [--prices FILE] [--json] [--data-dir DIR]",
+            "[--replan] [--plot FILE.svg] [--prices FILE] [--json] [--data-dir DIR]",
             "Evaluate a scenario along one or two axes (or its best plan at each point, --replan); report the "
             "island-size knee and the compute/communication transition with what drives them",
             run_sweep},

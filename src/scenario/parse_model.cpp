@@ -6,6 +6,8 @@
 #include <map>
 #include <optional>
 
+#include <yaml-cpp/yaml.h>
+
 #include "src/scenario/key_reader.hpp"
 
 namespace shardmeter::cli {
@@ -82,6 +84,15 @@ void parse_model(const YamlField& field, const Catalog& catalog, m::ModelSpec& o
                                           origin("kv_heads"));
     throw kv->second.field.error("does not divide model.heads = " + std::to_string(out.heads) + origin("heads"));
   }
+}
+
+m::ModelSpec preset_model(const Catalog& catalog, const std::string& name, const KeyTable& keys) {
+  YAML::Node node(YAML::NodeType::Map);
+  node["preset"] = name;
+  const YamlSource source{"model.preset", nullptr};
+  m::ModelSpec spec{};
+  parse_model(YamlField(source, node, "model"), catalog, spec, keys);
+  return spec;
 }
 
 }  // namespace shardmeter::cli

@@ -127,6 +127,7 @@ std::vector<SectionKeys> shipped_sections() {
     {"committed_1y_price_usd_per_gpu_hour", "", "USD per GPU-hour", D::value("0", "{} = unknown"), R::at_least(0), "1-year committed price (an island's price_model: committed_1y)", member<&E::committed_1y_price_usd_per_gpu_hour>, kCited},
     {"committed_3y_price_usd_per_gpu_hour", "", "USD per GPU-hour", D::value("0", "{} = unknown"), R::at_least(0), "3-year committed price (price_model: committed_3y)", member<&E::committed_3y_price_usd_per_gpu_hour>, kCited},
     {"family", "string", "", D::described("the entry's name"), {}, "GPU types sharing a die share calibrated efficiency constants", member<&E::family>},
+    {"calibration", "fitted, family or uncalibrated", "", D::value("uncalibrated"), {}, "Whether the efficiency constants were fitted to published runs of this type (fitted), of another type of its family (family), or extrapolated (uncalibrated); shown by estimate, search, report, export and list", member<&E::calibration>},
     {"sources", "map", "", D::described("{}"), {}, "Field -> citation of the number", nullptr, kRequiredInCatalog},
   }},
   {Section::inline_gpu, "cluster.islands[N].gpu:", "an inline map of GPU fields instead of a catalog name: the fields above, plus", {
