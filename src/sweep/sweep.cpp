@@ -79,7 +79,8 @@ std::string driving_component(const model::Estimate& before, const model::Estima
     const double g = share(p, after) - share(p, before);
     if (best == nullptr || g > growth) best = &p, growth = g;
   }
-  if (best == nullptr || growth <= 0) return "no part of the step grows";
+  // Less than half a percentage point is no driver: the step keeps its shape (e.g. a re-planned layout).
+  if (best == nullptr || growth < 0.005) return "";
   return fmt::format("{} {} -> {} of the step", best->name, percent(share(*best, before)), percent(share(*best, after)));
 }
 
@@ -251,8 +252,9 @@ std::string describe_transition(const Sweep& sweep, const TransitionSeries& t) {
     out += c.rising ? "rises past 50 % " : "falls below 50 % ";
     out += c.x ? fmt::format("at {} (between {} and {})", number_text(*c.x), lo, hi)
                : fmt::format("between {} and {}", lo, hi);
-    out += ", driven by " + driving_component(sweep.points[s.feasible[c.after]].estimate,
-                                              sweep.points[s.feasible[c.after + 1]].estimate, true);
+    const std::string driver = driving_component(sweep.points[s.feasible[c.after]].estimate,
+                                                 sweep.points[s.feasible[c.after + 1]].estimate, true);
+    out += driver.empty() ? ", no communication share grows by half a point or more" : ", driven by " + driver;
   }
   return out;
 }
@@ -274,11 +276,14 @@ std::string describe_knee(const Sweep& sweep, const KneeSeries& k) {
   }
   // What drives the knee: the part of the step whose share grows most from the first size to the one past it.
   const std::size_t past = std::min(j + 1, n - 1);
-  if (past > 0)
-    out += fmt::format("; driven by {} (from {} to {})",
-                       driving_component(sweep.points[s.feasible.front()].estimate,
-                                         sweep.points[s.feasible[past]].estimate, false),
-                       label_of(sweep, s, 0), label_of(sweep, s, past));
+  if (past > 0) {
+    const std::string driver = driving_component(sweep.points[s.feasible.front()].estimate,
+                                                 sweep.points[s.feasible[past]].estimate, false);
+    out += driver.empty() ? fmt::format("; no part of the step grows by half a point or more (from {} to {})",
+                                        label_of(sweep, s, 0), label_of(sweep, s, past))
+                          : fmt::format("; driven by {} (from {} to {})", driver, label_of(sweep, s, 0),
+                                        label_of(sweep, s, past));
+  }
   return out;
 }
 
