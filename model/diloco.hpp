@@ -1,5 +1,6 @@
 #pragma once
 // DiLoCo and Streaming DiLoCo across islands (Douillard et al. 2023, arXiv 2311.08105; 2025, arXiv 2501.18512).
+#include "model/diloco_convergence.hpp"
 #include "model/plan_spec.hpp"
 #include "model/wan.hpp"
 
@@ -12,20 +13,19 @@ struct OuterSync {
   double exposed_s = 0;            // per outer step, after streaming and overlap
 };
 
-// Per outer step of H inner steps of `inner_step_s` each (the slowest island's):
-//   T_frag = allreduce(P * bits/8 / fragments); each fragment may hide behind tau inner steps, and all
-//   fragments together must fit in the H steps' worth of link time:
-//   exposed = max(F * max(0, T_frag - rho*tau*t), F * T_frag - rho*H*t)   (no overlap: exposed = T_sync).
+// Per outer step of H inner steps of `inner_step_s` each (the slowest island's), T_frag = allreduce(P * bits/8 /
+// fragments): without overlap (tau = 0) every fragment blocks, exposed = F * T_frag; with overlap, the stalls of
+// the bucketed FIFO timeline of model/wan_thresholds.hpp over one outer period (each fragment released over the
+// backward of the step that sends it and due tau steps later; docs/model.md §9.2, §12.3).
 OuterSync outer_sync(double parameters, const DilocoSpec& diloco, const WanRing& ring, double inner_step_s) noexcept;
 
 // Communication reduction against synchronous data parallelism: H x (gradient bits / outer bits).
 double diloco_reduction(const DilocoSpec& diloco, int grad_reduce_bytes) noexcept;
 
-// Loss-equivalent tokens per trained token for M replicas of an N-parameter model.
-// Default: Charles et al. 2025 (arXiv 2503.09799) Tables 4/5 at H = 30, converted to compute-equivalent factors
-// (L_M / L_DP)^(2 / alpha_DP), alpha_DP = -0.0953 (scenarios/validation/README.md, derivation there), interpolated
-// in log N and log M, held constant beyond 10B, M = 1 taken as 1, capped at 1. Then the user's H term:
-// x (1 - loss_per_doubling)^max(0, log2(H / 30)). A fixed `token_efficiency` overrides all of it.
-double diloco_token_efficiency(const DilocoSpec& diloco, int replicas, double parameters) noexcept;
+// Loss-equivalent tokens per trained token for M replicas of an N-parameter model: the fitted convergence model
+// (model/diloco_convergence.hpp, docs/model.md §9.4), times (1 - efficiency_loss_per_h_doubling)^max(0, log2(H/30))
+// (an extra penalty a user may add, default 0). A fixed `token_efficiency` overrides all of it (and warns of nothing).
+Convergence diloco_token_efficiency(const DilocoSpec& diloco, int replicas, double parameters,
+                                    double tokens_per_parameter, int layers = 0) noexcept;
 
 }  // namespace shardmeter::model

@@ -47,7 +47,16 @@ JobStep diloco_step(const Scenario& s, const ParameterCounts& params) noexcept {
   j.wan_bytes_per_outer_step = sync.wan_bytes;
   j.wan_bytes_per_step = sync.wan_bytes / d.inner_steps;
   j.wan_reduction_vs_sync = diloco_reduction(d, s.training.grad_reduce_bytes);
-  j.token_efficiency = diloco_token_efficiency(d, islands, params.total);
+  j.outer_period_s = period;
+  // Peak: one fragment's share of the ring per island, over the window it may hide behind: tau inner steps and
+  // the backward of the step it is released in [docs/model.md §12.3].
+  const double fragment_bytes_per_island = sync.wan_bytes / std::max(1, islands) / std::max(1, d.fragments);
+  const double window_s = (d.overlap_steps + kBackwardShareOfStep) * slowest;
+  j.wan_peak_bytes_per_s = islands > 1 ? fragment_bytes_per_island / window_s : 0.0;
+  const Convergence c =
+      diloco_token_efficiency(d, islands, params.total, s.training.tokens / params.total, s.model.layers);
+  j.token_efficiency = c.token_efficiency;
+  j.warnings = c.warnings;
   return j;
 }
 

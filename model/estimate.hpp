@@ -70,6 +70,18 @@ struct IslandEstimate {
   DataParallelDegrees degrees;
 };
 
+// The parts of goodput (docs/model.md §10.2): goodput = 1 - checkpoint - rework - restart - island_out.
+struct GoodputParts {
+  bool per_island = false;           // failures take one island out (DiLoCo), not the whole job
+  double failures_per_hour = 0;      // whole job: GPUs x rate, plus spot preemptions
+  double mtbf_s = 0;                 // mean time between failures anywhere in the job
+  double checkpoint_write_s = 0;     // blocking time per checkpoint
+  double checkpoint_loss = 0;        // checkpoint_write_s / interval
+  double rework_loss = 0;            // synchronous: half an interval of work lost per failure
+  double restart_loss = 0;           // synchronous: the job's restart per failure
+  double island_out_loss = 0;        // DiLoCo: the failed island's absence and lost inner progress, by its share
+};
+
 struct Estimate {
   bool feasible = false;
   RejectReason reject_reason = RejectReason::none;
@@ -79,6 +91,8 @@ struct Estimate {
   double tokens_per_step = 0;
   double tokens_per_s = 0;               // trained tokens per second, whole job
   double effective_tokens_per_s = 0;     // loss-equivalent tokens per second (DiLoCo token efficiency)
+  double token_efficiency = 1;           // loss-equivalent tokens per trained token (1 for synchronous jobs)
+  double trained_tokens = 0;             // tokens trained for the budget: training.tokens / token_efficiency
   double tokens_per_s_per_gpu = 0;
   double tflops_per_gpu = 0;             // model FLOP/s per GPU (MFU numerator)
   double mfu = 0;
@@ -96,16 +110,21 @@ struct Estimate {
   double wan_bytes_per_step = 0;         // crossing the WAN per optimizer step
   double wan_bytes_per_outer_step = 0;   // DiLoCo: per outer synchronisation
   double wan_reduction_vs_sync = 0;      // DiLoCo: synchronous-DP WAN bytes / DiLoCo WAN bytes
+  double wan_peak_bytes_per_s = 0;       // per island link: the bandwidth that hides its largest transfer (§12.3)
   double goodput = 1;                    // fraction of wall time doing useful training (0-1)
   double checkpoint_interval_s = 0;      // Young/Daly optimum
+  GoodputParts goodput_parts;
 
   std::int64_t gpus = 0;
   double cost_usd_per_hour = 0;
-  double cost_usd_per_million_tokens = 0;
+  double cost_usd_per_million_tokens = 0;            // per million trained tokens
+  double cost_usd_per_effective_million_tokens = 0;  // per million loss-equivalent tokens (the budget's unit)
   double wall_clock_s = 0;               // for the token budget, including goodput losses
   double gpu_usd_total = 0;
   double egress_usd_total = 0;
   double total_cost_usd = 0;
+
+  std::uint32_t warnings = 0;            // model::Warning bits (model/estimate_warnings.hpp)
 
   DataParallelDegrees degrees;           // of one training job (model/layout.hpp: job_degrees)
 

@@ -92,7 +92,9 @@ Estimate evaluate(const Scenario& s) noexcept {
   e.step_time_s = job.step_time_s;
   e.tokens_per_step = static_cast<double>(s.training.global_batch) * s.model.seq_len;
   e.tokens_per_s = job.tokens_per_s;
+  e.token_efficiency = job.token_efficiency;
   e.effective_tokens_per_s = job.tokens_per_s * job.token_efficiency;
+  e.warnings = job.warnings;
   e.tokens_per_s_per_gpu = e.tokens_per_s / static_cast<double>(e.gpus);
   const double sequences_per_s = e.tokens_per_s / s.model.seq_len;
   e.model_flops_per_step = static_cast<double>(s.training.global_batch) * flops.model_per_sequence;
@@ -118,20 +120,36 @@ Estimate evaluate(const Scenario& s) noexcept {
   e.wan_bytes_per_step = job.wan_bytes_per_step;
   e.wan_bytes_per_outer_step = job.wan_bytes_per_outer_step;
   e.wan_reduction_vs_sync = job.wan_reduction_vs_sync;
-  const Goodput g = goodput(s.cluster, s.goodput);
+  e.wan_peak_bytes_per_s = job.wan_peak_bytes_per_s;
+  GoodputJob gj;
+  gj.per_island = s.plan.sync == SyncMode::diloco;
+  gj.outer_period_s = job.outer_period_s;
+  gj.checkpoint_bytes_per_gpu = e.memory.weights_bytes + e.memory.optimizer_bytes + e.memory.outer_state_bytes;
+  for (int i = 0; i < s.cluster.island_entries; ++i) {
+    const auto k = static_cast<std::size_t>(i);
+    gj.token_share[k] = e.tokens_per_s > 0 ? job.island_tokens_per_s[k] / e.tokens_per_s : 0.0;
+  }
+  const Goodput g = goodput(s.cluster, s.goodput, gj);
   e.goodput = g.fraction;
   e.checkpoint_interval_s = g.checkpoint_interval_s;
-  e.wall_clock_s = s.training.tokens / e.tokens_per_s / e.goodput;
+  e.goodput_parts = g.parts;
+  // training.tokens are loss-equivalent tokens (what a synchronous run needs); DiLoCo trains more [§10.3].
+  e.trained_tokens = s.training.tokens / e.token_efficiency;
+  e.wall_clock_s = e.trained_tokens / e.tokens_per_s / e.goodput;
   e.gpu_usd_total = e.cost_usd_per_hour * e.wall_clock_s / kSecondsPerHour;
   // Steps of step_time_s it takes to train the budget: tokens / tokens per step for synchronous jobs; for DiLoCo
   // with fast islands running extra inner steps a period trains more than H x global batch, so count periods by
   // time, not by the nominal batch.
-  const double steps = s.training.tokens / (e.tokens_per_s * e.step_time_s);
+  const double steps = e.trained_tokens / (e.tokens_per_s * e.step_time_s);
   e.egress_usd_total = steps * e.wan_bytes_per_step * wan_ring(s.cluster).egress_usd_per_byte;
   e.total_cost_usd = e.gpu_usd_total + e.egress_usd_total;
-  e.cost_usd_per_million_tokens = e.total_cost_usd / (s.training.tokens / 1e6);
-  if (s.training.tokens <= 0)
+  e.cost_usd_per_million_tokens = e.total_cost_usd / (e.trained_tokens / 1e6);
+  e.cost_usd_per_effective_million_tokens = e.total_cost_usd / (s.training.tokens / 1e6);
+  if (s.training.tokens <= 0) {
     e.cost_usd_per_million_tokens = e.cost_usd_per_hour / (e.tokens_per_s * kSecondsPerHour) * 1e6 / e.goodput;
+    e.cost_usd_per_effective_million_tokens =
+        e.cost_usd_per_hour / (e.effective_tokens_per_s * kSecondsPerHour) * 1e6 / e.goodput;
+  }
 
   e.feasible = fits;
   e.reject_reason = fits ? RejectReason::none : RejectReason::out_of_memory;

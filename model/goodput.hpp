@@ -1,7 +1,9 @@
 #pragma once
-// Failures, checkpoints and restarts: the share of wall time that trains (goodput).
+// Failures, checkpoints and restarts: the share of wall time that trains (goodput), docs/model.md §10.
+#include <array>
 #include <cstdint>
 
+#include "model/estimate.hpp"
 #include "model/scenario.hpp"
 
 namespace shardmeter::model {
@@ -10,13 +12,24 @@ namespace shardmeter::model {
 // i.e. 419 / (54 * 24 * 16384) = 1.97e-5 failures per GPU-hour.
 inline constexpr double kDefaultFailuresPerGpuHour = 419.0 / (54.0 * 24.0 * 16384.0);
 
-struct Goodput {
-  double failures_per_hour = 0;     // whole job: GPUs x rate, plus spot preemptions
-  double mtbf_s = 0;                // mean time between job interruptions
-  double checkpoint_interval_s = 0; // Young's optimum sqrt(2 * delta * MTBF) (Young 1974; Daly 2006 first order)
-  double fraction = 1;              // 1 - delta/tau - (tau/2 + restart)/MTBF, floored at 1 %
+// Asynchronous checkpoints block only for the copy of the state to host memory, at this rate per GPU
+// (PCIe Gen4/Gen5 x16 achieves 25-50 GB/s; assumed, docs/model.md §10.2).
+inline constexpr double kHostCopyBytesPerSPerGpu = 25e9;
+
+// What the goodput model needs from the job.
+struct GoodputJob {
+  bool per_island = false;                  // DiLoCo: a failure takes its island out; the others continue
+  double outer_period_s = 0;                // DiLoCo: the inner progress an island can lose is up to one period
+  double checkpoint_bytes_per_gpu = 0;      // weights + optimizer (+ outer) state of the fullest GPU
+  std::array<double, kMaxIslands> token_share{};  // each island's (of each entry) share of the job's tokens
 };
 
-Goodput goodput(const ClusterSpec& cluster, const GoodputSpec& spec) noexcept;
+struct Goodput {
+  GoodputParts parts;
+  double checkpoint_interval_s = 0; // Young's optimum sqrt(2 * delta * MTBF) (Young 1974; Daly 2006 first order)
+  double fraction = 1;              // 1 - the losses of GoodputParts, floored at 1 %
+};
+
+Goodput goodput(const ClusterSpec& cluster, const GoodputSpec& spec, const GoodputJob& job) noexcept;
 
 }  // namespace shardmeter::model

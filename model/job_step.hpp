@@ -2,6 +2,7 @@
 // One step of the whole job: how its islands combine, synchronously (model/sync_islands.hpp) or DiLoCo-style with
 // periodic outer synchronisation (model/diloco_job.hpp).
 #include <array>
+#include <cstdint>
 
 #include "model/cluster_spec.hpp"
 #include "model/island_step.hpp"
@@ -19,7 +20,10 @@ struct JobStep {
   double wan_bytes_per_step = 0;
   double wan_bytes_per_outer_step = 0;
   double wan_reduction_vs_sync = 0;
-  double token_efficiency = 1;
+  double wan_peak_bytes_per_s = 0; // per island: the largest transfer over the window it may hide behind
+  double outer_period_s = 0;       // DiLoCo: H inner steps plus the exposed sync (0 for synchronous jobs)
+  double token_efficiency = 1;     // loss-equivalent tokens per trained token (DiLoCo, docs/model.md §9.4)
+  std::uint32_t warnings = 0;      // model::Warning bits
 };
 
 }  // namespace shardmeter::model

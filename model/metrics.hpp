@@ -56,11 +56,15 @@ inline constexpr std::array kMetrics = {
   Metric{"gpus", "GPUs", metric_table::kMin, [](const Estimate& e) noexcept { return static_cast<double>(e.gpus); }},
   Metric{"cost_usd_per_hour", "USD per hour", metric_table::kMin, [](const Estimate& e) noexcept { return e.cost_usd_per_hour; }},
   Metric{"cost_usd_per_million_tokens", "USD per million tokens", metric_table::kMin, [](const Estimate& e) noexcept { return e.cost_usd_per_million_tokens; }},
+  Metric{"cost_usd_per_effective_million_tokens", "USD per million tokens", metric_table::kMin, [](const Estimate& e) noexcept { return e.cost_usd_per_effective_million_tokens; }},
+  // loss-equivalent tokens per trained token (DiLoCo, docs/model.md §9.4); 1 for synchronous plans
+  Metric{"token_efficiency", "ratio", metric_table::kMax, [](const Estimate& e) noexcept { return e.token_efficiency; }},
   Metric{"total_cost_usd", "USD", metric_table::kMin, [](const Estimate& e) noexcept { return e.total_cost_usd; }},
   Metric{"gpu_usd_total", "USD", metric_table::kMin, [](const Estimate& e) noexcept { return e.gpu_usd_total; }},
   Metric{"egress_usd_total", "USD", metric_table::kMin, [](const Estimate& e) noexcept { return e.egress_usd_total; }},
   Metric{"wall_clock_days", "days", metric_table::kMin, [](const Estimate& e) noexcept { return e.wall_clock_s / kSecondsPerDay; }},
   Metric{"wan_gb_per_step", "GB", metric_table::kMin, [](const Estimate& e) noexcept { return e.wan_bytes_per_step / kGB; }},
+  Metric{"wan_peak_gbps", "Gbit/s", metric_table::kMin, [](const Estimate& e) noexcept { return bytes_per_s_to_gbit_per_s(e.wan_peak_bytes_per_s); }},
   Metric{"goodput", metric_table::kFraction, metric_table::kMax, [](const Estimate& e) noexcept { return e.goodput; }},
   // set by the batch, not a measure of the plan's quality
   Metric{"model_flops_per_step", "FLOP", metric_table::kNone, [](const Estimate& e) noexcept { return e.model_flops_per_step; }},

@@ -12,10 +12,10 @@ struct DilocoSpec {
   int overlap_steps = 0;        // tau: inner steps the outer sync may hide behind
   DilocoFastIslands fast_islands = DilocoFastIslands::wait;
   bool offload_outer_state = false;   // keep theta^(t-1) and outer momentum in host memory
-  // Loss-equivalent tokens per trained token (model/diloco.hpp). < 0 selects the published default, interpolated
-  // from Charles et al. 2025 (H = 30); the H term below is a user setting (none is published).
+  // Loss-equivalent tokens per trained token (model/diloco.hpp). < 0 selects the fitted convergence model
+  // (model/diloco_convergence.hpp); the H term below is an extra penalty on top of it (default none).
   double token_efficiency = -1;
-  double efficiency_loss_per_h_doubling = 0;   // fractional efficiency lost per doubling of H beyond 30
+  double efficiency_loss_per_h_doubling = 0;   // extra fractional efficiency lost per doubling of H beyond 30
 };
 
 struct PlanSpec {

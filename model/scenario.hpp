@@ -19,8 +19,10 @@ struct RuntimeSpec {
 struct GoodputSpec {
   bool enabled = true;
   double failures_per_gpu_hour = 0;   // 0 = the published default (see model/goodput.hpp)
-  double checkpoint_write_s = 60;
-  double restart_s = 600;
+  double checkpoint_write_s = 60;            // blocking time per checkpoint, when no storage bandwidth is given
+  double storage_bytes_per_s_per_node = 0;   // > 0: write time = checkpoint state per node / this (§10.2)
+  bool async_checkpoint = false;             // with a storage bandwidth: only the copy to host memory blocks
+  double restart_s = 600;                    // job restart (synchronous), or an island's absence (DiLoCo)
 };
 
 struct Scenario {

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "model/consistency.hpp"
+#include "model/last_microbatch_backward.hpp"
 #include "model/tensor_bytes.hpp"
 #include "model/wan.hpp"
 
@@ -18,7 +19,15 @@ constexpr double kMaxExactCount = 9007199254740992.0;
 struct WanPlan {
   WanTraffic traffic;
   double bytes_per_step = 0;
+  double gradient_all_reduce_s = 0;   // once per step across islands, bucketed behind the last backward
+  double gradient_buckets = 1;
 };
+
+double wan_gradient_exposed_s(const Scenario& s, const WanPlan& w, const IslandStep& st) {
+  if (w.gradient_all_reduce_s <= 0) return 0.0;
+  return bucketed_exposed_s(w.gradient_all_reduce_s, w.gradient_buckets, last_microbatch_backward_s(st, s.plan),
+                            s.plan.overlap_grad_reduce);
+}
 
 WanPlan plan_wan(const Scenario& s, const ParameterCounts& params, const WanRing& ring, int replicas) {
   WanPlan w;
@@ -42,8 +51,10 @@ WanPlan plan_wan(const Scenario& s, const ParameterCounts& params, const WanRing
     w.bytes_per_step = microbatches * (wan_all_reduce_bytes(params_bytes, ring) + 0.5 * wan_all_reduce_bytes(grad_bytes, ring));
   } else {
     // DDP / ZeRO-1/2 / HSDP replicas: after reducing inside its island, each island all-reduces the whole
-    // model's gradient across islands once per step [docs/model.md §8.2].
-    w.traffic.per_step_s = wan_all_reduce_s(grad_bytes, ring);
+    // model's gradient across islands once per step [docs/model.md §8.2], bucket by bucket behind the whole
+    // backward of the last micro-batch (added by synchronous_step, not inside the island step).
+    w.gradient_all_reduce_s = wan_all_reduce_s(grad_bytes, ring);
+    w.gradient_buckets = std::max(1.0, std::ceil(grad_bytes / kGradientBucketBytes));
     w.bytes_per_step = wan_all_reduce_bytes(grad_bytes, ring);
   }
   return w;
@@ -68,7 +79,7 @@ void split_batch(const Scenario& s, const ParameterCounts& params, const WanPlan
   for (int e = 0; e < entries; ++e) {
     const auto i = static_cast<std::size_t>(e);
     const IslandStep st = island_step(s, s.cluster.islands[i], params, per_replica[i], wan.traffic);
-    a[i] = st.fixed_s;
+    a[i] = st.fixed_s + wan_gradient_exposed_s(s, wan, st);
     c[i] = std::max(st.stage_microbatch_s, 1e-12);
     w[i] = island_data_parallel(s, e) * s.cluster.islands[i].count;
     sum_w_over_c += w[i] / c[i];
@@ -117,6 +128,11 @@ void split_batch(const Scenario& s, const ParameterCounts& params, const WanPlan
 
 }  // namespace
 
+double bucketed_exposed_s(double comm_s, double buckets, double window_s, bool overlap) noexcept {
+  if (!overlap) return comm_s;
+  return std::max(comm_s / buckets, comm_s - window_s * (1.0 - 1.0 / buckets));
+}
+
 JobStep synchronous_step(const Scenario& s, const ParameterCounts& params) noexcept {
   JobStep j;
   const WanRing ring = wan_ring(s.cluster);
@@ -129,6 +145,7 @@ JobStep synchronous_step(const Scenario& s, const ParameterCounts& params) noexc
   for (int e = 0; e < entries; ++e) {
     const auto i = static_cast<std::size_t>(e);
     j.islands[i] = island_step(s, s.cluster.islands[i], params, per_replica[i], wan.traffic);
+    j.islands[i].time.wan_s += wan_gradient_exposed_s(s, wan, j.islands[i]);
     j.step_time_s = std::max(j.step_time_s, j.islands[i].time.total());
     const int replicas_here = s.plan.pp_across_islands ? replicas : island_data_parallel(s, e);
     j.sequences_per_island[i] = per_replica[i] * replicas_here;
@@ -145,6 +162,18 @@ JobStep synchronous_step(const Scenario& s, const ParameterCounts& params) noexc
   }
   j.tokens_per_s = static_cast<double>(s.training.global_batch) * s.model.seq_len / j.step_time_s;
   j.wan_bytes_per_step = wan.bytes_per_step;
+  // Peak per island link: a once-per-step gradient all-reduce must fit the last micro-batch's backward; traffic
+  // every micro-batch (FSDP across islands, a cross-island pipeline) runs at its average rate [§12.3].
+  if (ring.islands > 1) {
+    const double per_island = wan.bytes_per_step / ring.islands;
+    double window = j.step_time_s;
+    if (wan.gradient_all_reduce_s > 0) {
+      window = 0;
+      for (int e = 0; e < entries; ++e)
+        window = std::max(window, last_microbatch_backward_s(j.islands[static_cast<std::size_t>(e)], s.plan));
+    }
+    j.wan_peak_bytes_per_s = window > 0 ? per_island / window : 0.0;
+  }
   return j;
 }
 

@@ -12,6 +12,7 @@ inline constexpr double kSecondsPerHour = 3600.0;
 inline constexpr double kSecondsPerDay = 86400.0;
 
 constexpr double gbit_per_s_to_bytes_per_s(double gbit_per_s) { return gbit_per_s * 1e9 / 8.0; }
+constexpr double bytes_per_s_to_gbit_per_s(double bytes_per_s) { return bytes_per_s * 8.0 / 1e9; }
 constexpr double gbyte_per_s_to_bytes_per_s(double gbyte_per_s) { return gbyte_per_s * 1e9; }
 constexpr double tbyte_per_s_to_bytes_per_s(double tbyte_per_s) { return tbyte_per_s * 1e12; }
 constexpr double tflops_to_flops_per_s(double tflops) { return tflops * 1e12; }

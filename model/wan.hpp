@@ -4,6 +4,10 @@
 
 namespace shardmeter::model {
 
+// Share of a training step spent in the backward pass (backward FLOPs = 2x forward): the window a gradient or
+// pseudo-gradient released during the backward may hide behind (Douillard et al. 2025 simulator; §12.3).
+inline constexpr double kBackwardShareOfStep = 2.0 / 3.0;
+
 // The ring every island joins, in scenario order (entry 0's replicas, then entry 1's, ...).
 struct WanRing {
   int islands = 0;

@@ -65,17 +65,28 @@ inline bool same(const model::IslandEstimate& a, const model::IslandEstimate& b)
          same(a.degrees, b.degrees);
 }
 
+inline bool same(const model::GoodputParts& a, const model::GoodputParts& b) {
+  static_assert(member_count<model::GoodputParts>() == 8, "compare the new GoodputParts field below");
+  return a.per_island == b.per_island && same(a.failures_per_hour, b.failures_per_hour) &&
+         same(a.mtbf_s, b.mtbf_s) && same(a.checkpoint_write_s, b.checkpoint_write_s) &&
+         same(a.checkpoint_loss, b.checkpoint_loss) && same(a.rework_loss, b.rework_loss) &&
+         same(a.restart_loss, b.restart_loss) && same(a.island_out_loss, b.island_out_loss);
+}
+
 }  // namespace detail
 
 inline bool same_estimate(const model::Estimate& a, const model::Estimate& b) {
   using detail::same;
-  static_assert(detail::member_count<model::Estimate>() == 34, "compare the new Estimate field below");
+  static_assert(detail::member_count<model::Estimate>() == 40, "compare the new Estimate field below");
   bool islands = true;
   for (std::size_t i = 0; i < a.islands.size(); ++i) islands = islands && same(a.islands[i], b.islands[i]);
   return islands && same(a.feasible, b.feasible) && same(a.reject_reason, b.reject_reason) &&
          same(a.bottleneck, b.bottleneck) && same(a.step_time_s, b.step_time_s) &&
          same(a.tokens_per_step, b.tokens_per_step) && same(a.tokens_per_s, b.tokens_per_s) &&
-         same(a.effective_tokens_per_s, b.effective_tokens_per_s) &&
+         same(a.effective_tokens_per_s, b.effective_tokens_per_s) && same(a.token_efficiency, b.token_efficiency) &&
+         same(a.trained_tokens, b.trained_tokens) && same(a.warnings, b.warnings) &&
+         same(a.wan_peak_bytes_per_s, b.wan_peak_bytes_per_s) && same(a.goodput_parts, b.goodput_parts) &&
+         same(a.cost_usd_per_effective_million_tokens, b.cost_usd_per_effective_million_tokens) &&
          same(a.tokens_per_s_per_gpu, b.tokens_per_s_per_gpu) && same(a.tflops_per_gpu, b.tflops_per_gpu) &&
          same(a.mfu, b.mfu) && same(a.hfu, b.hfu) && same(a.compute_utilization, b.compute_utilization) &&
          same(a.exposed_comm_fraction, b.exposed_comm_fraction) &&

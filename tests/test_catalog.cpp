@@ -91,3 +91,36 @@ TEST_CASE("every preset reproduces its published parameter count") {
     CHECK((within || same_when_rounded));
   }
 }
+
+TEST_CASE("issue 11: catalog prices are coherent: spot <= on-demand, committed 3y <= 1y <= hyperscaler, memory "
+          "variants ordered") {
+  const Catalog& c = shardmeter::test::shipped_catalog();
+  for (const auto& [name, e] : c.gpus) {
+    INFO(name);
+    const double on_demand = e.gpu.price_usd_per_gpu_hour;
+    CHECK(on_demand > 0);
+    if (e.gpu.spot_price_usd_per_gpu_hour > 0) CHECK(e.gpu.spot_price_usd_per_gpu_hour <= on_demand);
+    if (e.committed_3y_price_usd_per_gpu_hour > 0) CHECK(e.committed_3y_price_usd_per_gpu_hour <= e.committed_1y_price_usd_per_gpu_hour);
+    if (e.committed_1y_price_usd_per_gpu_hour > 0) CHECK(e.committed_1y_price_usd_per_gpu_hour <= e.price_high_usd_per_gpu_hour);
+    if (e.price_high_usd_per_gpu_hour > 0) CHECK(on_demand <= e.price_high_usd_per_gpu_hour);
+    // Every price the catalog gives has a dated source.
+    for (const char* key : {"price_usd_per_gpu_hour", "price_high_usd_per_gpu_hour"}) CHECK(e.sources.count(key) == 1);
+    if (e.gpu.spot_price_usd_per_gpu_hour > 0) CHECK(e.sources.count("spot_price_usd_per_gpu_hour") == 1);
+    if (e.committed_1y_price_usd_per_gpu_hour > 0) CHECK(e.sources.count("committed_1y_price_usd_per_gpu_hour") == 1);
+  }
+  // A larger-memory variant of the same die is not cheaper than the smaller one (no dated source says otherwise).
+  const std::pair<const char*, const char*> variants[] = {
+      {"a100-sxm-40gb", "a100-sxm-80gb"}, {"h100-sxm", "h200-sxm"}, {"mi300x", "mi325x"}};
+  for (const auto& [small, large] : variants) {
+    INFO(small << " vs " << large);
+    const GpuEntry& a = c.gpus.at(small);
+    const GpuEntry& b = c.gpus.at(large);
+    CHECK(a.gpu.hbm_bytes < b.gpu.hbm_bytes);
+    CHECK(a.gpu.price_usd_per_gpu_hour <= b.gpu.price_usd_per_gpu_hour);
+    if (a.gpu.spot_price_usd_per_gpu_hour > 0 && b.gpu.spot_price_usd_per_gpu_hour > 0)
+      CHECK(a.gpu.spot_price_usd_per_gpu_hour <= b.gpu.spot_price_usd_per_gpu_hour);
+    if (a.committed_1y_price_usd_per_gpu_hour > 0 && b.committed_1y_price_usd_per_gpu_hour > 0)
+      CHECK(a.committed_1y_price_usd_per_gpu_hour <= b.committed_1y_price_usd_per_gpu_hour);
+    // (Hyperscaler list prices are not compared: mi325x has none, its "high" repeats its only quote.)
+  }
+}

@@ -133,8 +133,10 @@ TEST_CASE("egress counts the outer syncs that actually happen when fast islands 
   const model::Estimate e = model::evaluate(s);
   REQUIRE(s.plan.diloco.fast_islands == model::DilocoFastIslands::more_steps);
   const double period_s = e.step_time_s * s.plan.diloco.inner_steps;
-  const double syncs = s.training.tokens / e.tokens_per_s / period_s;
-  CHECK(syncs < s.training.tokens / (s.plan.diloco.inner_steps * e.tokens_per_step));
+  // The budget is loss-equivalent: DiLoCo trains tokens / token_efficiency (docs/model.md §10.3).
+  const double trained = s.training.tokens / e.token_efficiency;
+  const double syncs = trained / e.tokens_per_s / period_s;
+  CHECK(syncs < trained / (s.plan.diloco.inner_steps * e.tokens_per_step));
   // Each sync: a ring over 2 regions puts 2 x (2 - 1) x P x 2 bytes (bf16) on the WAN, at $0.02/GB.
   const double params = e.wan_bytes_per_outer_step / 4;
   CHECK(e.egress_usd_total == Approx(syncs * 4 * params * 0.02 / 1e9));
@@ -143,4 +145,34 @@ TEST_CASE("egress counts the outer syncs that actually happen when fast islands 
       cli::load_scenario(shipped("hetero-70b-two-regions"), {}, test::shipped_catalog()).scenario);
   CHECK(sync.egress_usd_total ==
         Approx(s.training.tokens / sync.tokens_per_step * sync.wan_bytes_per_step * 0.02 / 1e9));
+}
+
+TEST_CASE("issue 11: warnings, the effective-token cost and the WAN table reach the JSON and the text") {
+  // INTELLECT-1: 14 replicas are beyond the convergence model's data (M <= 8): warned in both outputs.
+  const auto json = run_shardmeter("estimate '" + shipped("diloco-intellect1") + "' --json");
+  REQUIRE(json.status == 0);
+  const nlohmann::json j = nlohmann::json::parse(json.out);
+  REQUIRE(j["warnings"].size() == 1);
+  CHECK(j["warnings"][0]["name"] == "diloco_replicas_beyond_data");
+  // Loss-equivalent budget: trained tokens = tokens / token_efficiency; the effective-token cost is total / budget.
+  CHECK(j["trained_tokens"].get<double>() == Approx(1e12 / j["token_efficiency"].get<double>()));
+  CHECK(j["cost_usd_per_effective_million_tokens"].get<double>() == Approx(j["total_cost_usd"].get<double>() / 1e6));
+  CHECK(j["goodput_parts"]["per_island"] == true);
+  const auto text = run_shardmeter("estimate '" + shipped("diloco-intellect1") + "'");
+  CHECK_THAT(text.out, Catch::Contains("Warning: DiLoCo token efficiency extrapolated beyond 8 replicas") &&
+                           Catch::Contains("per million effective tokens"));
+  // thresholds --json: the three methods, five targets each, rising with the target; and the plan's peak need.
+  const auto t = run_shardmeter("thresholds '" + shipped("diloco-multiregion") + "' --json");
+  REQUIRE(t.status == 0);
+  const nlohmann::json w = nlohmann::json::parse(t.out);
+  REQUIRE(w["wan_thresholds"]["methods"].size() == 3);
+  CHECK(w["wan_thresholds"]["methods"][0]["method"] == "sync_dp");
+  for (const auto& m : w["wan_thresholds"]["methods"]) {
+    REQUIRE(m["gbps"].size() == 5);
+    for (std::size_t k = 1; k < 5; ++k) CHECK(m["gbps"][k].get<double>() >= m["gbps"][k - 1].get<double>());
+  }
+  CHECK(w["wan_peak_gbps"].get<double>() > 0);
+  // One island: no WAN table.
+  CHECK(nlohmann::json::parse(run_shardmeter("thresholds '" + shipped("default") + "' --json").out)["wan_thresholds"]
+            .is_null());
 }

@@ -244,3 +244,24 @@ TEST_CASE("plan.recompute_layers needs recompute: full, and the error names the 
                     Catch::Contains("recompute_layers") && Catch::Contains("needs plan.recompute: full"));
   CHECK_THROWS_WITH(load("small.yaml", {"plan.recompute_layers=-1"}), Catch::Contains("recompute_layers"));
 }
+
+TEST_CASE("issue 11: an island's price_model picks the catalog price it pays") {
+  // The shipped default scenario (512 H100): on-demand $1.90, spot $1.16, committed 1y $4.13 / 3y $3.10
+  // (scenarios/gpus.yaml).
+  const std::string path = SHARDMETER_SOURCE_DIR "/scenarios/default.yaml";
+  const auto with = [&](const std::string& set) {
+    return load_scenario(path, {parse_override(set)}, shardmeter::test::shipped_catalog());
+  };
+  CHECK(island(with("cluster.islands.0.price_model=on_demand"), 0).price_usd_per_gpu_hour == Approx(1.90));
+  const LoadedScenario spot = with("cluster.islands.0.price_model=spot");
+  CHECK(island(spot, 0).spot);
+  CHECK(island(spot, 0).price_usd_per_gpu_hour == Approx(1.16));
+  CHECK(island(with("cluster.islands.0.price_model=committed_1y"), 0).price_usd_per_gpu_hour == Approx(4.13));
+  CHECK(island(with("cluster.islands.0.price_model=committed_3y"), 0).price_usd_per_gpu_hour == Approx(3.10));
+  CHECK_THROWS_WITH(with("cluster.islands.0.price_model=reserved"),
+                    Catch::Contains("price_model") && Catch::Contains("is not one of on_demand, spot, committed_1y"));
+  CHECK_THROWS_WITH(load_scenario(path, {parse_override("cluster.islands.0.price_model=committed_1y"),
+                                         parse_override("cluster.islands.0.spot=true")},
+                                  shardmeter::test::shipped_catalog()),
+                    Catch::Contains("contradicts"));
+}

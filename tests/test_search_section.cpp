@@ -243,3 +243,18 @@ TEST_CASE("without objectives the search minimises cost and maximises throughput
   CHECK(s.objectives[1].direction == shardmeter::model::Direction::maximize);
 }
 
+
+TEST_CASE("issue 11: without objectives, a search that can choose DiLoCo maximises effective tokens/s") {
+  const shardmeter::test::ScratchDir dir;
+  const auto objectives = [&](const std::string& axes) {
+    std::ofstream(dir / "s.yaml") << kBase + "search:\n  axes:\n" + axes;
+    const LoadedScenario l = load_scenario((dir / "s.yaml").string(), {}, shardmeter::test::shipped_catalog());
+    const SearchSection s = read_search_section(l.doc, shardmeter::test::shipped_catalog(), l.scenario);
+    REQUIRE(s.objectives.size() == 2);
+    CHECK(s.objectives[0].name() == "total_cost_usd");
+    return std::string(s.objectives[1].name());
+  };
+  CHECK(objectives("    plan.tp: [1, 2]\n") == "tokens_per_s");
+  CHECK(objectives("    plan.sync: [synchronous, diloco]\n    cluster.islands.0.count: [2, 4]\n") ==
+        "effective_tokens_per_s");
+}

@@ -237,3 +237,38 @@ TEST_CASE("sweep through the binary: table, JSON, output file, exit statuses") {
   }
   fs::remove_all(dir);
 }
+
+TEST_CASE("issue 11: --replan re-plans every point with the search: space; the fixed layout says so") {
+  // The default scenario over island size (the done-when of issue 11): the fixed layout has a knee driven by the
+  // pipeline bubble; re-planned, each point is the cheapest plan of its search: space that meets the deadline.
+  const LoadedScenario base =
+      load_scenario(SHARDMETER_SOURCE_DIR "/scenarios/default.yaml", {}, test::shipped_catalog());
+  const std::vector<AxisSpec> axes = {axis_from_text("cluster.islands.0.gpus=[512, 2048, 8192]")};
+  const Sweep fixed = run_sweep(base, test::shipped_catalog(), axes);
+  CHECK_FALSE(fixed.replanned);
+  CHECK_THAT(format_sweep_table(fixed), Catch::Contains("Layout fixed: every point keeps the scenario's parallelism"));
+  const Sweep replanned = run_sweep(base, test::shipped_catalog(), axes, true);
+  CHECK(replanned.replanned);
+  CHECK(replanned.replan_objective == "total_cost_usd");
+  CHECK_THAT(format_sweep_table(replanned), Catch::Contains("Re-planned: each point is the best plan"));
+  for (std::size_t i = 0; i < replanned.points.size(); ++i) {
+    const SweepPoint& p = replanned.points[i];
+    INFO(p.labels[0]);
+    REQUIRE_FALSE(p.no_plan);
+    // The swept size is kept, and the re-planned point is at least as cheap as the fixed layout's.
+    CHECK(p.scenario.cluster.islands[0].gpus == std::stoi(p.labels[0]));
+    CHECK(p.scenario.cluster.islands[0].count == base.scenario.cluster.islands[0].count);
+    if (fixed.points[i].estimate.feasible) CHECK(p.estimate.total_cost_usd <= fixed.points[i].estimate.total_cost_usd);
+  }
+}
+
+TEST_CASE("issue 11: knee and transition lines name the part of the step that drives them") {
+  const LoadedScenario base =
+      load_scenario(SHARDMETER_SOURCE_DIR "/scenarios/default.yaml", {}, test::shipped_catalog());
+  const Sweep s = run_sweep(base, test::shipped_catalog(), {axis_from_text("cluster.islands.0.gpus=64:8192:x2")});
+  REQUIRE(s.knees.size() == 1);
+  REQUIRE(s.knees[0].knee.found);
+  // At 4,096 GPUs the fixed TP 8 x PP 4 layout (128 replicas) with 512 sequences per step leaves 4 micro-batches
+  // per replica: the pipeline bubble, (p - 1) / m = 3/4 of the steady state, is what grows (41 % of the step).
+  CHECK_THAT(describe_knee(s, s.knees[0]), Catch::Contains("driven by pipeline bubble"));
+}

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/enum_names.hpp"
+#include "model/estimate_warnings.hpp"
 #include "model/metrics.hpp"
 #include "model/units.hpp"
 #include "results/columns.hpp"
@@ -95,9 +96,23 @@ std::string estimate_json(const m::Scenario& s, const m::Estimate& e, std::strin
   j["tokens_per_step"] = number(e.tokens_per_step);
   j["hardware_flops_per_step"] = number(e.hardware_flops_per_step);
   j["wall_clock_s"] = number(e.wall_clock_s);
+  j["trained_tokens"] = number(e.trained_tokens);
   j["wan_gb_per_outer_step"] = number(e.wan_bytes_per_outer_step / m::kGB);
   j["wan_reduction_vs_sync"] = number(e.wan_reduction_vs_sync);
   j["checkpoint_interval_s"] = number(e.checkpoint_interval_s);
+  const m::GoodputParts& g = e.goodput_parts;
+  j["goodput_parts"] = {{"per_island", g.per_island},
+                        {"failures_per_hour", number(g.failures_per_hour)},
+                        {"mtbf_s", number(g.mtbf_s)},
+                        {"checkpoint_write_s", number(g.checkpoint_write_s)},
+                        {"checkpoint_loss", number(g.checkpoint_loss)},
+                        {"rework_loss", number(g.rework_loss)},
+                        {"restart_loss", number(g.restart_loss)},
+                        {"island_out_loss", number(g.island_out_loss)}};
+  j["warnings"] = nlohmann::json::array();
+  for (const m::WarningText& w : m::kWarningTexts)
+    if ((e.warnings & m::bit(w.warning)) != 0)
+      j["warnings"].push_back({{"name", std::string(w.name)}, {"text", std::string(w.text)}});
   j["time"] = time_json(e.time);
   j["memory"] = memory_json(e.memory);
   j["islands"] = nlohmann::json::array();

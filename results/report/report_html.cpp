@@ -1,5 +1,6 @@
 #include "results/report/report_html.hpp"
 
+#include <cmath>
 #include <fmt/format.h>
 
 #include "results/front/front_picks.hpp"
@@ -61,10 +62,14 @@ std::string plan_table(const ReportModel& m, const std::vector<PlanRow>& rows, c
 
 std::string card(const ReportModel& m, const char* title, std::size_t row) {
   const PlanRow& r = m.rows[row];
-  return fmt::format("<div class=\"card\"><h3>{} (row {})</h3><p class=\"big\">{}</p><p>{}, {} days, MFU {}</p>"
+  // The loss-equivalent cost (docs/model.md §9.4), when the file has it.
+  const std::string effective = std::isfinite(r.usd_per_effective_million_tokens)
+                                    ? ", " + format_usd(r.usd_per_effective_million_tokens) + " per million effective tokens"
+                                    : "";
+  return fmt::format("<div class=\"card\"><h3>{} (row {})</h3><p class=\"big\">{}</p><p>{}, {} days, MFU {}{}</p>"
                      "<p class=\"plan\">{}{}</p></div>\n",
                      e(title), row_number(row), e(cost_text(m.axes, r.cost)), e(speed_text(m.axes, r.speed)),
-                     e(format_fixed(r.wall_clock_days, 1)), e(format_percent(r.mfu)), e(r.summary),
+                     e(format_fixed(r.wall_clock_days, 1)), e(format_percent(r.mfu)), e(effective), e(r.summary),
                      r.uncalibrated ? " <span class=\"uncalibrated\">uncalibrated GPU type</span>" : "");
 }
 

@@ -1,5 +1,6 @@
 #include "results/report/report_markdown.hpp"
 
+#include <cmath>
 #include <algorithm>
 
 #include "results/front/front_picks.hpp"
@@ -65,8 +66,11 @@ std::string pick_line(const ReportModel& m, const char* what, std::size_t row) {
   const PlanRow& r = m.rows[row];
   return "- **" + std::string(what) + "** (row " + std::to_string(row_number(row)) + "): " +
          c(cost_text(m.axes, r.cost)) + ", " + c(speed_text(m.axes, r.speed)) + ", " +
-         c(format_fixed(r.wall_clock_days, 1)) + " days, MFU " + c(format_percent(r.mfu)) + " -- " + c(r.summary) +
-         (r.uncalibrated ? " (uncalibrated GPU type)" : "") + "\n";
+         c(format_fixed(r.wall_clock_days, 1)) + " days, MFU " + c(format_percent(r.mfu)) +
+         (std::isfinite(r.usd_per_effective_million_tokens)
+              ? ", " + c(format_usd(r.usd_per_effective_million_tokens)) + " per million effective tokens"
+              : std::string()) +
+         " -- " + c(r.summary) + (r.uncalibrated ? " (uncalibrated GPU type)" : "") + "\n";
 }
 
 }  // namespace

@@ -37,6 +37,9 @@ PlanRow plan_row(const Row& r, std::size_t index, const PickAxes& axes, const Ru
   p.speed = number(r, axes.speed.name());
   p.tokens_per_s = number(r, "tokens_per_s");
   p.effective_tokens_per_s = number(r, "effective_tokens_per_s");
+  p.usd_per_effective_million_tokens = r.count("cost_usd_per_effective_million_tokens") > 0
+                                           ? number(r, "cost_usd_per_effective_million_tokens")
+                                           : std::nan("");
   p.wall_clock_days = number(r, "wall_clock_days");
   p.mfu = number(r, "mfu");
   p.memory_headroom_gb = number(r, "memory_headroom_gb");

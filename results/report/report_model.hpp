@@ -36,6 +36,7 @@ struct PlanRow {
   double speed = 0;           // the picks' speed axis (tokens/s unless the search optimised another speed)
   double tokens_per_s = 0;
   double effective_tokens_per_s = 0;
+  double usd_per_effective_million_tokens = 0;   // NaN for files written before the column existed
   double wall_clock_days = 0;
   double mfu = 0;
   double memory_headroom_gb = 0;

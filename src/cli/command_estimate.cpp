@@ -8,6 +8,7 @@
 
 #include "model/evaluate.hpp"
 #include "results/files/estimate_json.hpp"
+#include "src/cli/command_catalog.hpp"
 #include "src/cli/command_line.hpp"
 #include "src/cli/commands.hpp"
 #include "src/planning/search_section.hpp"
@@ -73,7 +74,7 @@ std::string run_batch(const CommandLine& line, const Catalog& catalog) {
 
 int run_estimate(const std::vector<std::string>& args, std::ostream& out) {
   CommandLine line(*find_command("estimate"));
-  line.add(SharedOption::set).add(SharedOption::data_dir).add(SharedOption::json);
+  line.add(SharedOption::set).add(SharedOption::data_dir).add(SharedOption::prices).add(SharedOption::json);
   line.text("batch", "FILE",
             "one estimate per line of FILE (- for standard input), each line [SCENARIO] [--set KEY=VALUE]..., "
             "printed as JSON lines");
@@ -87,12 +88,12 @@ int run_estimate(const std::vector<std::string>& args, std::ostream& out) {
     return 0;
   }
   if (line.has("batch")) {
-    const Catalog catalog = load_catalog(line.data_dir());
+    const Catalog catalog = load_command_catalog(line);
     out << run_batch(line, catalog);
     return 0;
   }
   const std::string path = line.single_positional("SCENARIO", "a YAML file");
-  const Catalog catalog = load_catalog(line.data_dir());
+  const Catalog catalog = load_command_catalog(line);
   const LoadedScenario loaded = load_scenario_with_search(path, line.overrides(), catalog);
   const model::Estimate estimate = model::evaluate(loaded.scenario);
 

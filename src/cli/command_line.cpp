@@ -57,6 +57,10 @@ CommandLine& CommandLine::add(SharedOption option) {
                      kThreads);
     case SharedOption::json:
       return flag("json", "print one JSON object on stdout instead of the text output");
+    case SharedOption::prices:
+      return text("prices", "prices.yaml",
+                  "re-price catalog GPUs by type: prices: {GPU: {price_usd_per_gpu_hour: X, "
+                  "spot_price_usd_per_gpu_hour: Y}}; other GPU types keep the catalog's prices");
   }
   return *this;
 }

@@ -30,6 +30,7 @@ enum class SharedOption {
   data_dir,   // --data-dir DIR: catalogs and model presets
   threads,    // --threads N: worker threads, 0 = all cores
   json,       // --json: one JSON object on stdout instead of the text output
+  prices,     // --prices FILE: GPU prices by GPU type, over the catalog's (src/scenario/price_overrides.hpp)
 };
 
 class CommandLine {

@@ -15,11 +15,11 @@
 #include <fmt/format.h>
 
 #include "results/errors.hpp"
+#include "src/cli/command_catalog.hpp"
 #include "src/cli/command_line.hpp"
 #include "src/text/clock_text.hpp"
 #include "src/cli/commands.hpp"
 #include "src/nightly/nightly.hpp"
-#include "src/scenario/price_overrides.hpp"
 #include "src/planning/search_job.hpp"
 #include "src/scenario/version.hpp"
 #ifdef SHARDMETER_WITH_MPI
@@ -73,8 +73,7 @@ int run_nightly(const std::vector<std::string>& args, std::ostream& out) {
   CommandLine line(*find_command("nightly"));
   line.text("out", "RESULTS_DIR",
             "required: results go to RESULTS_DIR/<date>/ (created); earlier dates there are the baselines");
-  line.text("prices", "prices.yaml",
-            "override catalog GPU prices: prices: {GPU: {price_usd_per_gpu_hour: X, spot_price_usd_per_gpu_hour: Y}}");
+  line.add(SharedOption::prices);
   line.text("date", "YYYY-MM-DD", "the run's date directory (default: today, UTC)");
   line.add(SharedOption::threads).add(SharedOption::data_dir);
   line.parse(args);
@@ -90,9 +89,8 @@ int run_nightly(const std::vector<std::string>& args, std::ostream& out) {
   if (!valid_date(date)) throw UsageError("shardmeter nightly: --date " + date + " is not a date (YYYY-MM-DD)");
   const int threads = line.threads();
 
-  Catalog catalog = load_catalog(line.data_dir());
+  const Catalog catalog = load_command_catalog(line);
   const std::string prices = line.text("prices");
-  if (!prices.empty()) apply_price_overrides(catalog, load_price_overrides(prices, catalog));
   const std::vector<NightlyScenario> scenarios = discover_scenarios(scenario_dir);
 
   NightlySettings settings;

@@ -24,6 +24,7 @@
 
 #include "results/errors.hpp"
 #include "results/front/objective.hpp"
+#include "src/cli/command_catalog.hpp"
 #include "src/cli/command_line.hpp"
 #include "src/cli/commands.hpp"
 #include "src/cli/path_collisions.hpp"
@@ -137,7 +138,7 @@ SearchJobOptions job_options(const CommandLine& line, const std::string& scenari
 int run_search(const std::vector<std::string>& args, std::ostream& out) {
   const SearchJobOptions defaults;
   CommandLine line(*find_command("search"));
-  line.add(SharedOption::set).add(SharedOption::data_dir);
+  line.add(SharedOption::set).add(SharedOption::data_dir).add(SharedOption::prices);
   line.output("FILE.h5", "write the front (and --all) to this HDF5 file");
   line.text("method", "M", "auto | exhaustive | anneal", std::string(search::to_string(defaults.method)));
   line.add(SharedOption::threads);
@@ -172,7 +173,7 @@ int run_search(const std::vector<std::string>& args, std::ostream& out) {
   const auto run_job = [&]() -> int {
     // From here on Ctrl-C never kills the process: a search it interrupts still writes what it found.
     const StopSignalGuard guard;
-    const Catalog catalog = load_catalog(line.data_dir());
+    const Catalog catalog = load_command_catalog(line);
     try {
       job = run_search_job(job_opts, catalog, g_interrupted);
     } catch (const Interrupted&) {

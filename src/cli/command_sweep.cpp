@@ -10,6 +10,7 @@
 
 #include "results/files/atomic_file.hpp"
 #include "results/errors.hpp"
+#include "src/cli/command_catalog.hpp"
 #include "src/cli/command_line.hpp"
 #include "src/text/clock_text.hpp"
 #include "src/cli/commands.hpp"
@@ -28,7 +29,7 @@ namespace {
 
 int run_sweep(const std::vector<std::string>& args, std::ostream& out) {
   CommandLine line(*find_command("sweep"));
-  line.add(SharedOption::set).add(SharedOption::data_dir);
+  line.add(SharedOption::set).add(SharedOption::data_dir).add(SharedOption::prices);
   line.texts("axis", "KEY=VALUES",
              "an axis: a dotted scenario key and its values, a YAML list or a range: --axis plan.tp=[1,2,4,8], "
              "--axis cluster.islands.0.gpus=64:8192:x2 (geometric), 8:64:+8 (arithmetic); once or twice (the first "
@@ -38,6 +39,8 @@ int run_sweep(const std::vector<std::string>& args, std::ostream& out) {
   line.text("plot", "FILE.svg",
             "draw throughput per GPU and cost per million tokens against the swept (last) axis, with the knee and the "
             "compute/communication transition marked, into FILE.svg (written atomically)");
+  line.flag("replan", "at every point, search the scenario's search: space (without the swept keys) and keep the "
+                     "best plan for its first objective, so the knee and transition describe the best layout");
   line.add(SharedOption::json);
   line.parse(args);
   if (line.wants_help()) {
@@ -73,9 +76,9 @@ int run_sweep(const std::vector<std::string>& args, std::ostream& out) {
   }
 
   const auto start = std::chrono::steady_clock::now();
-  const Catalog catalog = load_catalog(line.data_dir());
+  const Catalog catalog = load_command_catalog(line);
   const LoadedScenario loaded = load_scenario_with_search(path, overrides, catalog);
-  const Sweep sweep = run_sweep(loaded, catalog, axes);
+  const Sweep sweep = run_sweep(loaded, catalog, axes, line.flag("replan"));
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   if (!output.empty()) {

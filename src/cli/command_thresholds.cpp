@@ -4,6 +4,7 @@
 #include <ostream>
 
 #include "model/thresholds.hpp"
+#include "src/cli/command_catalog.hpp"
 #include "src/cli/command_line.hpp"
 #include "src/cli/commands.hpp"
 #include "src/planning/search_section.hpp"
@@ -14,7 +15,7 @@ namespace shardmeter::cli {
 
 int run_thresholds(const std::vector<std::string>& args, std::ostream& out) {
   CommandLine line(*find_command("thresholds"));
-  line.add(SharedOption::set).add(SharedOption::data_dir);
+  line.add(SharedOption::set).add(SharedOption::data_dir).add(SharedOption::prices);
   line.number("comm-share", "F", "compute-bound means exposed communication is at most F of the step",
               Range{}, model::kComputeBoundCommShare);  // compute_thresholds checks it is a fraction
   line.add(SharedOption::json);
@@ -25,7 +26,7 @@ int run_thresholds(const std::vector<std::string>& args, std::ostream& out) {
   }
   const std::string path = line.single_positional("SCENARIO", "a YAML file");
   const double share = line.number("comm-share");
-  const Catalog catalog = load_catalog(line.data_dir());
+  const Catalog catalog = load_command_catalog(line);
   const LoadedScenario loaded = load_scenario_with_search(path, line.overrides(), catalog);
   const ThresholdsReport report = compute_thresholds(loaded, share);
   if (line.json())

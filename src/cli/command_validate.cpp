@@ -11,6 +11,7 @@
 #include "src/validation/calibration.hpp"
 #include "src/cli/command_line.hpp"
 #include "src/cli/commands.hpp"
+#include "src/validation/decentralized_validation.hpp"
 #include "src/validation/validation.hpp"
 #include "src/validation/validation_report.hpp"
 
@@ -18,38 +19,50 @@ namespace shardmeter::cli {
 
 namespace {
 
+struct Table {
+  std::vector<ValidationRun> runs;
+  std::string data_dir;
+  bool default_csv = true;   // no CSV given: the decentralized anchors are scored too
+};
+
 // Both commands take the same arguments. Returns the runs, or nothing when --help was printed.
-std::optional<std::vector<ValidationRun>> load_table(const char* name, const std::vector<std::string>& args,
-                                                     std::ostream& out) {
+std::optional<Table> load_table(const char* name, const std::vector<std::string>& args, std::ostream& out) {
   CommandLine line(*find_command(name));
   line.add(SharedOption::data_dir);
   line.parse(args);
   if (line.wants_help()) {
     line.print_help(out);
     out << "\nCSV defaults to <data-dir>/validation/published_runs.csv. Rows marked `calibrate` and `holdout` are\n"
-           "scored; `reference` rows (uncertain configurations) are shown but not scored.\n";
+           "scored; `reference` rows (uncertain configurations) are shown but not scored. Without a CSV, `validate`\n"
+           "also scores <data-dir>/validation/decentralized_runs.csv as groups of its own (docs/accuracy.md).\n";
     return std::nullopt;
   }
   const std::string dir = line.data_dir();
   if (line.positional().size() > 1) throw line.usage("expected at most one CSV");
   const std::string csv =
       line.positional().empty() ? dir + "/validation/published_runs.csv" : line.positional().front();
-  return load_validation_runs(csv, load_catalog(dir));
+  return Table{load_validation_runs(csv, load_catalog(dir)), dir, line.positional().empty()};
 }
 
 }  // namespace
 
 int run_validate(const std::vector<std::string>& args, std::ostream& out) {
-  std::optional<std::vector<ValidationRun>> runs = load_table("validate", args, out);
-  if (!runs) return 0;
-  predict(*runs);
-  out << format_validation_report(*runs);
+  std::optional<Table> table = load_table("validate", args, out);
+  if (!table) return 0;
+  // The decentralized anchors first: the report closes with the step-time line "overall MAPE X% over N runs".
+  if (table->default_csv)
+    out << format_anchor_report(score_decentralized_anchors(table->data_dir + "/validation/decentralized_runs.csv",
+                                                            table->data_dir, load_catalog(table->data_dir)))
+        << "\n";
+  predict(table->runs);
+  out << format_validation_report(table->runs);
   return 0;
 }
 
 int run_calibrate(const std::vector<std::string>& args, std::ostream& out) {
-  std::optional<std::vector<ValidationRun>> runs = load_table("calibrate", args, out);
-  if (!runs) return 0;
+  std::optional<Table> table = load_table("calibrate", args, out);
+  if (!table) return 0;
+  std::vector<ValidationRun>* runs = &table->runs;
   const std::vector<GpuFit> fits = calibrate(*runs);
   out << "Fitted on `calibrate` rows only (one set per GPU family and stack); paste under `efficiency: stacks:` of\n"
          "every entry of the family in scenarios/gpus.yaml:\n\n";

@@ -8,11 +8,12 @@ namespace {
 
 // One row per command (see commands.hpp for how to add one). Listed in this order by `shardmeter --help`.
 constexpr std::array kCommands = {
-    Command{"estimate", "estimate SCENARIO [--set KEY=VALUE]... [--json] [--batch FILE] [--data-dir DIR]",
+    Command{"estimate", "estimate SCENARIO [--set KEY=VALUE]... [--prices FILE] [--json] [--batch FILE] [--data-dir DIR]",
             "Predict step time, throughput, MFU, memory, cost and the bottleneck of one scenario", run_estimate},
     Command{"search",
             "search SCENARIO [--set KEY=VALUE]... [-o FRONT.h5] [--method auto|exhaustive|anneal] [--threads N] "
-            "[--seed S] [--evaluations N] [--time-limit S] [--all] [--csv FILE] [--json FILE] [--quiet] [--data-dir DIR]",
+            "[--seed S] [--evaluations N] [--time-limit S] [--all] [--csv FILE] [--json FILE] [--quiet] [--prices FILE] "
+            "[--data-dir DIR]",
             "Search the scenario's search: space for the cost-throughput Pareto front; print it and write HDF5/CSV/JSON",
             run_search},
     Command{"validate", "validate [CSV] [--data-dir DIR]",
@@ -36,13 +37,14 @@ constexpr std::array kCommands = {
             run_nightly},
     Command{"sweep",
             "sweep SCENARIO --axis KEY=VALUES [--axis KEY=VALUES] [--set KEY=VALUE]... [-o FILE.csv|FILE.h5] "
-            "[--plot FILE.svg] [--json] [--data-dir DIR]",
-            "Evaluate a scenario along one or two axes; report the island-size knee and the compute/communication "
-            "transition",
+            "[--replan] [--plot FILE.svg] [--prices FILE] [--json] [--data-dir DIR]",
+            "Evaluate a scenario along one or two axes (or its best plan at each point, --replan); report the "
+            "island-size knee and the compute/communication transition with what drives them",
             run_sweep},
-    Command{"thresholds", "thresholds SCENARIO [--set KEY=VALUE]... [--comm-share F] [--json] [--data-dir DIR]",
-            "FSDP hardware thresholds: minimum bandwidth for a compute-bound step, largest tokens per GPU and "
-            "longest sequence that fit",
+    Command{"thresholds",
+            "thresholds SCENARIO [--set KEY=VALUE]... [--comm-share F] [--prices FILE] [--json] [--data-dir DIR]",
+            "FSDP hardware thresholds (minimum bandwidth for a compute-bound step, largest tokens per GPU and "
+            "longest sequence that fit) and, across islands, the WAN bandwidth for 50-99 % compute utilisation",
             run_thresholds},
 };
 

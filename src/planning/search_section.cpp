@@ -148,8 +148,23 @@ model::Objective parse_objective(const YamlField& item) {
   return model::Objective{metric, *sense};
 }
 
-std::vector<model::Objective> parse_objectives(const YamlField& field) {
-  if (field.is_null()) return search::default_objectives();
+// Without `objectives:`, the defaults; a search that can choose DiLoCo maximises loss-equivalent (effective)
+// throughput instead of trained tokens/s, so a larger H is not rewarded for tokens that are worth less.
+std::vector<model::Objective> default_objectives_for(const model::Scenario& scenario, const std::vector<AxisSpec>& axes) {
+  std::vector<model::Objective> objectives = search::default_objectives();
+  bool diloco = scenario.plan.sync == model::SyncMode::diloco;
+  for (const AxisSpec& axis : axes)
+    if (axis.key == "plan.sync" && std::find(axis.values.begin(), axis.values.end(), "diloco") != axis.values.end())
+      diloco = true;
+  if (diloco)
+    for (model::Objective& o : objectives)
+      if (o.name() == "tokens_per_s") o.metric = &model::metric("effective_tokens_per_s");
+  return objectives;
+}
+
+std::vector<model::Objective> parse_objectives(const YamlField& field, const model::Scenario& scenario,
+                                               const std::vector<AxisSpec>& axes) {
+  if (field.is_null()) return default_objectives_for(scenario, axes);
   if (!field.node().IsSequence())
     throw field.error("is not a list of metrics (e.g. [total_cost_usd, tokens_per_s])");
   const std::size_t n = field.node().size();
@@ -172,7 +187,7 @@ SearchSection parse_search(const YamlField& field, const Catalog& catalog, const
   const YamlMap top(field, key_names({Section::search}));
   out.axes = parse_axes(top["axes"]);
   parse_constraints(top["constraints"], catalog, scenario, out);
-  out.objectives = parse_objectives(top["objectives"]);
+  out.objectives = parse_objectives(top["objectives"], scenario, out.axes);
   return out;
 }
 

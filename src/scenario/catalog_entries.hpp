@@ -25,6 +25,8 @@ struct GpuEntry {
   double node_network_gbps = 0;        // Gbit/s per node (scale-out)
   std::string scaleout_link;           // key into links
   double price_high_usd_per_gpu_hour = 0;       // hyperscaler list price (reports only)
+  double committed_1y_price_usd_per_gpu_hour = 0;   // 1-year commitment (an island's price_model); 0 = unknown
+  double committed_3y_price_usd_per_gpu_hour = 0;   // 3-year commitment; 0 = unknown
   std::string family;                           // types sharing a die share calibrated constants (default: name)
   std::string calibration = "uncalibrated";     // fitted | family | uncalibrated (src/scenario/calibration_status.hpp)
   std::map<std::string, std::string> sources;   // field -> citation

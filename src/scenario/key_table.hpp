@@ -39,7 +39,7 @@ enum class Section {
   search_objective,    // search.objectives[N] in its map form
   link_catalog,    // scenarios/links.yaml entries
   preset_file,     // scenarios/models/<preset>.yaml top level
-  price_file,      // entries of a `shardmeter nightly --prices` file
+  price_file,      // entries of a `--prices` file (src/scenario/price_overrides.hpp)
 };
 
 // One address per struct type: what KeyAccess::object holds and the section readers check against.

@@ -96,6 +96,28 @@ m::IslandSpec parse_island(const YamlField& field, int index, const Catalog& cat
   }
 
   island.price_usd_per_gpu_hour = island.gpu.price_usd_per_gpu_hour;
+  // price_model: which of the GPU's prices the island pays (docs/model.md §11.5).
+  if (map.has("price_model")) {
+    const std::string model_name = map["price_model"].as_string();
+    const auto committed = [&](double price, const char* key) {
+      if (price <= 0)
+        throw map["price_model"].error("but no " + std::string(key) + " is known for GPU " +
+                                        std::string(island.gpu.name.view()) + " in the catalog");
+      if (island.spot) throw map["price_model"].error("contradicts " + map.child_path("spot") + ": true");
+      island.price_usd_per_gpu_hour = price;
+    };
+    if (model_name == "spot") {
+      island.spot = true;
+    } else if (model_name == "committed_1y") {
+      committed(entry.committed_1y_price_usd_per_gpu_hour, "committed_1y_price_usd_per_gpu_hour");
+    } else if (model_name == "committed_3y") {
+      committed(entry.committed_3y_price_usd_per_gpu_hour, "committed_3y_price_usd_per_gpu_hour");
+    } else if (model_name == "on_demand") {
+      if (island.spot) throw map["price_model"].error("contradicts " + map.child_path("spot") + ": true");
+    } else {
+      throw map["price_model"].error("is not one of on_demand, spot, committed_1y, committed_3y");
+    }
+  }
   if (island.spot) {
     if (island.gpu.spot_price_usd_per_gpu_hour <= 0)
       throw map["spot"].error("but no spot price is known for GPU " + std::string(island.gpu.name.view()) +

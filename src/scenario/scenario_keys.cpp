@@ -114,6 +114,7 @@ std::vector<SectionKeys> shipped_sections() {
     {"count", "", "islands", D::value("1"), R::between(1, 1e5), "Identical islands this entry describes", member<&m::IslandSpec::count>},
     {"spot", "", "", D::value("false"), {}, "Billed at spot_price_usd_per_gpu_hour, exposed to preemption", member<&m::IslandSpec::spot>},
     {"preemptions_per_gpu_hour", "", "1/GPU-hour", D::value("0"), R::between(0, 1000), "Spot preemption rate", member<&m::IslandSpec::preemptions_per_gpu_hour>},
+    {"price_model", "on_demand | spot | committed_1y | committed_3y", "", D::value("on_demand"), {}, "Which catalog price the island pays (spot: as spot: true; committed: the GPU's 1- or 3-year price)"},
   }},
   {Section::gpu_fields, "gpus.NAME:", "GPU fields: entries of scenarios/gpus.yaml, inline `gpu:` maps, and island overrides", {
     {"bf16_tflops", "", "TFLOP/s", kCatalog, kTflops, "Dense bf16/fp16 tensor-core peak per GPU", converted<&m::tflops_to_flops_per_s, &E::gpu, &G::peak_flops_per_s>, kRequiredInCatalog | kRequiredInline | kCited},
@@ -133,6 +134,8 @@ std::vector<SectionKeys> shipped_sections() {
   }},
   {Section::gpu_catalog, "gpus.NAME:", "catalog-only GPU fields (also allowed in an inline `gpu:` map)", {
     {"price_high_usd_per_gpu_hour", "", "USD per GPU-hour", D::value("0"), kPrice, "Hyperscaler list price (reports only)", member<&E::price_high_usd_per_gpu_hour>, kCited},
+    {"committed_1y_price_usd_per_gpu_hour", "", "USD per GPU-hour", D::value("0", "{} = unknown"), kPrice, "1-year committed price (an island's price_model: committed_1y)", member<&E::committed_1y_price_usd_per_gpu_hour>, kCited},
+    {"committed_3y_price_usd_per_gpu_hour", "", "USD per GPU-hour", D::value("0", "{} = unknown"), kPrice, "3-year committed price (price_model: committed_3y)", member<&E::committed_3y_price_usd_per_gpu_hour>, kCited},
     {"family", "string", "", D::described("the entry's name"), {}, "GPU types sharing a die share calibrated efficiency constants", member<&E::family>},
     {"calibration", "fitted, family or uncalibrated", "", D::value("uncalibrated"), {}, "Whether the efficiency constants were fitted to published runs of this type (fitted), of another type of its family (family), or extrapolated (uncalibrated); shown by estimate, search, report, export and list", member<&E::calibration>},
     {"sources", "map", "", D::described("{}"), {}, "Field -> citation of the number", nullptr, kRequiredInCatalog},
@@ -191,8 +194,8 @@ std::vector<SectionKeys> shipped_sections() {
     {"fast_islands", "", "", D::value("wait"), {}, "What faster islands do while slower ones finish", member<&m::DilocoSpec::fast_islands>},
     {"offload_outer_state", "", "", D::value("false"), {}, "Keep outer parameters and momentum in host memory", member<&m::DilocoSpec::offload_outer_state>},
     // -1 selects the published default (model/diloco.hpp); a file may give 0 to 2.
-    {"token_efficiency", "", "", D::value("-1", "published fit"), R::between(0, 2), "Loss-equivalent tokens per trained token; overrides the default interpolated from Charles et al. 2025 (H = 30)", member<&m::DilocoSpec::token_efficiency>},
-    {"efficiency_loss_per_h_doubling", "", "", D::value("0"), R::between(0, 1), "Token efficiency lost per doubling of H beyond 30 (none is published)", member<&m::DilocoSpec::efficiency_loss_per_h_doubling>},
+    {"token_efficiency", "", "", D::value("-1", "published fit"), R::between(0.01, 2), "Loss-equivalent tokens per trained token; overrides the fitted convergence model (docs/model.md §9.4)", member<&m::DilocoSpec::token_efficiency>},
+    {"efficiency_loss_per_h_doubling", "", "", D::value("0"), R::between(0, 0.9), "Extra token efficiency lost per doubling of H beyond 30, on top of the fitted model", member<&m::DilocoSpec::efficiency_loss_per_h_doubling>},
   }},
   {Section::runtime, "runtime:", "", {
     {"fragmentation_fraction", "", "fraction of HBM", D::value("0.07"), R::between(0, 0.5), "Allocator fragmentation reserve (0 to 0.5)", member<&m::RuntimeSpec::fragmentation_fraction>},
@@ -203,7 +206,9 @@ std::vector<SectionKeys> shipped_sections() {
     {"failures_per_gpu_hour", "", "1/GPU-hour", D::value("0", "{} (= published default)"), R::between(0, 1000), "Failure rate per GPU", member<&m::GoodputSpec::failures_per_gpu_hour>},
     {"failures_per_node_day", "number", "1/node-day", D::described("none"), R::between(0, 1e5), "Alternative to failures_per_gpu_hour; divided by 24 × the first island's gpus_per_node"},
     {"checkpoint_write_s", "", "s", D::value("60"), kDurationS, "Time to write one checkpoint", member<&m::GoodputSpec::checkpoint_write_s>},
-    {"restart_s", "", "s", D::value("600"), kDurationS, "Time to restart after a failure", member<&m::GoodputSpec::restart_s>},
+    {"storage_gbps_per_node", "", "Gbit/s", D::value("0", "none: checkpoint_write_s"), R::zero_or(kMinRate, 1e7), "Checkpoint write bandwidth per node; given, a checkpoint takes the state per node / this (Llama 3: 2 TB/s for 2,048 nodes = 7.8)", converted<&m::gbit_per_s_to_bytes_per_s, &m::GoodputSpec::storage_bytes_per_s_per_node>},
+    {"async_checkpoint", "", "", D::value("false"), {}, "With storage_gbps_per_node: only the copy to host memory blocks training (PyTorch async DCP)", member<&m::GoodputSpec::async_checkpoint>},
+    {"restart_s", "", "s", D::value("600"), kDurationS, "Time to restart after a failure (DiLoCo: the failed island's absence; the others train on)", member<&m::GoodputSpec::restart_s>},
   }},
   {Section::search, "search:", "read by `shardmeter search` (docs/search.md)", {
     {"axes", "map", "", D::described("required by `shardmeter search`"), {}, "Dotted scenario key -> the values to try (see search.axes); one axis per key, in the order written"},
@@ -236,7 +241,7 @@ std::vector<SectionKeys> shipped_sections() {
     {"published_params_b", "", "billions", D::required("required", "is required in a model preset"), R::between(1e-6, 1e6), "Published parameter count (checked by the tests)", member<&PresetInfo::published_params_b>},
     {"model", "map", "", D::required("required", "is required in a model preset"), {}, "Model keys (as in model:, without preset)"},
   }},
-  {Section::price_file, "prices.NAME:", "entries of a `shardmeter nightly --prices` file; each gives one or both", {
+  {Section::price_file, "prices.NAME:", "entries of a `--prices` file (estimate, search, sweep, thresholds, nightly), keyed by GPU type; each gives one or both", {
     {"price_usd_per_gpu_hour", "number", "USD per GPU-hour", D::described("the catalog's"), kPositivePrice, "On-demand price of catalog GPU NAME"},
     {"spot_price_usd_per_gpu_hour", "number", "USD per GPU-hour", D::described("the catalog's"), kPositivePrice, "Its spot price"},
   }},

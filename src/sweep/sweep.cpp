@@ -1,6 +1,7 @@
 #include "src/sweep/sweep.hpp"
 #include "src/scenario/scenario_error.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -10,7 +11,11 @@
 #include <fmt/format.h>
 
 #include "model/evaluate.hpp"
+#include "search/search.hpp"
 #include "search/space.hpp"
+#include "src/planning/search_section.hpp"
+#include "src/planning/search_space.hpp"
+#include "src/scenario/scenario_document.hpp"
 #include "src/text/text_format.hpp"
 
 namespace shardmeter::cli {
@@ -35,7 +40,7 @@ std::vector<SweepSeries> series_along(const Sweep& sweep, int axis) {
     const SweepPoint& p = sweep.points[i];
     const std::size_t g = other < 0 ? 0 : p.values[static_cast<std::size_t>(other)];
     out[g].points.push_back(i);
-    if (p.estimate.feasible) out[g].feasible.push_back(i);
+    if (p.estimate.feasible && !p.no_plan) out[g].feasible.push_back(i);
   }
   return out;
 }
@@ -43,6 +48,84 @@ std::vector<SweepSeries> series_along(const Sweep& sweep, int axis) {
 std::string label_of(const Sweep& sweep, const SweepSeries& s, std::size_t feasible_index) {
   const SweepPoint& p = sweep.points[s.feasible[feasible_index]];
   return p.labels[static_cast<std::size_t>(s.axis)];
+}
+
+// The part of the step whose share grows most from `before` to `after`: what drives a knee or a transition.
+// comm_only: communication parts only (a transition is about exposed communication). Inside-island traffic (TP,
+// PP, DP) and WAN traffic are separate parts, so a transition says which of the two crosses.
+std::string driving_component(const model::Estimate& before, const model::Estimate& after, bool comm_only) {
+  struct Part {
+    const char* name;
+    double (*get)(const model::TimeBreakdown&);
+    bool comm;
+  };
+  static constexpr Part kParts[] = {
+      {"compute", [](const model::TimeBreakdown& t) { return t.compute_s + t.recompute_s; }, false},
+      {"memory-bound kernels", [](const model::TimeBreakdown& t) { return t.memory_bound_s + t.optimizer_s; }, false},
+      {"TP communication (inside islands)", [](const model::TimeBreakdown& t) { return t.tp_comm_s; }, true},
+      {"PP communication (inside islands)", [](const model::TimeBreakdown& t) { return t.pp_comm_s; }, true},
+      {"pipeline bubble", [](const model::TimeBreakdown& t) { return t.bubble_s; }, false},
+      {"DP communication (inside islands)", [](const model::TimeBreakdown& t) { return t.dp_comm_s; }, true},
+      {"WAN (across islands)", [](const model::TimeBreakdown& t) { return t.wan_s; }, true},
+      {"straggler wait", [](const model::TimeBreakdown& t) { return t.straggler_s; }, false},
+  };
+  const auto share = [](const Part& p, const model::Estimate& e) {
+    return e.step_time_s > 0 ? p.get(e.time) / e.step_time_s : 0.0;
+  };
+  const Part* best = nullptr;
+  double growth = 0;
+  for (const Part& p : kParts) {
+    if (comm_only && !p.comm) continue;
+    const double g = share(p, after) - share(p, before);
+    if (best == nullptr || g > growth) best = &p, growth = g;
+  }
+  // Less than half a percentage point is no driver: the step keeps its shape (e.g. a re-planned layout).
+  if (best == nullptr || growth < 0.005) return "";
+  return fmt::format("{} {} -> {} of the step", best->name, percent(share(*best, before)), percent(share(*best, after)));
+}
+
+// The best plan of the scenario's search space at one sweep point (the swept keys set to `at`), for the
+// search's first objective (ties: the second); found = false when no plan of the space is feasible.
+struct BestPlan {
+  bool found = false;
+  model::Scenario scenario;
+  model::Estimate estimate;
+};
+
+BestPlan best_plan_at(const LoadedScenario& base, const Catalog& catalog, const std::vector<AxisSpec>& swept,
+                        const std::vector<Override>& at) {
+  LoadedScenario point;
+  point.name = base.name;
+  point.doc = scenario_document_from_text(base.doc.path, effective_text(base.doc));
+  for (const Override& o : at) apply_override(point.doc, o);
+  point.scenario = parse_scenario(point.doc, catalog);
+  SearchSection section = read_search_section(point.doc, catalog, point.scenario);
+  // The swept keys stay as swept; sweeping an island size also holds the other island-size keys (count, nodes,
+  // gpus), so each point is the job of that size with its best layout, not a differently sized job.
+  const bool sizes = std::any_of(swept.begin(), swept.end(), [](const AxisSpec& s) { return is_island_size_key(s.key); });
+  std::erase_if(section.axes, [&](const AxisSpec& a) {
+    return (sizes && is_island_size_key(a.key)) ||
+           std::any_of(swept.begin(), swept.end(), [&](const AxisSpec& s) { return s.key == a.key; });
+  });
+  BestPlan best;
+  if (section.axes.empty()) return best;
+  const search::Space space = build_search_space(point, section, catalog);
+  const search::Goal goal = make_goal(section);
+  search::SearchOptions options;
+  options.seed = 1;
+  const search::SearchResult result = search::search(space, goal, options);
+  const auto better = [&](const search::FrontPoint& a, const search::FrontPoint& b) {
+    for (std::size_t k = 0; k < result.objectives.size(); ++k) {
+      const bool min = result.objectives[k].direction == model::Direction::minimize;
+      if (a.objectives[k] != b.objectives[k]) return min ? a.objectives[k] < b.objectives[k] : a.objectives[k] > b.objectives[k];
+    }
+    return false;
+  };
+  const search::FrontPoint* top = nullptr;
+  for (const search::FrontPoint& f : result.front)
+    if (top == nullptr || better(f, *top)) top = &f;
+  if (top != nullptr) best = BestPlan{true, top->scenario, top->estimate};
+  return best;
 }
 
 std::string number_text(double v) {
@@ -57,13 +140,21 @@ bool is_island_size_key(const std::string& key) {
   return std::regex_match(key, pattern);
 }
 
-Sweep run_sweep(const LoadedScenario& base, const Catalog& catalog, const std::vector<AxisSpec>& axes) {
+Sweep run_sweep(const LoadedScenario& base, const Catalog& catalog, const std::vector<AxisSpec>& axes,
+                bool replan) {
   if (axes.empty()) throw InputError("shardmeter sweep: give one or two --axis KEY=VALUES (see shardmeter sweep --help)");
   if (axes.size() > static_cast<std::size_t>(kMaxSweepAxes))
     throw InputError(fmt::format("shardmeter sweep: {} axes given; a sweep has one or two", axes.size()));
 
   Sweep sweep;
   sweep.scenario_name = base.name;
+  if (replan) {
+    const SearchSection section = read_search_section(base.doc, catalog, base.scenario);
+    if (section.axes.empty())
+      throw InputError("shardmeter sweep: --replan needs a `search:` section with axes in " + base.doc.path);
+    sweep.replanned = true;
+    sweep.replan_objective = std::string(section.objectives.front().name());
+  }
   sweep.axes = axes;
   std::vector<search::Axis> built;
   for (const AxisSpec& spec : axes) {
@@ -93,6 +184,18 @@ Sweep run_sweep(const LoadedScenario& base, const Catalog& catalog, const std::v
       p.index = space->index_of(p.values);
       p.scenario = space->scenario(p.index);
       p.estimate = model::evaluate(p.scenario);
+      if (replan) {
+        std::vector<Override> at;
+        for (std::size_t k = 0; k < axes.size(); ++k)
+          at.push_back(parse_override(axes[k].key + "=" + axes[k].values[p.values[k]]));
+        const BestPlan best = best_plan_at(base, catalog, axes, at);
+        if (best.found) {
+          p.scenario = best.scenario;
+          p.estimate = best.estimate;
+        } else {
+          p.no_plan = true;
+        }
+      }
       for (std::size_t k = 0; k < axes.size(); ++k) p.labels.push_back(axes[k].values[p.values[k]]);
       p.series = axes.size() == 2 ? static_cast<int>(a) : 0;
       sweep.points.push_back(std::move(p));
@@ -149,6 +252,9 @@ std::string describe_transition(const Sweep& sweep, const TransitionSeries& t) {
     out += c.rising ? "rises past 50 % " : "falls below 50 % ";
     out += c.x ? fmt::format("at {} (between {} and {})", number_text(*c.x), lo, hi)
                : fmt::format("between {} and {}", lo, hi);
+    const std::string driver = driving_component(sweep.points[s.feasible[c.after]].estimate,
+                                                 sweep.points[s.feasible[c.after + 1]].estimate, true);
+    out += driver.empty() ? ", no communication share grows by half a point or more" : ", driven by " + driver;
   }
   return out;
 }
@@ -167,6 +273,16 @@ std::string describe_knee(const Sweep& sweep, const KneeSeries& k) {
                        signed_percent(next.effective_tokens_per_s / at.effective_tokens_per_s - 1));
   } else if (n > 1) {
     out += " (the largest size: every step still added at least as much speed as cost)";
+  }
+  // What drives the knee: the part of the step whose share grows most from the first size to the one past it.
+  const std::size_t past = std::min(j + 1, n - 1);
+  if (past > 0) {
+    const std::string driver = driving_component(sweep.points[s.feasible.front()].estimate,
+                                                 sweep.points[s.feasible[past]].estimate, false);
+    out += driver.empty() ? fmt::format("; no part of the step grows by half a point or more (from {} to {})",
+                                        label_of(sweep, s, 0), label_of(sweep, s, past))
+                          : fmt::format("; driven by {} (from {} to {})", driver, label_of(sweep, s, 0),
+                                        label_of(sweep, s, past));
   }
   return out;
 }

@@ -27,6 +27,8 @@ struct SweepPoint {
   int series = 0;                          // which transition series (row of the first axis) the point belongs to
   bool knee = false;                       // the knee of its knee series
   std::string comm_transition;             // its transition series' crossing, as printed ("1,536", "never", ...)
+  bool no_plan = false;                    // --replan: no plan of the search space is feasible and meets the
+                                           // constraints here (the point is left out of the analyses)
 };
 
 // One line of points along `axis` with every other axis held at one value.
@@ -54,6 +56,8 @@ struct Sweep {
   int knee_axis = -1;                      // the island-size axis, or -1 (no knee analysis)
   std::vector<KneeSeries> knees;
   std::vector<TransitionSeries> transitions;  // along the last axis, one per value of the first (2 axes)
+  bool replanned = false;                  // --replan: each point is the best plan of the scenario's search: space
+  std::string replan_objective;            // the objective the best plan was chosen by (the search's first)
 };
 
 // True for cluster.islands.N.gpus, cluster.islands.N.nodes and cluster.islands.N.count.
@@ -62,7 +66,11 @@ bool is_island_size_key(const std::string& key);
 // Evaluates `base` at every point. Throws ScenarioError naming the axis, its key and the value for a value that
 // does not parse, and InputError for no axes, more than two, or two axes that change the same scenario fields.
 // An inconsistent or out-of-memory point is a result (its estimate says why), not an error.
-Sweep run_sweep(const LoadedScenario& base, const Catalog& catalog, const std::vector<AxisSpec>& axes);
+// replan: at every point, search the scenario's `search:` space (its axes on the swept keys left out) with the
+// search engine and keep the best plan for the first objective, so the analyses describe the best achievable
+// layout; InputError when the scenario has no `search:` axes. Without it every point keeps the base layout.
+Sweep run_sweep(const LoadedScenario& base, const Catalog& catalog, const std::vector<AxisSpec>& axes,
+                bool replan = false);
 
 // Labels for the report: "1,536" / "between 512 and 1024" / "never (below 50 % everywhere)".
 std::string describe_transition(const Sweep& sweep, const TransitionSeries& t);

@@ -42,6 +42,9 @@ const ExtraColumn kExtra[] = {
     {"sweep_series", "series", [](const SweepPoint& p) { return results::CellValue{std::int64_t{p.series}}; }},
     {"knee", "true/false", [](const SweepPoint& p) { return results::CellValue{p.knee}; }},
     {"comm_transition", "label", [](const SweepPoint& p) { return results::CellValue{p.comm_transition}; }},
+    // --replan: true where no plan of the search space meets the constraints (the row then holds the fixed
+    // layout's estimate, and the analyses leave it out).
+    {"no_plan", "true/false", [](const SweepPoint& p) { return results::CellValue{p.no_plan}; }},
 };
 
 }  // namespace
@@ -95,6 +98,7 @@ void write_sweep(const Sweep& sweep, const std::string& path, const SweepProvena
   root.text.emplace_back("sweep_knee_axis",
                          sweep.knee_axis >= 0 ? sweep.axes[static_cast<std::size_t>(sweep.knee_axis)].key : "");
   root.text.emplace_back("sweep_transition_axis", sweep.axes.back().key);
+  root.text.emplace_back("sweep_layout", sweep.replanned ? "replanned for " + sweep.replan_objective : "fixed");
   std::vector<std::string> knees, transitions;
   for (const KneeSeries& k : sweep.knees) knees.push_back((k.series.fixed.empty() ? "" : "[" + k.series.fixed + "] ") + describe_knee(sweep, k));
   for (const TransitionSeries& t : sweep.transitions)

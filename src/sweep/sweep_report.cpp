@@ -43,13 +43,18 @@ std::string result_text(const m::Estimate& e) {
 
 std::string format_sweep_table(const Sweep& sweep) {
   std::size_t feasible = 0;
-  for (const SweepPoint& p : sweep.points) feasible += p.estimate.feasible ? 1 : 0;
+  for (const SweepPoint& p : sweep.points) feasible += p.estimate.feasible && !p.no_plan ? 1 : 0;
   std::string out = fmt::format("shardmeter sweep: {}\n  {} point{} over ", sweep.scenario_name, sweep.points.size(),
                                 sweep.points.size() == 1 ? "" : "s");
   for (std::size_t k = 0; k < sweep.axes.size(); ++k)
     out += fmt::format("{}{} ({} value{})", k > 0 ? " x " : "", sweep.axes[k].key, sweep.axes[k].values.size(),
                        sweep.axes[k].values.size() == 1 ? "" : "s");
-  out += fmt::format("; {} feasible\n\n", feasible);
+  out += fmt::format("; {} feasible\n", feasible);
+  out += sweep.replanned
+             ? fmt::format("Re-planned: each point is the best plan of the scenario's search: space for {} "
+                           "(--replan)\n\n", sweep.replan_objective)
+             : std::string("Layout fixed: every point keeps the scenario's parallelism, batch and plan (use --replan "
+                           "to re-plan each point with its search: space)\n\n");
 
   std::vector<TextColumn> cols;
   for (const AxisSpec& a : sweep.axes) cols.push_back(TextColumn{a.key, Align::left, {}});
@@ -75,10 +80,10 @@ std::string format_sweep_table(const Sweep& sweep) {
     const m::Estimate& e = p.estimate;
     std::size_t c = 0;
     for (const std::string& label : p.labels) cols[c++].cells.push_back(label);
-    const bool ran = e.reject_reason == m::RejectReason::none;
+    const bool ran = e.reject_reason == m::RejectReason::none && !p.no_plan;
     const bool evaluated = ran || e.reject_reason == m::RejectReason::out_of_memory;
     const auto metric = [&](const std::string& text) { return ran ? text : std::string("-"); };
-    cols[c++].cells.push_back(result_text(e));
+    cols[c++].cells.push_back(p.no_plan ? "no plan" : result_text(e));
     cols[c++].cells.push_back(metric(seconds(e.step_time_s)));
     cols[c++].cells.push_back(metric(grouped(e.tokens_per_s)));
     cols[c++].cells.push_back(metric(grouped(e.tokens_per_s_per_gpu)));
@@ -122,6 +127,9 @@ std::string sweep_json(const Sweep& sweep) {
   j["scenario"] = sweep.scenario_name;
   j["axes"] = nlohmann::ordered_json::array();
   for (const AxisSpec& a : sweep.axes) j["axes"].push_back({{"key", a.key}, {"values", a.values}});
+  j["replanned"] = sweep.replanned;
+  j["layout"] = sweep.replanned ? "best plan of the search: space per point, for " + sweep.replan_objective
+                                : std::string("fixed");
   j["knee_axis"] = sweep.knee_axis >= 0 ? nlohmann::ordered_json(sweep.axes[static_cast<std::size_t>(sweep.knee_axis)].key)
                                         : nlohmann::ordered_json(nullptr);
   j["points"] = nlohmann::ordered_json::array();
@@ -133,6 +141,7 @@ std::string sweep_json(const Sweep& sweep) {
     o["bottleneck"] = std::string(model::enum_name(p.estimate.bottleneck));
     for (const model::Metric& c : model::metrics()) o[std::string(c.name)] = number(c.get(p.estimate));
     o["knee"] = p.knee;
+    o["no_plan"] = p.no_plan;
     o["comm_transition"] = p.comm_transition;
     j["points"].push_back(std::move(o));
   }

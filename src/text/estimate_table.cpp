@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "model/consistency.hpp"
+#include "model/estimate_warnings.hpp"
 #include "model/parameters.hpp"
 #include "model/units.hpp"
 #include "results/columns.hpp"
@@ -23,8 +24,8 @@ namespace {
 std::string gb(double bytes) { return std::isfinite(bytes) ? fmt::format("{:.1f} GB", bytes / m::kGB) : "n/a"; }
 
 std::string tokens(double n) {
-  if (n >= 1e12) return fmt::format("{:g} T", n / 1e12);
-  if (n >= 1e9) return fmt::format("{:g} B", n / 1e9);
+  if (n >= 1e12) return fmt::format("{:.4g} T", n / 1e12);
+  if (n >= 1e9) return fmt::format("{:.4g} B", n / 1e9);
   return grouped(n);
 }
 
@@ -162,20 +163,28 @@ std::string format_estimate_table(const LoadedScenario& loaded, const Catalog& c
                     grouped(e.effective_tokens_per_s), percent(e.effective_tokens_per_s / e.tokens_per_s)));
   row(out, "TFLOP/s per GPU", fmt::format("{:.1f} (model FLOPs)", e.tflops_per_gpu));
   row(out, "MFU / HFU", percent(e.mfu) + " / " + percent(e.hfu));
+  if (e.wan_bytes_per_step > 0)
+    row(out, "WAN", fmt::format("{} per step across islands; peak need {:.3g} Gbit/s per island link",
+                                gb(e.wan_bytes_per_step), m::bytes_per_s_to_gbit_per_s(e.wan_peak_bytes_per_s)));
   out += "\n";
   describe_memory(out, s, e);
   out += "\n";
-  row(out, "Cost", fmt::format("{} per hour, {} per million tokens", usd(e.cost_usd_per_hour),
-                               usd(e.cost_usd_per_million_tokens)));
-  if (s.plan.sync == m::SyncMode::diloco && e.effective_tokens_per_s > 0)
-    row(out, "", fmt::format("{} per million loss-equivalent tokens",
-                             usd(e.cost_usd_per_hour / (e.effective_tokens_per_s * m::kSecondsPerHour / 1e6))));
-  if (s.training.tokens > 0)
+  row(out, "Cost", fmt::format("{} per hour, {} per million tokens, {} per million effective tokens",
+                               usd(e.cost_usd_per_hour), usd(e.cost_usd_per_million_tokens),
+                               usd(e.cost_usd_per_effective_million_tokens)));
+  if (s.training.tokens > 0 && e.token_efficiency != 1)
+    row(out, "Token budget", fmt::format("{} loss-equivalent tokens = {} trained: {:.1f} days wall-clock, {} total",
+                                         tokens(s.training.tokens), tokens(e.trained_tokens),
+                                         e.wall_clock_s / m::kSecondsPerDay, usd(e.total_cost_usd)));
+  else if (s.training.tokens > 0)
     row(out, "Token budget", fmt::format("{} tokens: {:.1f} days wall-clock, {} total", tokens(s.training.tokens),
                                          e.wall_clock_s / m::kSecondsPerDay, usd(e.total_cost_usd)));
   else
     row(out, "Token budget", "not given (training.tokens): no wall-clock or total cost");
   describe_islands(out, s, e);
+  for (const m::WarningText& w : m::kWarningTexts)
+    if ((e.warnings & m::bit(w.warning)) != 0) out += fmt::format("\nWarning: {}", w.text);
+  if (e.warnings != 0) out += "\n";
   return out;
 }
 

@@ -34,11 +34,12 @@ std::string gpu_types(const m::Scenario& s, std::span<const std::string> uncalib
   return text;
 }
 
-// "2 x 256", or "1 x 512 + 2 x 128" for several island entries.
+// "2 x 256", or "1 x 512 + 2 x 128" for several island entries; " spot" after an island bought on spot.
 std::string islands(const m::Scenario& s) {
   std::string text;
   for (int i = 0; i < s.cluster.island_entries; ++i)
-    text += fmt::format("{}{} x {}", i > 0 ? " + " : "", island(s, i).count, island(s, i).gpus);
+    text += fmt::format("{}{} x {}{}", i > 0 ? " + " : "", island(s, i).count, island(s, i).gpus,
+                        island(s, i).spot ? " spot" : "");
   return text;
 }
 
@@ -52,10 +53,14 @@ std::string sharding(const m::PlanSpec& p) {
   return p.sharding == m::Sharding::hsdp && p.shard_group > 0 ? fmt::format("{}:{}", name, p.shard_group) : name;
 }
 
+// "diloco H100 8b", with "P8 t1" for Streaming DiLoCo's fragments and overlap.
 std::string sync(const m::PlanSpec& p) {
   if (p.sync != m::SyncMode::diloco) return "sync";
-  return p.diloco.outer_bits < 32 ? fmt::format("diloco H{} {}b", p.diloco.inner_steps, p.diloco.outer_bits)
-                                  : fmt::format("diloco H{}", p.diloco.inner_steps);
+  std::string text = fmt::format("diloco H{}", p.diloco.inner_steps);
+  if (p.diloco.outer_bits < 32) text += fmt::format(" {}b", p.diloco.outer_bits);
+  if (p.diloco.fragments > 1) text += fmt::format(" P{}", p.diloco.fragments);
+  if (p.diloco.overlap_steps > 0) text += fmt::format(" t{}", p.diloco.overlap_steps);
+  return text;
 }
 
 std::string metric_text(double v) {
@@ -86,6 +91,16 @@ std::string format_front_table(std::span<const results::PlanPoint> front, const 
                                   {"tokens/s", R, {}},  {"wall-clock", R, {}}, {"MFU", R, {}},
                                   {"bottleneck", L, {}}};
   std::vector<const m::Metric*> extra;
+  // A front with DiLoCo plans also shows what a loss-equivalent token costs (docs/model.md §9.4).
+  const bool diloco = std::any_of(front.begin(), front.end(), [](const results::PlanPoint& p) {
+    return p.scenario.plan.sync == m::SyncMode::diloco;
+  });
+  if (diloco)
+    for (const std::string_view name : {"effective_tokens_per_s", "cost_usd_per_effective_million_tokens"})
+      if (std::none_of(objectives.begin(), objectives.end(), [&](const model::Objective& o) { return o.name() == name; })) {
+        extra.push_back(m::find_metric(name));
+        cols.push_back({std::string(name), R, {}});
+      }
   for (const model::Objective& o : objectives)
     if (!shown(o.name())) {
       extra.push_back(o.metric);

@@ -2,12 +2,16 @@
 #include "model/enum_names.hpp"
 #include "src/scenario/scenario_error.hpp"
 
+#include <array>
 #include <cmath>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "model/evaluate.hpp"
+#include "model/units.hpp"
+#include "model/wan.hpp"
 #include "results/columns.hpp"
 #include "results/markup.hpp"
 #include "src/text/text_format.hpp"
@@ -45,6 +49,68 @@ std::string remaining_comm(const m::Estimate& e) {
   return out.empty() ? "none" : out;
 }
 
+constexpr std::array<std::string_view, 3> kMethodNames = {"sync_dp", "diloco", "streaming_diloco"};
+
+std::string method_label(const m::WanSchedule& w) {
+  switch (w.method) {
+    case m::WanMethod::data_parallel: return "synchronous DP";
+    case m::WanMethod::diloco: return fmt::format("DiLoCo H={}", w.inner_steps);
+    case m::WanMethod::streaming_diloco:
+      return fmt::format("Streaming H={} P={} tau={}", w.inner_steps, w.fragments, w.overlap_steps);
+  }
+  return "";
+}
+
+std::string gbps_cell(double bytes_per_s) {
+  const double v = m::bytes_per_s_to_gbit_per_s(bytes_per_s);
+  return v >= 100 ? fmt::format("{:.0f}", v) : fmt::format("{:.3g}", v);
+}
+
+void format_wan_table(std::string& out, const ThresholdsReport& r) {
+  out += "\nWAN bandwidth per island link (Gbit/s) for a compute utilisation\n"
+         "  (the bucketed timeline of the DiLoCo bandwidth tables, docs/model.md §12.3)\n";
+  if (!r.wan.applicable) {
+    out += "  one island: no WAN\n";
+    return;
+  }
+  out += fmt::format("  {} islands, inner step {} of compute; now {:.4g} Gbit/s per link; this plan's peak need "
+                     "{:.4g} Gbit/s\n", m::wan_ring(r.scenario.cluster).islands, seconds(r.wan.rows[0].schedule.step_s),
+                     m::bytes_per_s_to_gbit_per_s(m::wan_ring(r.scenario.cluster).bytes_per_s),
+                     m::bytes_per_s_to_gbit_per_s(r.estimate.wan_peak_bytes_per_s));
+  out += fmt::format("  {:<32}{:>9}{:>9}{:>9}{:>9}{:>9}{:>11}\n", "method", "50 %", "80 %", "90 %", "95 %", "99 %", "peak");
+  for (const m::WanThresholdRow& row : r.wan.rows) {
+    out += fmt::format("  {:<32}", method_label(row.schedule));
+    for (const double b : row.bytes_per_s) out += fmt::format("{:>9}", gbps_cell(b));
+    out += fmt::format("{:>11}\n", gbps_cell(row.peak_bytes_per_s));
+  }
+}
+
+nlohmann::ordered_json wan_json(const ThresholdsReport& r) {
+  if (!r.wan.applicable) return nullptr;
+  nlohmann::ordered_json j;
+  j["islands"] = m::wan_ring(r.scenario.cluster).islands;
+  j["step_s"] = number(r.wan.rows[0].schedule.step_s);
+  j["utilization"] = m::kUtilizationTargets;
+  j["methods"] = nlohmann::ordered_json::array();
+  for (std::size_t i = 0; i < r.wan.rows.size(); ++i) {
+    const m::WanThresholdRow& row = r.wan.rows[i];
+    nlohmann::ordered_json gbps = nlohmann::ordered_json::array(), grid = nlohmann::ordered_json::array();
+    for (const double b : row.bytes_per_s) {
+      gbps.push_back(number(m::bytes_per_s_to_gbit_per_s(b)));
+      grid.push_back(number(m::snap_up_to_grid_gbps(m::bytes_per_s_to_gbit_per_s(b))));
+    }
+    j["methods"].push_back({{"method", kMethodNames[i]},
+                            {"inner_steps", row.schedule.inner_steps},
+                            {"fragments", row.schedule.fragments},
+                            {"overlap_steps", row.schedule.overlap_steps},
+                            {"payload_gb", number(row.schedule.payload_bytes / 1e9)},
+                            {"gbps", gbps},
+                            {"published_grid_gbps", grid},
+                            {"peak_gbps", number(m::bytes_per_s_to_gbit_per_s(row.peak_bytes_per_s))}});
+  }
+  return j;
+}
+
 }  // namespace
 
 ThresholdsReport compute_thresholds(const LoadedScenario& loaded, double comm_share) {
@@ -59,6 +125,7 @@ ThresholdsReport compute_thresholds(const LoadedScenario& loaded, double comm_sh
   r.bandwidth = m::min_bandwidth_for_compute_bound(loaded.scenario, comm_share);
   r.tokens = m::tokens_per_gpu_thresholds(loaded.scenario, 4096, comm_share);
   r.max_seq_len = m::max_sequence_length(loaded.scenario, r.seq_granularity);
+  r.wan = m::wan_threshold_table(loaded.scenario, r.estimate);
   return r;
 }
 
@@ -112,6 +179,7 @@ std::string format_thresholds(const ThresholdsReport& r) {
       r.max_seq_len > 0 ? fmt::format("{} tokens (multiples of {}, at micro-batch {})", grouped(r.max_seq_len),
                                       r.seq_granularity, s.training.micro_batch)
                         : std::string("none"));
+  format_wan_table(out, r);
   return out;
 }
 
@@ -146,6 +214,8 @@ std::string thresholds_json(const ThresholdsReport& r) {
   };
   j["max_seq_len"] = r.max_seq_len;
   j["seq_granularity"] = r.seq_granularity;
+  j["wan_peak_gbps"] = number(m::bytes_per_s_to_gbit_per_s(r.estimate.wan_peak_bytes_per_s));
+  j["wan_thresholds"] = wan_json(r);
   return results::json_text(j);
 }
 

@@ -5,6 +5,7 @@
 
 #include "model/estimate.hpp"
 #include "model/thresholds.hpp"
+#include "model/wan_thresholds.hpp"
 #include "src/scenario/scenario_parse.hpp"
 
 namespace shardmeter::cli {
@@ -17,6 +18,7 @@ struct ThresholdsReport {
   model::Estimate at_max_bandwidth;                      // with kMaxBandwidthFactor x node network
   model::BandwidthThreshold bandwidth;
   model::TokensThreshold tokens;
+  model::WanThresholdTable wan;                          // several islands: WAN bandwidth for a utilisation
   int max_seq_len = 0;
   int seq_granularity = 256;
 };

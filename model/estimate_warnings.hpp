@@ -1,0 +1,44 @@
+#pragma once
+// Warnings an estimate carries when it rests on a model used outside the data it was fitted to. A bit set in
+// Estimate::warnings (no strings in the evaluation path); the names and texts below are what JSON and tables print.
+#include <array>
+#include <cstdint>
+#include <string_view>
+
+namespace shardmeter::model {
+
+enum class Warning : std::uint32_t {
+  diloco_replicas_beyond_data = 1u << 0,    // DiLoCo token efficiency: more than 8 replicas (docs/model.md §9.4)
+  diloco_size_beyond_data = 1u << 1,        // model size outside 35M-10B parameters
+  diloco_inner_steps_beyond_data = 1u << 2, // H above 300 inner steps
+  diloco_overlap_beyond_data = 1u << 3,     // overlap tau beyond two outer steps
+  diloco_tokens_beyond_data = 1u << 4,      // more than 250 tokens per parameter (overtraining damping)
+  diloco_fragments_beyond_data = 1u << 5,   // Streaming fragments of fewer than 3 layers
+};
+
+constexpr std::uint32_t bit(Warning w) noexcept { return static_cast<std::uint32_t>(w); }
+
+struct WarningText {
+  Warning warning;
+  std::string_view name;   // as JSON writes it
+  std::string_view text;   // one sentence, as the tables print it
+};
+
+// clang-format off
+inline constexpr std::array kWarningTexts = {
+  WarningText{Warning::diloco_replicas_beyond_data, "diloco_replicas_beyond_data",
+              "DiLoCo token efficiency extrapolated beyond 8 replicas (iso-token data: M <= 8)"},
+  WarningText{Warning::diloco_size_beyond_data, "diloco_size_beyond_data",
+              "DiLoCo token efficiency extrapolated outside 35M-10.5B parameters"},
+  WarningText{Warning::diloco_inner_steps_beyond_data, "diloco_inner_steps_beyond_data",
+              "DiLoCo token efficiency extrapolated beyond H = 300 inner steps"},
+  WarningText{Warning::diloco_overlap_beyond_data, "diloco_overlap_beyond_data",
+              "Streaming DiLoCo overlap beyond two outer steps: no published quality data"},
+  WarningText{Warning::diloco_tokens_beyond_data, "diloco_tokens_beyond_data",
+              "DiLoCo token efficiency extrapolated beyond 250 training tokens per parameter"},
+  WarningText{Warning::diloco_fragments_beyond_data, "diloco_fragments_beyond_data",
+              "Streaming DiLoCo fragments of fewer than 3 layers: no published quality data (assumed free)"},
+};
+// clang-format on
+
+}  // namespace shardmeter::model

@@ -1,0 +1,156 @@
+#include "src/validation/decentralized_validation.hpp"
+
+#include <cmath>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "model/evaluate.hpp"
+#include "model/units.hpp"
+#include "model/wan_thresholds.hpp"
+#include "results/files/csv.hpp"
+#include "src/scenario/scenario_error.hpp"
+#include "src/scenario/scenario_parse.hpp"
+
+namespace shardmeter::cli {
+
+namespace m = shardmeter::model;
+
+namespace {
+
+struct Cells {
+  const std::vector<std::string>& header;
+  const std::vector<std::string>& cells;
+  const std::string& path;
+  int line;
+  const std::string& at(const std::string& column) const {
+    for (std::size_t i = 0; i < header.size(); ++i)
+      if (header[i] == column) return cells[i];
+    throw ScenarioError({path, line, 0}, column, "", "is not a column of the table");
+  }
+  double number(const std::string& column) const {
+    const std::string& text = at(column);
+    try {
+      std::size_t used = 0;
+      const double v = std::stod(text, &used);
+      if (used == text.size() && std::isfinite(v)) return v;
+    } catch (const std::exception&) {
+    }
+    throw ScenarioError({path, line, 0}, column, text, "is not a number");
+  }
+  double number_or(const std::string& column, double fallback) const {
+    return at(column).empty() ? fallback : number(column);
+  }
+};
+
+bool starts_with(const std::string& s, std::string_view prefix) { return s.rfind(prefix, 0) == 0; }
+bool contains(const std::string& s, std::string_view part) { return s.find(part) != std::string::npos; }
+
+// A bandwidth row: the WAN timeline at the row's model size, step time and method; the threshold snapped up to
+// the published 50-point grid, as the tables print it.
+AnchorRow bandwidth_row(const Cells& c, const std::string& id) {
+  AnchorRow r;
+  r.bandwidth = true;
+  r.group = starts_with(id, "charles-t6-") ? "diloco-bandwidth-charles-t6" : "diloco-bandwidth-streaming-t4";
+  const std::string& value = c.at("value");
+  if (!value.empty() && value.back() == '+') {  // the table's ceiling: not a threshold
+    r.scored = false;
+    return r;
+  }
+  r.published = c.number("value");
+  const double target = std::stod(c.at("metric").substr(std::string("wan_gbps_for_cu_").size()));
+  const bool dp = contains(id, "-dp-");
+  const bool streaming = contains(id, "-streaming");
+  const m::WanMethod method = dp ? m::WanMethod::data_parallel
+                                 : (streaming ? m::WanMethod::streaming_diloco : m::WanMethod::diloco);
+  const double bits = dp ? 16.0 : c.number_or("outer_bits", 16.0);
+  const double payload = kPublishedPayloadFraction * c.number("params_b") * 1e9 * bits / 8.0;
+  m::WanSchedule s = m::backward_released(method, payload, static_cast<int>(c.number_or("islands", 2)),
+                                          c.number("step_time_s"));
+  s.inner_steps = static_cast<int>(c.number_or("inner_steps", 1));
+  s.fragments = static_cast<int>(c.number_or("fragments", 1));
+  s.overlap_steps = static_cast<int>(c.number_or("overlap_steps", 0));
+  r.predicted = m::snap_up_to_grid_gbps(m::bytes_per_s_to_gbit_per_s(m::wan_bandwidth_for_utilization(s, target)));
+  return r;
+}
+
+}  // namespace
+
+std::vector<AnchorRow> score_decentralized_anchors(const std::string& csv_path, const std::string& data_dir,
+                                                   const Catalog& catalog) {
+  results::CsvRecords table;
+  try {
+    table = results::read_csv(csv_path);
+  } catch (const std::exception& e) {
+    throw ScenarioError({csv_path, 0, 0}, "", "", e.what());
+  }
+  std::vector<AnchorRow> rows;
+  std::map<std::string, m::Estimate> estimates;  // per scenario file, evaluated once
+  for (std::size_t k = 0; k < table.records.size(); ++k) {
+    const Cells c{table.header, table.records[k], csv_path, table.lines[k]};
+    const std::string& id = c.at("id");
+    const std::string& metric = c.at("metric");
+    AnchorRow r;
+    if (starts_with(metric, "wan_gbps_for_cu_")) {
+      r = bandwidth_row(c, id);
+    } else if (!c.at("scenario").empty() && (starts_with(metric, "compute_utilization") || starts_with(metric, "mfu"))) {
+      const std::string& file = c.at("scenario");
+      if (estimates.count(file) == 0) estimates[file] = m::evaluate(load_scenario(data_dir + "/" + file, {}, catalog).scenario);
+      const m::Estimate& e = estimates[file];
+      const bool mfu = starts_with(metric, "mfu");
+      r.group = mfu ? "decentralized-mfu" : "decentralized-utilization";
+      r.published = c.number("value");
+      r.predicted = mfu ? e.mfu : e.compute_utilization;
+      // Published ranges: INTELLECT-1's 83-96 % utilisation and 36.2-41.4 % MFU (arXiv 2412.01152, abstract).
+      r.range_low = mfu ? 0.362 : 0.83;
+      r.range_high = mfu ? 0.414 : 0.96;
+    } else {
+      continue;
+    }
+    r.id = id;
+    r.line = c.line;
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+std::vector<AnchorGroup> summarize_anchor_groups(const std::vector<AnchorRow>& rows) {
+  std::vector<AnchorGroup> groups;
+  for (const AnchorRow& r : rows) {
+    if (!r.scored) continue;
+    AnchorGroup* g = nullptr;
+    for (AnchorGroup& existing : groups)
+      if (existing.name == r.group) g = &existing;
+    if (g == nullptr) g = &groups.emplace_back(AnchorGroup{r.group});
+    ++g->rows;
+    if (r.bandwidth) {
+      g->mape += std::fabs(r.predicted - r.published) / r.published * 100;
+      g->within_one_grid_step += std::abs(m::grid_steps_between(r.published, r.predicted)) <= 1;
+    } else {
+      g->inside_range += r.predicted >= r.range_low && r.predicted <= r.range_high;
+    }
+  }
+  for (AnchorGroup& g : groups)
+    if (g.rows > 0) g.mape /= g.rows;
+  return groups;
+}
+
+std::string format_anchor_report(const std::vector<AnchorRow>& rows) {
+  std::string out = "Decentralized anchors (scenarios/validation/decentralized_runs.csv): scored apart, not part of "
+                    "the step-time MAPE\n";
+  out += fmt::format("  {:<32}{:>6}  {}\n", "group", "rows", "score");
+  for (const AnchorGroup& g : summarize_anchor_groups(rows)) {
+    if (starts_with(g.name, "diloco-bandwidth"))
+      out += fmt::format("  {:<32}{:>6}  MAPE {:.1f} % (target <= 25 %), {} within one grid step of the table\n",
+                         g.name, g.rows, g.mape, g.within_one_grid_step);
+    else
+      out += fmt::format("  {:<32}{:>6}  {} of {} inside the published range\n", g.name, g.rows, g.inside_range, g.rows);
+  }
+  for (const AnchorRow& r : rows)
+    if (!r.bandwidth && r.scored)
+      out += fmt::format("    {:<30} published {:.3f}, predicted {:.3f} (range {:.3f}-{:.3f})\n", r.id, r.published,
+                         r.predicted, r.range_low, r.range_high);
+  return out;
+}
+
+}  // namespace shardmeter::cli
