@@ -25,6 +25,8 @@ const std::array kJobColumns = {
   ScenarioColumn{"tp", [](const m::Scenario& s, int) { return i64(s.plan.tp); }},
   ScenarioColumn{"pp", [](const m::Scenario& s, int) { return i64(s.plan.pp); }},
   ScenarioColumn{"cp", [](const m::Scenario& s, int) { return i64(s.plan.cp); }},
+  ScenarioColumn{"ep", [](const m::Scenario& s, int) { return i64(s.plan.ep); }},
+  ScenarioColumn{"etp", [](const m::Scenario& s, int) { return i64(s.plan.etp); }},
   ScenarioColumn{"interleave", [](const m::Scenario& s, int) { return i64(s.plan.interleave); }},
   ScenarioColumn{"sequence_parallel", [](const m::Scenario& s, int) { return i64(s.plan.sequence_parallel ? 1 : 0); }},
   ScenarioColumn{"sharding", [](const m::Scenario& s, int) { return str(m::enum_name(s.plan.sharding)); }},
