@@ -22,7 +22,7 @@ using MetricGetter = double (*)(const Estimate&) noexcept;
 
 struct Metric {
   std::string_view name;                     // e.g. "tokens_per_s": the column name in every result file
-  std::string_view unit;                     // e.g. "tokens/s", "USD", "" for counts and ratios
+  std::string_view unit;                     // e.g. "tokens/s", "USD", "fraction" for ratios, "true/false"
   std::optional<Direction> natural;          // as a search objective; nullopt: none (the scenario gives `sense:`)
   MetricGetter get;
 };
@@ -31,39 +31,42 @@ namespace metric_table {
 inline constexpr std::optional<Direction> kMin = Direction::minimize;
 inline constexpr std::optional<Direction> kMax = Direction::maximize;
 inline constexpr std::optional<Direction> kNone = std::nullopt;
+// Units that are not physical: result files store a kBoolean metric as a boolean column.
+inline constexpr std::string_view kBoolean = "true/false";
+inline constexpr std::string_view kFraction = "fraction";   // a ratio from 0 to 1
 }  // namespace metric_table
 
 // clang-format off
 inline constexpr std::array kMetrics = {
   // always 1 on a front (memory fit is always required), so no direction
-  Metric{"feasible", "", metric_table::kNone, [](const Estimate& e) noexcept { return e.feasible ? 1.0 : 0.0; }},
+  Metric{"feasible", metric_table::kBoolean, metric_table::kNone, [](const Estimate& e) noexcept { return e.feasible ? 1.0 : 0.0; }},
   Metric{"step_time_s", "s", metric_table::kMin, [](const Estimate& e) noexcept { return e.step_time_s; }},
   Metric{"tokens_per_s", "tokens/s", metric_table::kMax, [](const Estimate& e) noexcept { return e.tokens_per_s; }},
   Metric{"effective_tokens_per_s", "tokens/s", metric_table::kMax, [](const Estimate& e) noexcept { return e.effective_tokens_per_s; }},
   Metric{"tokens_per_s_per_gpu", "tokens/s", metric_table::kMax, [](const Estimate& e) noexcept { return e.tokens_per_s_per_gpu; }},
   Metric{"tflops_per_gpu", "TFLOP/s", metric_table::kMax, [](const Estimate& e) noexcept { return e.tflops_per_gpu; }},
-  Metric{"mfu", "", metric_table::kMax, [](const Estimate& e) noexcept { return e.mfu; }},
-  Metric{"hfu", "", metric_table::kMax, [](const Estimate& e) noexcept { return e.hfu; }},
-  Metric{"compute_utilization", "", metric_table::kMax, [](const Estimate& e) noexcept { return e.compute_utilization; }},
-  Metric{"exposed_comm_fraction", "", metric_table::kMin, [](const Estimate& e) noexcept { return e.exposed_comm_fraction; }},
+  Metric{"mfu", metric_table::kFraction, metric_table::kMax, [](const Estimate& e) noexcept { return e.mfu; }},
+  Metric{"hfu", metric_table::kFraction, metric_table::kMax, [](const Estimate& e) noexcept { return e.hfu; }},
+  Metric{"compute_utilization", metric_table::kFraction, metric_table::kMax, [](const Estimate& e) noexcept { return e.compute_utilization; }},
+  Metric{"exposed_comm_fraction", metric_table::kFraction, metric_table::kMin, [](const Estimate& e) noexcept { return e.exposed_comm_fraction; }},
   Metric{"memory_per_gpu_gb", "GB", metric_table::kMin, [](const Estimate& e) noexcept { return e.memory_per_gpu_bytes / kGB; }},
   // a property of the GPU type, not of the plan's quality
   Metric{"memory_capacity_gb", "GB", metric_table::kNone, [](const Estimate& e) noexcept { return e.memory_capacity_bytes / kGB; }},
   Metric{"memory_headroom_gb", "GB", metric_table::kMax, [](const Estimate& e) noexcept { return (e.memory_capacity_bytes - e.memory_per_gpu_bytes) / kGB; }},
-  Metric{"gpus", "", metric_table::kMin, [](const Estimate& e) noexcept { return static_cast<double>(e.gpus); }},
-  Metric{"cost_usd_per_hour", "USD/h", metric_table::kMin, [](const Estimate& e) noexcept { return e.cost_usd_per_hour; }},
-  Metric{"cost_usd_per_million_tokens", "USD", metric_table::kMin, [](const Estimate& e) noexcept { return e.cost_usd_per_million_tokens; }},
+  Metric{"gpus", "GPUs", metric_table::kMin, [](const Estimate& e) noexcept { return static_cast<double>(e.gpus); }},
+  Metric{"cost_usd_per_hour", "USD per hour", metric_table::kMin, [](const Estimate& e) noexcept { return e.cost_usd_per_hour; }},
+  Metric{"cost_usd_per_million_tokens", "USD per million tokens", metric_table::kMin, [](const Estimate& e) noexcept { return e.cost_usd_per_million_tokens; }},
   Metric{"total_cost_usd", "USD", metric_table::kMin, [](const Estimate& e) noexcept { return e.total_cost_usd; }},
   Metric{"gpu_usd_total", "USD", metric_table::kMin, [](const Estimate& e) noexcept { return e.gpu_usd_total; }},
   Metric{"egress_usd_total", "USD", metric_table::kMin, [](const Estimate& e) noexcept { return e.egress_usd_total; }},
   Metric{"wall_clock_days", "days", metric_table::kMin, [](const Estimate& e) noexcept { return e.wall_clock_s / kSecondsPerDay; }},
   Metric{"wan_gb_per_step", "GB", metric_table::kMin, [](const Estimate& e) noexcept { return e.wan_bytes_per_step / kGB; }},
-  Metric{"goodput", "", metric_table::kMax, [](const Estimate& e) noexcept { return e.goodput; }},
+  Metric{"goodput", metric_table::kFraction, metric_table::kMax, [](const Estimate& e) noexcept { return e.goodput; }},
   // set by the batch, not a measure of the plan's quality
   Metric{"model_flops_per_step", "FLOP", metric_table::kNone, [](const Estimate& e) noexcept { return e.model_flops_per_step; }},
   // properties of the model (MoE: active = per token; dense: equal), not of the plan
-  Metric{"parameters_total", "", metric_table::kNone, [](const Estimate& e) noexcept { return e.parameters_total; }},
-  Metric{"parameters_active", "", metric_table::kNone, [](const Estimate& e) noexcept { return e.parameters_active; }},
+  Metric{"parameters_total", "parameters", metric_table::kNone, [](const Estimate& e) noexcept { return e.parameters_total; }},
+  Metric{"parameters_active", "parameters", metric_table::kNone, [](const Estimate& e) noexcept { return e.parameters_active; }},
 };
 // clang-format on
 

@@ -1,6 +1,7 @@
 #pragma once
 // The plan columns every writer uses (estimate JSON, tables, CSV, HDF5 fronts), so a plan field has one name
-// everywhere; the metric columns are model/metrics.hpp's table. Column names are a contract: other tools read them.
+// everywhere; the metric columns are model/metrics.hpp's table. Column names and units are a contract: other tools
+// read them (results/README.md).
 #include <cstdint>
 #include <span>
 #include <string>
@@ -8,15 +9,28 @@
 #include <variant>
 #include <vector>
 
+#include "model/metrics.hpp"
 #include "model/scenario.hpp"
 
 namespace shardmeter::results {
 
+// One cell of a result row. Booleans are their own alternative, so files store them as booleans (HDF5: h5py's bool
+// enum; CSV: true/false; JSON: true/false); number() and integer() read them as 1 / 0.
+using CellValue = std::variant<std::int64_t, double, std::string, bool>;
+
+// Units of columns that are not measured quantities: named choices, free names, labels and booleans.
+namespace units {
+inline constexpr std::string_view kName = "name";          // an enum spelling or a free name ("fsdp", "us-east")
+inline constexpr std::string_view kLabel = "label";        // an axis value as written in the scenario
+inline constexpr std::string_view kBoolean = model::metric_table::kBoolean;
+inline constexpr std::string_view kFraction = model::metric_table::kFraction;
+}  // namespace units
+
 // A plan / training / cluster field of a scenario. Island fields are expanded per island entry
 // ("island0_gpu", "island0_gpus", ...) by scenario_columns(n_islands).
-using CellValue = std::variant<std::int64_t, double, std::string>;
 struct ScenarioColumn {
   std::string name;
+  std::string_view unit;   // never empty (results/README.md lists every column's unit)
   CellValue (*get)(const model::Scenario&, int island);
   int island = -1;         // island entry the column reads, -1 for job-wide fields
 };

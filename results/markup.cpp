@@ -28,6 +28,30 @@ std::string escape_xml(std::string_view text) {
   return out;
 }
 
+std::string comment_text(std::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '\n' || c == '\r') out += ' ';
+    else if (u < 0x20 && c != '\t') out += "\xEF\xBF\xBD";
+    else out += c;
+  }
+  return out;
+}
+
+std::string toml_string(std::string_view text) {
+  std::string out = "\"";
+  for (const char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      out += fmt::format("\\u{:04x}", static_cast<int>(static_cast<unsigned char>(c)));
+      continue;
+    }
+    out += c;
+  }
+  return out + "\"";
+}
+
 std::string escape_markdown_cell(std::string_view text) {
   std::string out;
   out.reserve(text.size() + 8);

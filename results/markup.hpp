@@ -10,6 +10,12 @@ namespace shardmeter::results {
 // Control characters other than tab, LF and CR (not allowed in XML 1.0) become U+FFFD.
 std::string escape_xml(std::string_view text);
 
+// Text on one comment line of a TOML, Python or shell file: CR and LF become spaces, other control characters
+// U+FFFD, so a name from a file cannot end the comment and start code.
+std::string comment_text(std::string_view text);
+// A quoted TOML basic string ("..."): \ and " escaped, control characters as \uXXXX.
+std::string toml_string(std::string_view text);
+
 // Escapes text for one Markdown table cell: | and \ are backslash-escaped, line breaks become spaces, and the
 // characters Markdown would read as markup (*, _, `, <, >, [, ]) are backslash-escaped too.
 std::string escape_markdown_cell(std::string_view text);

@@ -61,11 +61,17 @@ struct Visit {
   ObjectiveVector objectives{};
 };
 
+// A candidate a chain checked for the first time, with its outcome: the merge counts each candidate once, however
+// many chains checked it.
+struct Checked {
+  std::uint64_t index = 0;
+  Outcome outcome;
+};
+
 struct ChainOutput {
   ParetoArchive archive;
-  Tally tally;
   std::vector<std::uint64_t> feasible;   // visit order, for the sink
-  std::vector<std::uint64_t> visited;    // every candidate counted, in visit order
+  std::vector<Checked> checked;          // every candidate the chain checked, in visit order (each once)
   bool complete = true;
 };
 
@@ -75,7 +81,7 @@ public:
         int chain, std::uint64_t budget)
       : space_(space), check_(check), options_(options), control_(control), budget_(budget),
         rng_(splitmix64(options.seed ^ splitmix64(static_cast<std::uint64_t>(chain) + 1))), cursor_(space),
-        out_{ParetoArchive(check.objective_count()), Tally(check.code_count()), {}, {}, true} {
+        out_{ParetoArchive(check.objective_count()), {}, {}, true} {
     for (int p = 0; p < space.axis_count(); ++p)
       if (space.radix(p) > 1) movable_.push_back(p);
     // Scalarisation weights: spread evenly over the chains for two objectives, random (Dirichlet(1)) otherwise.
@@ -178,8 +184,7 @@ private:
     }
     hits_ = 0;
     const Outcome o = check_.check(cursor_.scenario(), estimate_);
-    out_.tally.count(o);
-    out_.visited.push_back(index);
+    out_.checked.push_back(Checked{index, o});
     ++used_;
     Visit v{o.code, o.objectives};
     if (o.code == Outcome::kFeasible) {
@@ -258,7 +263,7 @@ EngineOutput run_anneal(const Space& space, const CandidateCheck& check, const S
   std::vector<ChainOutput> outputs;
   outputs.reserve(static_cast<std::size_t>(chains));
   for (int c = 0; c < chains; ++c)
-    outputs.push_back(ChainOutput{ParetoArchive(check.objective_count()), Tally(check.code_count()), {}, {}, true});
+    outputs.push_back(ChainOutput{ParetoArchive(check.objective_count()), {}, {}, true});
 
   const auto chain_budget = static_cast<std::uint64_t>(kChainShare * static_cast<double>(options.visit_budget));
   const std::uint64_t share = chain_budget / static_cast<std::uint64_t>(chains);
@@ -270,14 +275,16 @@ EngineOutput run_anneal(const Space& space, const CandidateCheck& check, const S
     }
   });
 
-  // Merge in chain order; candidates several chains visited are counted once per chain.
+  // Merge in chain order. A candidate several chains checked is counted once, with the outcome of the first chain
+  // in chain order (every chain gets the same outcome: the check is a pure function of the candidate), so the
+  // counts are distinct candidates, never more than the space, and do not depend on the thread count.
   LocalSearchState state{ParetoArchive(check.objective_count()), Tally(check.code_count()), {}, {}, {}, true};
   for (ChainOutput& chain : outputs) {
     state.archive.merge(chain.archive);
-    state.tally.add(chain.tally);
     state.complete = state.complete && chain.complete;
-    state.visited.insert(chain.visited.begin(), chain.visited.end());
-    chain.visited = {};
+    for (const Checked& c : chain.checked)
+      if (state.visited.insert(c.index).second) state.tally.count(c.outcome);
+    chain.checked = {};
   }
   if (state.complete && state.tally.visited < options.visit_budget)
     pareto_local_search(space, check, control, options.visit_budget - state.tally.visited, state);

@@ -14,7 +14,17 @@ results::PlanPoint plan_point(const PlanPoint& p) {
   m::Scenario& s = f.scenario;
   s.model.layers = p.layers;
   s.model.hidden = p.hidden;
+  s.model.heads = p.heads;
+  s.model.kv_heads = p.kv_heads;
+  s.model.head_dim = p.hidden / p.heads;
+  s.model.ffn_hidden = p.ffn_hidden;
+  s.model.ffn_type = m::FfnType::swiglu;
+  s.model.vocab = 128256;
   s.model.seq_len = p.seq_len;
+  s.model.norm = m::NormType::rmsnorm;
+  s.model.position_embedding = m::PositionEmbedding::rope;
+  s.model.bias = false;
+  s.model.tied_embeddings = false;
   s.training.global_batch = p.global_batch;
   s.training.micro_batch = p.micro_batch;
   s.training.tokens = 15e12;
@@ -30,6 +40,8 @@ results::PlanPoint plan_point(const PlanPoint& p) {
   s.plan.sync = p.sync;
   s.plan.diloco.inner_steps = p.inner_steps;
   s.plan.diloco.outer_bits = p.outer_bits;
+  s.plan.diloco.fragments = p.fragments;
+  s.plan.diloco.overlap_steps = p.overlap_steps;
   s.cluster.island_entries = p.second ? 2 : 1;
   const auto set_island = [&](int i, const std::string& gpu, int gpus, int count) {
     m::IslandSpec& isl = s.cluster.islands[static_cast<std::size_t>(i)];
@@ -45,15 +57,20 @@ results::PlanPoint plan_point(const PlanPoint& p) {
   if (p.second) set_island(1, p.second->first, p.second->second, 1);
 
   m::Estimate& e = f.estimate;
-  e.feasible = true;
+  e.feasible = p.feasible;
+  if (!p.feasible) {
+    e.reject_reason = m::RejectReason::out_of_memory;
+    e.bottleneck = m::Bottleneck::memory_capacity;
+  }
   e.tokens_per_s = p.tokens_per_s;
+  e.effective_tokens_per_s = p.tokens_per_s;
   e.total_cost_usd = p.cost_usd;
   e.mfu = 0.38;
   e.gpus = static_cast<int>(s.cluster.total_gpus());
   e.wall_clock_s = 15e12 / p.tokens_per_s;
   e.memory_per_gpu_bytes = 60e9;
   e.memory_capacity_bytes = 74e9;
-  e.bottleneck = m::Bottleneck::compute;
+  if (p.feasible) e.bottleneck = m::Bottleneck::compute;
   e.island_entries = s.cluster.island_entries;
   const double total = static_cast<double>(s.cluster.total_gpus());
   e.islands[0].batch_share = p.gpus * p.count / total;

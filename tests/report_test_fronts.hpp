@@ -24,10 +24,12 @@ struct PlanPoint {
   model::Recompute recompute = model::Recompute::selective;
   model::SyncMode sync = model::SyncMode::synchronous;
   model::Precision precision = model::Precision::bf16;
-  int inner_steps = 100, outer_bits = 32;
+  int inner_steps = 100, outer_bits = 32, fragments = 1, overlap_steps = 0;
   std::int64_t global_batch = 512;
   int micro_batch = 1;
-  int layers = 80, hidden = 8192, seq_len = 8192;
+  int layers = 80, hidden = 8192, seq_len = 8192;   // Llama-3-70B's shape unless a test says otherwise
+  int heads = 64, kv_heads = 8, ffn_hidden = 28672;
+  bool feasible = true;
   double cost_usd = 1e6;
   double tokens_per_s = 1e6;
   std::uint64_t index = 0;

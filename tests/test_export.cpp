@@ -92,7 +92,7 @@ TEST_CASE("plan-json carries the plan, the islands' rank ranges and the predicte
   PlanPoint p;   // 512 x h100, tp 8 pp 4: dp 16, 512 / (1 x 16) = 32 micro-batches
   const Exporter e(p);
   const nlohmann::json j = nlohmann::json::parse(e.run(results::ExportFormat::plan_json).text);
-  CHECK(j["schema_version"] == 1);
+  CHECK(j["schema_version"] == 2);
   CHECK(j["format"] == "shardmeter-plan");
   CHECK(j["plan"]["tp"] == 8);
   CHECK(j["plan"]["sharding"] == "zero1");
@@ -143,7 +143,12 @@ TEST_CASE("torchtitan: degrees multiply to the GPUs and the batch arithmetic hol
               num(par, "context_parallel_degree") == 512);
     CHECK(par.at("pipeline_parallel_schedule") == "\"1F1B\"");
     CHECK(num(par, "pipeline_parallel_microbatch_size") == 1);
+    // 80 layers / 4 stages = 20 each; the embedding and the head count as no layers, so torchtitan builds
+    // ceil((80 + 0 + 0) / 20) = 4 stages, one per rank.
     CHECK(num(par, "pipeline_parallel_layers_per_stage") == 20);
+    CHECK(num(par, "pipeline_parallel_first_stage_less_layers") == 0);
+    CHECK(num(par, "pipeline_parallel_last_stage_less_layers") == 0);
+    CHECK(t.at("model").at("flavor") == "\"70B\"");
     const auto& tr = t.at("training");
     CHECK(num(tr, "local_batch_size") == 32);
     CHECK(num(tr, "global_batch_size") == 512);
@@ -188,6 +193,58 @@ TEST_CASE("torchtitan cannot express ZeRO-1, fp16 or a synchronous job across is
   CHECK_THAT(export_error(Exporter(fp16), results::ExportFormat::torchtitan), Catch::Contains("fp16"));
 }
 
+TEST_CASE("torchtitan: pipeline stages with interleaving and with uneven first and last stages", "[export][torchtitan]") {
+  SECTION("96 layers on pp 4 with 3 virtual stages per rank: 12 stages of 8 layers, the weights 0") {
+    PlanPoint p;   // the issue's example: with the default weights of 1, ceil(98 / 8) = 13 stages, not 12
+    p.sharding = m::Sharding::fsdp;
+    p.layers = 96;
+    p.interleave = 3;
+    p.global_batch = 512;   // 32 micro-batches per replica, a multiple of pp = 4
+    const auto t = toml_keys(Exporter(p).run(results::ExportFormat::torchtitan).text);
+    const auto& par = t.at("parallelism");
+    CHECK(par.at("pipeline_parallel_schedule") == "\"Interleaved1F1B\"");
+    CHECK(num(par, "pipeline_parallel_layers_per_stage") == 8);   // 96 / (4 x 3)
+    CHECK(num(par, "pipeline_parallel_first_stage_less_layers") == 0);
+    CHECK(num(par, "pipeline_parallel_last_stage_less_layers") == 0);
+    CHECK(t.count("model") == 0);   // 96 layers, hidden 8192: no llama3 flavor
+  }
+  SECTION("Llama-3-405B, 126 layers on pp 16: stages of 8, the embedding and the head count as one layer each") {
+    PlanPoint p;
+    p.sharding = m::Sharding::fsdp;
+    p.layers = 126;
+    p.hidden = 16384;
+    p.heads = 128;
+    p.pp = 16;
+    p.gpus = 1024;
+    p.global_batch = 1024;
+    const auto t = toml_keys(Exporter(p).run(results::ExportFormat::torchtitan).text);
+    const auto& par = t.at("parallelism");
+    // ceil(126 / 16) = 8 per stage, 16 x 8 - 126 = 2 short: first and last weigh 1 each, so torchtitan builds
+    // ceil((126 + 1 + 1) / 8) = 16 stages of 8 effective layers: 7 + 8 x 14 + 7 = 126 blocks.
+    CHECK(num(par, "pipeline_parallel_layers_per_stage") == 8);
+    CHECK(num(par, "pipeline_parallel_first_stage_less_layers") == 1);
+    CHECK(num(par, "pipeline_parallel_last_stage_less_layers") == 1);
+    CHECK(t.at("model").at("flavor") == "\"405B\"");
+  }
+}
+
+TEST_CASE("megatron: Llama-3-405B's 126 layers on pp 16 take uneven first and last stages", "[export][megatron]") {
+  PlanPoint p;
+  p.layers = 126;
+  p.hidden = 16384;
+  p.heads = 128;
+  p.pp = 16;
+  p.gpus = 1024;
+  p.global_batch = 1024;
+  const auto a = megatron_args(Exporter(p).run(results::ExportFormat::megatron).text);
+  // 16 stages of ceil(126 / 16) = 8 would hold 128: the first and last hold 7, the 14 others 8 (112 = 14 x 8).
+  CHECK(a.at("--decoder-first-pipeline-num-layers") == "7");
+  CHECK(a.at("--decoder-last-pipeline-num-layers") == "7");
+  CHECK(a.at("--num-layers") == "126");
+  CHECK(a.at("--hidden-size") == "16384");
+  CHECK(a.at("--num-query-groups") == "8");
+}
+
 TEST_CASE("megatron: sizes, batches, recompute and the distributed optimizer", "[export][megatron]") {
   PlanPoint p;
   p.interleave = 2;
@@ -197,7 +254,8 @@ TEST_CASE("megatron: sizes, batches, recompute and the distributed optimizer", "
   CHECK(a.at("--tensor-model-parallel-size") == "8");
   CHECK(a.at("--pipeline-model-parallel-size") == "4");
   CHECK(a.at("--context-parallel-size") == "1");
-  CHECK(a.at("--num-layers-per-virtual-pipeline-stage") == "10");   // 80 layers / (4 x 2)
+  CHECK(a.at("--num-virtual-stages-per-pipeline-rank") == "2");
+  CHECK(a.count("--decoder-first-pipeline-num-layers") == 0);   // 80 layers divide into 4 x 2 stages of 10
   CHECK(a.count("--sequence-parallel") == 1);
   CHECK(a.at("--micro-batch-size") == "1");
   CHECK(a.at("--global-batch-size") == "512");
@@ -208,6 +266,9 @@ TEST_CASE("megatron: sizes, batches, recompute and the distributed optimizer", "
   const int dp = 512 / (8 * 4 * 1);
   CHECK(512 % (1 * dp) == 0);   // global = micro x accumulation x dp with a whole number of micro-batches
   CHECK(out.text.find("world size 512 = tp 8 x pp 4 x cp 1 x dp 16; 32 micro-batches") != std::string::npos);
+  // TP 8 without Megatron-FSDP on H100 (before Blackwell): arguments.py asserts CUDA_DEVICE_MAX_CONNECTIONS=1.
+  CHECK(out.text.find("export CUDA_DEVICE_MAX_CONNECTIONS=1") != std::string::npos);
+  CHECK(out.text.find("# target: Megatron-LM core_v0.19.0") != std::string::npos);
 }
 
 TEST_CASE("deepspeed: ZeRO stage and train_batch_size = micro x accumulation x dp", "[export][deepspeed]") {
@@ -235,11 +296,26 @@ TEST_CASE("deepspeed: ZeRO stage and train_batch_size = micro x accumulation x d
   CHECK(q["zero_optimization"]["stage"] == 1);
   CHECK(q["train_micro_batch_size_per_gpu"].get<int>() * q["gradient_accumulation_steps"].get<int>() * (64 / 4) ==
         q["train_batch_size"].get<int>());
+
+  PlanPoint autotp = p;   // AutoTP: DeepSpeed divides by the whole world, so train_batch_size is left to it
+  autotp.tp = 2;
+  autotp.sharding = m::Sharding::zero1;
+  const nlohmann::json r = nlohmann::json::parse(Exporter(autotp).run(results::ExportFormat::deepspeed).text);
+  CHECK_FALSE(r.contains("train_batch_size"));
+  CHECK(r["tensor_parallel"]["autotp_size"] == 2);
+  CHECK(r["gradient_accumulation_steps"] == 16);   // 1024 / (2 x 32 replicas)
+
+  PlanPoint hsdp = p;   // hsdp: ZeRO-3 with MiCS shard groups of 16 GPUs
+  hsdp.sharding = m::Sharding::hsdp;
+  hsdp.shard_group = 16;
+  const nlohmann::json h = nlohmann::json::parse(Exporter(hsdp).run(results::ExportFormat::deepspeed).text);
+  CHECK(h["zero_optimization"]["stage"] == 3);
+  CHECK(h["zero_optimization"]["mics_shard_size"] == 16);
 }
 
-TEST_CASE("deepspeed cannot express hsdp, pp with FSDP, context parallelism or DiLoCo", "[export][deepspeed]") {
+TEST_CASE("deepspeed cannot express hsdp with tp, pp with FSDP, context parallelism or DiLoCo", "[export][deepspeed]") {
   PlanPoint hsdp;
-  hsdp.tp = 1;
+  hsdp.tp = 2;
   hsdp.pp = 1;
   hsdp.sharding = m::Sharding::hsdp;
   CHECK_THAT(export_error(Exporter(hsdp), results::ExportFormat::deepspeed),
@@ -256,31 +332,38 @@ TEST_CASE("deepspeed cannot express hsdp, pp with FSDP, context parallelism or D
   CHECK_THAT(export_error(Exporter(cp), results::ExportFormat::deepspeed), Catch::Contains("context parallelism"));
 }
 
-TEST_CASE("DiLoCo is one job per island: single-job formats refuse it, torchtitan needs the scenario", "[export][diloco]") {
+TEST_CASE("DiLoCo is one job per island: single-job formats refuse it, torchtitan runs it under TorchFT", "[export][diloco]") {
   PlanPoint p;
   p.sync = m::SyncMode::diloco;
   p.gpus = 256;
   p.count = 2;
   p.sharding = m::Sharding::fsdp;
+  p.fragments = 4;
+  p.overlap_steps = 2;
   const Exporter e(p);
   for (const auto f : {results::ExportFormat::megatron, results::ExportFormat::deepspeed, results::ExportFormat::torchrun}) {
     INFO(results::to_string(f));
     CHECK_THAT(export_error(e, f), Catch::Contains(std::string(results::to_string(f)) +
                                                             " cannot express this plan: DiLoCo"));
   }
-  CHECK_THAT(export_error(e, results::ExportFormat::torchtitan), Catch::Contains("could not be rebuilt"));
-  // With the rebuilt scenario: TorchFT DiLoCo, one replica group per island, each on half the batch.
-  Exporter rebuilt(p);
-  rebuilt.plan.scenario = test::plan_point(p).scenario;
-  const auto t = toml_keys(rebuilt.run(results::ExportFormat::torchtitan).text);
+  CHECK_THAT(export_error(e, results::ExportFormat::torchtitan_py), Catch::Contains("experiments/torchft"));
+  // TorchFT DiLoCo in v0.2.2: the DiLoCo fields need the custom config module; one replica group per island; the
+  // global batch is the batch over every group (TorchFT divides by the groups: 512 / (1 x 64 x 2) = 4 steps).
+  const std::string text = e.run(results::ExportFormat::torchtitan).text;
+  const auto t = toml_keys(text);
+  CHECK(t.at("job").at("custom_config_module") == "\"torchtitan.components.ft.config\"");
+  CHECK(t.at("model").at("name") == "\"llama3_ft\"");
   CHECK(t.at("fault_tolerance").at("semi_sync_method") == "\"diloco\"");
   CHECK(num(t.at("fault_tolerance"), "group_size") == 2);
   CHECK(num(t.at("fault_tolerance"), "sync_steps") == 100);
-  CHECK(num(t.at("training"), "global_batch_size") == 256);
+  CHECK(num(t.at("fault_tolerance"), "num_fragments") == 4);   // Streaming DiLoCo
+  CHECK(num(t.at("fault_tolerance"), "fragment_sync_delay") == 2);
+  CHECK(num(t.at("training"), "global_batch_size") == 512);
   CHECK(num(t.at("parallelism"), "data_parallel_shard_degree") * 8 * 4 == 256);
   // plan-json always works.
   const nlohmann::json j = nlohmann::json::parse(e.run(results::ExportFormat::plan_json).text);
   CHECK(j["job"]["jobs"] == 2);
+  CHECK(j["plan"]["diloco"]["fragments"] == 4);
   CHECK(j["islands"][1]["ranks"]["first"] == 0);   // each island's job numbers its own ranks
 }
 
@@ -308,7 +391,12 @@ TEST_CASE("shardmeter export: picks, formats, errors with status 2 and no file",
   diloco.count = 2;
   diloco.cost_usd = 2e6;
   diloco.tokens_per_s = 2e6;
-  const std::vector<results::PlanPoint> points{test::plan_point(sync), test::plan_point(diloco)};
+  PlanPoint out_of_memory = sync;   // the cheapest and the fastest row, but it does not fit: never picked
+  out_of_memory.feasible = false;
+  out_of_memory.cost_usd = 5e5;
+  out_of_memory.tokens_per_s = 3e6;
+  const std::vector<results::PlanPoint> points{test::plan_point(out_of_memory), test::plan_point(sync),
+                                               test::plan_point(diloco)};
   results::write_front(dir / "front.h5", test::front_run_info("cli"), points);
   const std::string d = dir.path().string();
 
@@ -317,7 +405,12 @@ TEST_CASE("shardmeter export: picks, formats, errors with status 2 and no file",
   CHECK(ok.status == 0);
   CHECK(nlohmann::json::parse(testing::read_text(dir / "ds.json"))["zero_optimization"]["stage"] == 3);
 
-  const auto refused = testing::run_shardmeter("export front.h5 --pick 1 --format deepspeed -o no.json", d);
+  const auto infeasible = testing::run_shardmeter("export front.h5 --pick 1 --format deepspeed -o no.json", d);
+  CHECK(infeasible.status == 2);
+  CHECK_THAT(infeasible.err, Catch::Contains("row 1 cannot be deployed: it is not feasible (out_of_memory)"));
+  CHECK_FALSE(std::filesystem::exists(dir / "no.json"));
+
+  const auto refused = testing::run_shardmeter("export front.h5 --pick 3 --format deepspeed -o no.json", d);
   CHECK(refused.status == 2);
   CHECK_THAT(refused.err, Catch::Contains("deepspeed cannot express this plan: DiLoCo"));
   CHECK_FALSE(std::filesystem::exists(dir / "no.json"));
@@ -325,37 +418,100 @@ TEST_CASE("shardmeter export: picks, formats, errors with status 2 and no file",
   const auto to_stdout = testing::run_shardmeter("export front.h5 --pick fastest --format plan-json", d);
   CHECK(to_stdout.status == 0);
   CHECK(nlohmann::json::parse(to_stdout.out)["plan"]["sync"] == "diloco");
+  CHECK(nlohmann::json::parse(to_stdout.out)["source"]["row"] == 3);
 
   const auto bad_pick = testing::run_shardmeter("export front.h5 --pick 7 --format plan-json", d);
   CHECK(bad_pick.status == 2);
-  CHECK_THAT(bad_pick.err, Catch::Contains("rows 0 to 1"));
+  CHECK_THAT(bad_pick.err, Catch::Contains("rows 1 to 3"));
+  const auto zero = testing::run_shardmeter("export front.h5 --pick 0 --format plan-json", d);
+  CHECK(zero.status == 2);   // rows are numbered from 1 everywhere
   const auto bad_format = testing::run_shardmeter("export front.h5 --format torchtitn", d);
   CHECK(bad_format.status == 2);
   CHECK_THAT(bad_format.err, Catch::Contains("did you mean torchtitan"));
 }
 
-// Not run by default: ctest runs it (tag [export_fixture]) before tests/python/check_exports.py, which parses the
-// TOML with Python's tomllib and the JSON files with json.
-TEST_CASE("Write exports for the Python parsers", "[.][export_fixture]") {
+// Not run by default: ctest runs it (tag [export_fixture]) before tests/python/replay/replay_exports.py, which
+// replays each framework version's own checks on these files (and checks that planted old bugs fail them).
+TEST_CASE("Write exports for the framework replays", "[.][export_fixture]") {
   const char* env = std::getenv("SHARDMETER_EXPORT_FIXTURE_DIR");
   REQUIRE(env != nullptr);
   const std::filesystem::path dir(env);
+  std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
-  PlanPoint p;
-  p.sharding = m::Sharding::fsdp;
-  p.tp = 4;
-  p.pp = 2;
-  p.cp = 2;
-  p.interleave = 2;
-  const Exporter titan(p);
-  std::ofstream(dir / "plan.toml") << titan.run(results::ExportFormat::torchtitan).text;
-  std::ofstream(dir / "plan.json") << titan.run(results::ExportFormat::plan_json).text;
-  PlanPoint ds;
-  ds.tp = 1;
-  ds.pp = 1;
-  ds.gpus = 64;
-  ds.micro_batch = 2;
-  ds.global_batch = 1024;
-  ds.sharding = m::Sharding::zero2;
-  std::ofstream(dir / "deepspeed.json") << Exporter(ds).run(results::ExportFormat::deepspeed).text;
+  std::map<std::string, PlanPoint> cases;
+  PlanPoint interleaved;   // torchtitan PP with interleaving: 96 layers, pp 4, 3 virtual stages per rank
+  interleaved.sharding = m::Sharding::fsdp;
+  interleaved.layers = 96;
+  interleaved.interleave = 3;
+  cases["interleaved"] = interleaved;
+  PlanPoint uneven;        // Llama-3-405B, 126 layers on pp 16: uneven first and last stages
+  uneven.sharding = m::Sharding::fsdp;
+  uneven.layers = 126;
+  uneven.hidden = 16384;
+  uneven.heads = 128;
+  uneven.pp = 16;
+  uneven.gpus = 1024;
+  uneven.global_batch = 1024;
+  cases["405b-pp16"] = uneven;
+  PlanPoint diloco;        // Streaming DiLoCo over two islands under TorchFT
+  diloco.sync = m::SyncMode::diloco;
+  diloco.sharding = m::Sharding::fsdp;
+  diloco.gpus = 256;
+  diloco.count = 2;
+  diloco.pp = 1;
+  diloco.fragments = 4;
+  diloco.outer_bits = 8;
+  cases["streaming-diloco"] = diloco;
+  PlanPoint autotp;        // DeepSpeed AutoTP: tp 2, ZeRO-1
+  autotp.tp = 2;
+  autotp.pp = 1;
+  autotp.gpus = 64;
+  autotp.global_batch = 1024;
+  cases["autotp"] = autotp;
+  PlanPoint hsdp;          // hsdp: torchtitan replicate x shard, DeepSpeed MiCS
+  hsdp.tp = 1;
+  hsdp.pp = 1;
+  hsdp.gpus = 64;
+  hsdp.sharding = m::Sharding::hsdp;
+  hsdp.shard_group = 16;
+  hsdp.micro_batch = 2;
+  hsdp.global_batch = 1024;
+  cases["hsdp"] = hsdp;
+  PlanPoint islands;       // one synchronous job over three islands of two entries
+  islands.gpus = 64;
+  islands.count = 2;
+  islands.second = {"h100-sxm", 64};
+  islands.tp = 4;
+  islands.pp = 2;
+  islands.global_batch = 384;   // 192 GPUs / (4 x 2) = 24 replicas, 16 micro-batches each
+  cases["islands"] = islands;
+  PlanPoint fp8 = interleaved;   // fp8: torchtitan's float8 converter
+  fp8.precision = m::Precision::fp8;
+  fp8.layers = 80;
+  fp8.interleave = 2;
+  cases["fp8"] = fp8;
+  for (const auto& [name, p] : cases) {
+    const Exporter e(p);
+    std::ofstream(dir / (name + ".plan.json")) << e.run(results::ExportFormat::plan_json).text;
+    for (const std::string_view f : results::export_format_names()) {
+      const auto format = *results::parse_export_format(f);
+      static const std::map<std::string_view, std::string> kExt = {
+          {"plan-json", "json"}, {"torchtitan", "toml"}, {"torchtitan-py", "py"},
+          {"megatron", "sh"},    {"deepspeed", "json"},  {"torchrun", "sh"}};
+      const std::string base = name + "." + std::string(f);
+      try {
+        const std::string text = e.run(format).text;
+        std::ofstream(dir / (base + "." + kExt.at(f))) << text;
+      } catch (const results::ExportError& error) {
+        std::ofstream(dir / (base + ".refused")) << error.what() << "\n";
+      }
+    }
+  }
+  // The cases the issue names must export, not be refused.
+  for (const char* must : {"interleaved.torchtitan.toml", "405b-pp16.megatron.sh", "405b-pp16.torchtitan.toml",
+                           "streaming-diloco.torchtitan.toml", "autotp.deepspeed.json", "hsdp.deepspeed.json",
+                           "islands.torchrun.sh", "fp8.torchtitan-py.py", "fp8.torchtitan.toml"}) {
+    INFO(must);
+    CHECK(std::filesystem::exists(dir / must));
+  }
 }

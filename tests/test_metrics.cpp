@@ -82,18 +82,23 @@ TEST_CASE("metric getters convert to the table's units", "[metrics]") {
   CHECK_FALSE(m::metric("model_flops_per_step").natural.has_value());
 }
 
-TEST_CASE("result files carry every metric as a float64 column with the table's unit, and no other column "
-          "takes a metric's name", "[metrics]") {
+TEST_CASE("result files carry every metric as a float64 column (a boolean one for true/false metrics) with the "
+          "table's unit, and no other column takes a metric's name", "[metrics]") {
   const results::RowLayout layout(2, {"plan.tp"});
   std::size_t found = 0;
   for (const results::FileColumn& column : layout.columns()) {
     const m::Metric* metric = m::find_metric(column.name);
     if (metric == nullptr) continue;
     ++found;
-    CHECK(column.type == results::ColumnType::float64);
     CHECK(column.unit == metric->unit);
     const results::PlanPoint point = shardmeter::test::make_point(1);
-    CHECK(std::get<double>(column.get(point)) == metric->get(point.estimate));
+    if (metric->unit == m::metric_table::kBoolean) {
+      CHECK(column.type == results::ColumnType::boolean);
+      CHECK(std::get<bool>(column.get(point)) == (metric->get(point.estimate) != 0));
+    } else {
+      CHECK(column.type == results::ColumnType::float64);
+      CHECK(std::get<double>(column.get(point)) == metric->get(point.estimate));
+    }
   }
   CHECK(found == m::metrics().size());   // each metric once: names are unique, so no column repeats one
   for (const results::EstimateColumn& c : results::estimate_detail_columns(2)) CHECK(m::find_metric(c.name) == nullptr);

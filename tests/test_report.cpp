@@ -54,29 +54,73 @@ std::vector<results::PlanPoint> hand_front(const std::vector<std::tuple<int, dou
 
 }  // namespace
 
-TEST_CASE("The knee is the plan farthest from the cheapest-fastest line in normalised log space", "[report][knee]") {
+TEST_CASE("The knee is the plan with the most speed per unit of cost", "[report][knee]") {
   using P = std::pair<double, double>;   // (cost, throughput)
-  // u = log t / log 10: 0, 0.903, 1; v = log c / log 10: 0, 0.301, 1; u - v = 0, 0.602, 0.
+  // Throughput / cost: 1, 4, 1: the middle plan (8x the throughput for 2x the cost).
   CHECK(results::knee_of(std::vector<P>{{1, 1}, {2, 8}, {10, 10}}) == 1);
-  CHECK(results::knee_of(std::vector<P>{{1, 1}, {3, 9}, {2, 8}, {10, 10}}) == 2);   // 0.903 - 0.301 > 0.954 - 0.477
-  // A front bowed the other way, or of two plans: no point on the favourable side, so the cheapest.
+  // 1, 3, 4, 1: the third.
+  CHECK(results::knee_of(std::vector<P>{{1, 1}, {3, 9}, {2, 8}, {10, 10}}) == 2);
+  // 1, 0.25, 1: speed per cost never rises past the cheapest's; the tie with the fastest goes to the cheaper plan.
   CHECK(results::knee_of(std::vector<P>{{1, 1}, {8, 2}, {10, 10}}) == 0);
-  CHECK(results::knee_of(std::vector<P>{{5, 10}, {1, 1}}) == 1);
+  // 2 and 1: the dearer plan, 5x the cost for 10x the throughput.
+  CHECK(results::knee_of(std::vector<P>{{5, 10}, {1, 1}}) == 0);
   CHECK(results::knee_of(std::vector<P>{{7, 3}}) == 0);
-  // All throughputs equal: u = 0 everywhere, the cheapest.
+  // All throughputs equal: 5 and 2.5, the cheapest.
   CHECK(results::knee_of(std::vector<P>{{1, 5}, {2, 5}}) == 0);
+  // Costs within 6.5 % of each other (the shipped llama3-70b-islands front): 515k, 1.99M and 3.82M tokens/s per
+  // $M: the fastest, though the three span 8x in throughput.
+  CHECK(results::knee_of(std::vector<P>{{1.0, 0.515e6}, {1.03, 2.05e6}, {1.065, 4.07e6}}) == 2);
 }
 
 TEST_CASE("Cheapest, fastest and knee picks of a front's rows", "[report][knee]") {
   const results::ResultFile f = file_of(hand_front({{2, 1e6, 1e5}, {4, 2e6, 8e5}, {8, 1e7, 1e6}}), "picks");
-  const auto picks = results::pick_front(f.front.rows);
+  const results::PickAxes axes = results::pick_axes(f.info.objectives);
+  const auto picks = results::pick_front(f.front.rows, axes);
   REQUIRE(picks);
   CHECK(picks->cheapest == 0);
   CHECK(picks->fastest == 2);
   CHECK(picks->knee == 1);
   CHECK(results::pick_by_name(*picks, "knee") == std::optional<std::size_t>(1));
   CHECK_FALSE(results::pick_by_name(*picks, "best"));
-  CHECK_FALSE(results::pick_front({}));
+  CHECK_FALSE(results::pick_front({}, axes));
+}
+
+TEST_CASE("Picks never choose a row that is not feasible", "[report][knee]") {
+  // Rows: 0 out of memory but cheapest and fastest ($1M, 5e6 t/s); 1 $2M, 1e6; 2 $4M, 3e6.
+  std::vector<results::PlanPoint> points = hand_front({{2, 1e6, 5e6}, {4, 2e6, 1e6}, {8, 4e6, 3e6}});
+  points[0].estimate.feasible = false;
+  points[0].estimate.reject_reason = model::RejectReason::out_of_memory;
+  const results::ResultFile f = file_of(points, "oom");
+  const results::PickAxes axes = results::pick_axes(f.info.objectives);
+  const auto picks = results::pick_front(f.front.rows, axes);
+  REQUIRE(picks);
+  CHECK(picks->cheapest == 1);
+  CHECK(picks->fastest == 2);
+  CHECK(picks->knee != 0);
+  CHECK(picks->pickable == 2);
+  CHECK_THAT(*results::unpickable(f.front.rows[0], axes), Catch::Contains("not feasible (out_of_memory)"));
+  CHECK_FALSE(results::unpickable(f.front.rows[1], axes));
+}
+
+TEST_CASE("Picks follow the objectives the front was searched with", "[report][knee]") {
+  using results::pick_axes;
+  const model::Objective cost{&model::metric("total_cost_usd"), model::Direction::minimize};
+  const model::Objective effective{&model::metric("effective_tokens_per_s"), model::Direction::maximize};
+  const model::Objective days{&model::metric("wall_clock_days"), model::Direction::minimize};
+  CHECK(pick_axes({cost, effective}).speed == effective);
+  CHECK(pick_axes({cost, days}).speed == days);
+  CHECK(pick_axes({}).speed.name() == "tokens_per_s");
+  CHECK(pick_axes({}).cost == cost);
+  // A minimised speed is turned around: 10 days is twice as good as 20 days.
+  CHECK(pick_axes({cost, days}).goodness(10) == Approx(2 * pick_axes({cost, days}).goodness(20)));
+  // Rows: (cost, tokens/s, effective tokens/s) = ($1M, 3e6, 1e6), ($2M, 2e6, 2e6): the fastest by effective
+  // throughput is the second row, by trained throughput the first.
+  std::vector<results::PlanPoint> points = hand_front({{2, 1e6, 3e6}, {4, 2e6, 2e6}});
+  points[0].estimate.effective_tokens_per_s = 1e6;
+  points[1].estimate.effective_tokens_per_s = 2e6;
+  const results::ResultFile f = file_of(points, "diloco");
+  CHECK(results::pick_front(f.front.rows, pick_axes({cost, effective}))->fastest == 1);
+  CHECK(results::pick_front(f.front.rows, pick_axes({}))->fastest == 0);
 }
 
 TEST_CASE("Baseline cost at matched throughput reads the baseline front's step function", "[report][baseline]") {
@@ -94,7 +138,7 @@ TEST_CASE("Baseline diff: joined, left, kept and the cost change at matched thro
   // Now:      tp 2 re-priced to $0.9M, tp 4 unchanged, a new plan (tp 1) at $2.5M reaching 3500; tp 8 gone.
   const results::ResultFile before = file_of(hand_front({{2, 1e6, 1000}, {4, 2e6, 2000}, {8, 3e6, 3000}}), "x");
   const results::ResultFile now = file_of(hand_front({{2, 0.9e6, 1000}, {4, 2e6, 2000}, {1, 2.5e6, 3500}}), "x");
-  const results::FrontDiff d = results::diff_fronts(now.front, before.front);
+  const results::FrontDiff d = results::diff_fronts(now.front, before.front, results::pick_axes(now.info.objectives));
   CHECK(d.joined == std::vector<std::size_t>{2});
   CHECK(d.left == std::vector<std::size_t>{2});
   CHECK(d.kept == std::vector<std::pair<std::size_t, std::size_t>>{{0, 0}, {1, 1}});
@@ -104,14 +148,15 @@ TEST_CASE("Baseline diff: joined, left, kept and the cost change at matched thro
   CHECK(*d.matched[1].relative_change() == Approx(0.0));
   CHECK_FALSE(d.matched[2].baseline_cost_usd);   // no baseline plan reaches 3500 tokens/s
   CHECK(*d.cheapest_cost_change == Approx(-0.1));
-  CHECK(*d.fastest_throughput_change == Approx(500.0 / 3000.0));
+  CHECK(*d.fastest_speed_change == Approx(500.0 / 3000.0));
 }
 
 TEST_CASE("Re-priced islands are the same plan: prices are not part of the plan key", "[report][baseline]") {
   std::vector<results::PlanPoint> a = hand_front({{2, 1e6, 1000}});
   std::vector<results::PlanPoint> b = a;
   b[0].scenario.cluster.islands[0].price_usd_per_gpu_hour = 9.99;
-  const results::FrontDiff d = results::diff_fronts(file_of(b, "x").front, file_of(a, "x").front);
+  const results::FrontDiff d =
+      results::diff_fronts(file_of(b, "x").front, file_of(a, "x").front, results::pick_axes({}));
   CHECK(d.joined.empty());
   CHECK(d.left.empty());
   CHECK(d.kept.size() == 1);
@@ -177,8 +222,8 @@ TEST_CASE("The Markdown report carries the same tables", "[report][markdown]") {
   };
   CHECK(count("| # | GPU type | islands x GPUs |") == 3);   // front, joined, left
   CHECK(md.find("## Changes since the baseline") != std::string::npos);
-  CHECK(md.find("### Cost at matched throughput") != std::string::npos);
-  CHECK(md.find("| 0 cheapest | a100-sxm-80gb |") != std::string::npos);
+  CHECK(md.find("### Cost at matched speed") != std::string::npos);
+  CHECK(md.find("| 1 cheapest | a100-sxm-80gb |") != std::string::npos);   // rows numbered from 1
   CHECK(md.find("```yaml\nname: x\n") != std::string::npos);
 }
 
@@ -188,7 +233,7 @@ TEST_CASE("An empty front still renders, saying so", "[report][html]") {
   const test::XmlDocument doc = test::parse_xml(html);
   INFO(doc.error);
   REQUIRE(doc.ok);
-  CHECK(doc.text.find("The front is empty") != std::string::npos);
+  CHECK(doc.text.find("the front is empty") != std::string::npos);
   CHECK(doc.count_class("front") == 0);
 }
 

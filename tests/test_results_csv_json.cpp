@@ -34,7 +34,7 @@ TEST_CASE("CSV fields are quoted as RFC 4180 says", "[results][csv]") {
 }
 
 TEST_CASE("CSV: header of column names, CRLF records, shortest exact numbers", "[results][csv]") {
-  results::Table t{{"index", "total_cost_usd", "axis:plan.sharding", "note"}, {}};
+  results::Table t{{"index", "total_cost_usd", "axis:plan.sharding", "note"}, {}, {}};
   t.rows.push_back({{"index", std::int64_t{7}}, {"total_cost_usd", 0.1}, {"axis:plan.sharding", std::string("fsdp")},
                     {"note", std::string("a, \"b\"")}});
   t.rows.push_back({{"index", std::int64_t{-3}}, {"total_cost_usd", 1e21}, {"axis:plan.sharding", std::string("")}});
@@ -50,7 +50,17 @@ TEST_CASE("CSV round-trips a front through a file", "[results][csv]") {
   const results::RowLayout layout = results::RowLayout::fit(points, test::make_run_info().axes);
   const results::Table table = layout.table(points);
   results::write_csv(dir / "front.csv", table);
-  CHECK(dir.files() == std::vector<std::string>{"front.csv"});
+  CHECK(dir.files() == std::vector<std::string>{"front.csv", "front.units.csv"});
+  // The sidecar: one record per column, in column order, with its unit.
+  const results::CsvRecords units = results::read_csv(dir / "front.units.csv");
+  CHECK(units.header == std::vector<std::string>{"column", "unit"});
+  REQUIRE(units.records.size() == table.columns.size());
+  CHECK(units.records[0] == std::vector<std::string>{"index", "index"});
+  for (std::size_t c = 0; c < table.columns.size(); ++c) {
+    CHECK(units.records[c][0] == table.columns[c]);
+    CHECK(units.records[c][1] == table.units[c]);
+    CHECK_FALSE(units.records[c][1].empty());
+  }
 
   const results::CsvRecords read = results::read_csv(dir / "front.csv");
   CHECK(read.header == table.columns);
@@ -85,7 +95,10 @@ TEST_CASE("JSON holds the run info and the front rows, and round-trips", "[resul
 
   const nlohmann::json doc = nlohmann::json::parse(slurp(dir / "front.json"));
   CHECK(doc["format"] == "shardmeter-front");
-  CHECK(doc["schema_version"] == 2);
+  CHECK(doc["schema_version"] == 3);
+  CHECK(doc["units"]["total_cost_usd"] == "USD");
+  CHECK(doc["units"]["mfu"] == "fraction");
+  CHECK(doc["units"]["sequence_parallel"] == "true/false");
   CHECK(doc["run"]["seed"] == 42);
   CHECK(doc["run"]["visited"] == 36);
   CHECK(doc["run"]["estimated"] == 16);
@@ -129,7 +142,7 @@ TEST_CASE("A schema_version 1 JSON file is read: its `evaluated` is the visited 
 }
 
 TEST_CASE("JSON writes non-finite numbers as null and reads them as NaN", "[results][json]") {
-  results::Table t{{"mfu"}, {{{"mfu", std::nan("")}}}};
+  results::Table t{{"mfu"}, {{{"mfu", std::nan("")}}}, {}};
   const nlohmann::json doc = nlohmann::json::parse(results::to_json_text(test::make_run_info(), t));
   CHECK(doc["front"][0]["mfu"].is_null());
   ScratchDir dir;

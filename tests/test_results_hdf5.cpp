@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <stdexcept>
 
 #include <H5Cpp.h>
@@ -11,6 +12,9 @@
 #include "results/errors.hpp"
 #include "results/files/hdf5_reader.hpp"
 #include "results/files/hdf5_writer.hpp"
+#include "results/files/csv.hpp"
+#include "results/files/json.hpp"
+#include "results/files/row_layout.hpp"
 #include "tests/results_test_points.hpp"
 
 using namespace shardmeter;
@@ -293,7 +297,8 @@ TEST_CASE("Reading names what is wrong with the file", "[results][hdf5][reader]"
 }
 
 // Not run by default: ctest runs it (tag [python_fixture]) before tests/python/check_front.py, which reads the file
-// with h5py + pandas and compares with the sidecar JSON written here.
+// (and the same rows as CSV and JSON) with h5py + pandas and compares with the sidecar JSON written here: values,
+// attributes, and every column's dtype and unit.
 TEST_CASE("Write a front for the h5py/pandas check", "[.][python_fixture]") {
   const char* env = std::getenv("SHARDMETER_PY_FIXTURE_DIR");
   REQUIRE(env != nullptr);
@@ -306,8 +311,19 @@ TEST_CASE("Write a front for the h5py/pandas check", "[.][python_fixture]") {
   writer.append_all(points);
   writer.append_all(points);
   writer.finish(info, points);
+  const results::RowLayout layout = results::RowLayout::fit(points, info.axes);
+  results::write_csv(dir / "front.csv", layout.table(points));
+  results::write_json(dir / "front.json", info, layout.table(points));
 
   nlohmann::json expected;
+  for (const results::FileColumn& c : layout.columns()) {
+    static const std::map<results::ColumnType, std::string> kDtype = {
+        {results::ColumnType::uint64, "uint64"}, {results::ColumnType::int64, "int64"},
+        {results::ColumnType::float64, "float64"}, {results::ColumnType::text, "str"},
+        {results::ColumnType::boolean, "bool"}};
+    expected["dtypes"][c.name] = kDtype.at(c.type);
+    expected["units"][c.name] = c.unit;
+  }
   for (const results::PlanPoint& p : points) {
     expected["total_cost_usd"].push_back(p.estimate.total_cost_usd);
     expected["tokens_per_s"].push_back(p.estimate.tokens_per_s);
@@ -321,7 +337,7 @@ TEST_CASE("Write a front for the h5py/pandas check", "[.][python_fixture]") {
                        {"visited", info.visited}, {"estimated", *info.estimated}, {"feasible", info.feasible},
                        {"elapsed_s", info.elapsed_s},
                        {"complete", info.complete}, {"scenario_name", info.scenario_name},
-                       {"created", info.created}, {"schema_version", 2},
+                       {"created", info.created}, {"schema_version", 3},
                        {"rejected_out_of_memory", info.rejected.at("out_of_memory")}};
   expected["objectives"] = {"total_cost_usd", "tokens_per_s"};
   expected["axes"] = info.axes;

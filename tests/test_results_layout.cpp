@@ -31,7 +31,15 @@ TEST_CASE("Row layout: index, scenario, metric, detail and axis columns with uni
   CHECK(column("tp").type == results::ColumnType::int64);
   CHECK(column("total_cost_usd").type == results::ColumnType::float64);
   CHECK(column("total_cost_usd").unit == "USD");
-  CHECK(column("island0_price_usd_per_gpu_hour").unit == "USD/(GPU h)");
+  CHECK(column("island0_price_usd_per_gpu_hour").unit == "USD per GPU-hour");
+  CHECK(column("cost_usd_per_million_tokens").unit == "USD per million tokens");
+  CHECK(column("mfu").unit == "fraction");
+  CHECK(column("sequence_parallel").type == results::ColumnType::boolean);
+  CHECK(column("feasible").type == results::ColumnType::boolean);
+  for (const results::FileColumn& c : layout.columns()) {
+    INFO(c.name);
+    CHECK_FALSE(c.unit.empty());   // every column has a unit (results/README.md lists them)
+  }
   CHECK(column("sharding").type == results::ColumnType::text);
   CHECK(column("axis:plan.tp").text_width == 16);
 }

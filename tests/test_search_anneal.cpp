@@ -156,3 +156,20 @@ TEST_CASE("annealing with three objectives is deterministic too") {
   CHECK(indices(one) == indices(two));
   CHECK(one.counts.rejected_by_reason == two.counts.rejected_by_reason);
 }
+
+TEST_CASE("issue 12: annealing counts distinct candidates, never more than the space") {
+  // A budget five times the space: the 16 chains check many candidates more than once, each chain its own
+  // copy. The counts are of distinct candidates: at most the space, and feasible ones are distinct plans.
+  const search::Space space = small_space();
+  search::SearchResult r;
+  tbb::task_arena(2).execute([&] { r = search::search(space, search::Goal{}, anneal(5 * space.size(), 7)); });
+  const search::SearchCounts& c = r.counts;
+  CHECK(c.visited <= space.size());
+  CHECK(c.feasible <= c.visited);
+  CHECK(c.visited == c.feasible + c.rejected());
+  CHECK(c.estimated <= c.visited);
+  // The exhaustive count of feasible plans bounds the annealing one.
+  search::SearchOptions all;
+  all.method = search::Method::exhaustive;
+  CHECK(c.feasible <= search::search(space, search::Goal{}, all).counts.feasible);
+}

@@ -30,7 +30,8 @@ TEST_CASE("sweep plot: two panels, one marker per feasible point, knee and trans
   CHECK(doc.count("svg") == 3);  // the document and its two panels
   CHECK_THAT(doc.text, Catch::Contains("Throughput per GPU") && Catch::Contains("Cost per million tokens"));
   REQUIRE(!sweep.knees.empty());
-  if (sweep.knees.front().knee.status == KneeStatus::found) CHECK_THAT(doc.text, Catch::Contains("knee"));
+  REQUIRE(sweep.knees.front().knee.found);
+  CHECK_THAT(doc.text, Catch::Contains("knee"));
   bool crosses = false;
   for (const TransitionSeries& t : sweep.transitions) crosses = crosses || !t.transition.crossings.empty();
   if (crosses) CHECK_THAT(doc.text, Catch::Contains("comm 50 %"));

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "model/enum_names.hpp"
+#include "results/front/front_picks.hpp"
 #include "results/front/plan_labels.hpp"
 
 namespace shardmeter::results {
@@ -12,13 +14,44 @@ ExportError::ExportError(std::string format, std::string feature)
     : ResultsError(format + " cannot express this plan: " + feature), format_(std::move(format)),
       feature_(std::move(feature)) {}
 
-DeployPlan make_deploy_plan(const Row& r, std::size_t row_index) {
+namespace {
+
+// A column of the row, or the rebuilt scenario's field for files written before the column existed.
+template <class T, class F>
+T column_or(const Row& r, std::string_view column, const model::Scenario* rebuilt, F from_scenario) {
+  if (r.count(column) == 0 && rebuilt != nullptr) return from_scenario(*rebuilt);
+  if constexpr (std::is_same_v<T, bool>) return flag(r, column);
+  else if constexpr (std::is_same_v<T, std::string>) return text(r, column);
+  else return integer(r, column);
+}
+
+}  // namespace
+
+DeployPlan make_deploy_plan(const Row& r, std::size_t row_index, const model::Scenario* rebuilt) {
+  using model::enum_name;
   DeployPlan p;
   p.row = row_index;
   p.index = static_cast<std::uint64_t>(integer(r, "index"));
-  p.layers = integer(r, "model_layers");
-  p.hidden = integer(r, "model_hidden");
-  p.seq_len = integer(r, "model_seq_len");
+  DeployModel& m = p.model;
+  const auto* s = rebuilt;
+  m.layers = integer(r, "model_layers");
+  m.hidden = integer(r, "model_hidden");
+  m.seq_len = integer(r, "model_seq_len");
+  m.heads = column_or<std::int64_t>(r, "model_heads", s, [](const model::Scenario& x) { return x.model.heads; });
+  m.kv_heads = column_or<std::int64_t>(r, "model_kv_heads", s, [](const model::Scenario& x) { return x.model.kv_heads; });
+  m.head_dim = column_or<std::int64_t>(r, "model_head_dim", s, [](const model::Scenario& x) { return x.model.head_dim; });
+  m.ffn_hidden = column_or<std::int64_t>(r, "model_ffn_hidden", s, [](const model::Scenario& x) { return x.model.ffn_hidden; });
+  m.vocab = column_or<std::int64_t>(r, "model_vocab", s, [](const model::Scenario& x) { return x.model.vocab; });
+  m.ffn_type = column_or<std::string>(r, "model_ffn_type", s,
+                                      [](const model::Scenario& x) { return std::string(enum_name(x.model.ffn_type)); });
+  m.norm = column_or<std::string>(r, "model_norm", s,
+                                  [](const model::Scenario& x) { return std::string(enum_name(x.model.norm)); });
+  m.position_embedding = column_or<std::string>(r, "model_position_embedding", s, [](const model::Scenario& x) {
+    return std::string(enum_name(x.model.position_embedding));
+  });
+  m.bias = column_or<bool>(r, "model_bias", s, [](const model::Scenario& x) { return x.model.bias; });
+  m.tied_embeddings =
+      column_or<bool>(r, "model_tied_embeddings", s, [](const model::Scenario& x) { return x.model.tied_embeddings; });
   p.global_batch = integer(r, "global_batch");
   p.micro_batch = integer(r, "micro_batch");
   p.precision = text(r, "precision");
@@ -27,15 +60,26 @@ DeployPlan make_deploy_plan(const Row& r, std::size_t row_index) {
   p.pp = integer(r, "pp");
   p.cp = integer(r, "cp");
   p.interleave = integer(r, "interleave");
-  p.sequence_parallel = integer(r, "sequence_parallel") != 0;
+  p.sequence_parallel = flag(r, "sequence_parallel");
   p.sharding = text(r, "sharding");
   p.shard_group = integer(r, "shard_group");
   p.recompute = text(r, "recompute");
   p.attention = text(r, "attention");
+  p.overlap_grad_reduce =
+      column_or<bool>(r, "overlap_grad_reduce", s, [](const model::Scenario& x) { return x.plan.overlap_grad_reduce; });
+  p.overlap_param_gather =
+      column_or<bool>(r, "overlap_param_gather", s, [](const model::Scenario& x) { return x.plan.overlap_param_gather; });
+  p.tp_comm_overlap =
+      column_or<bool>(r, "tp_comm_overlap", s, [](const model::Scenario& x) { return x.plan.tp_comm_overlap; });
   p.sync = text(r, "sync");
-  p.pp_across_islands = integer(r, "pp_across_islands") != 0;
+  p.pp_across_islands = flag(r, "pp_across_islands");
   p.diloco_inner_steps = integer(r, "diloco_inner_steps");
   p.diloco_outer_bits = integer(r, "diloco_outer_bits");
+  p.diloco_fragments =
+      column_or<std::int64_t>(r, "diloco_fragments", s, [](const model::Scenario& x) { return x.plan.diloco.fragments; });
+  p.diloco_overlap_steps = column_or<std::int64_t>(r, "diloco_overlap_steps", s, [](const model::Scenario& x) {
+    return x.plan.diloco.overlap_steps;
+  });
   p.total_gpus = integer(r, "total_gpus");
   p.model_parallel = p.tp * p.pp * p.cp;
   // The degrees as the model computed them [model/evaluate.cpp, model/layout.cpp]: one data-parallel mesh over every
@@ -46,7 +90,7 @@ DeployPlan make_deploy_plan(const Row& r, std::size_t row_index) {
   p.grad_accum = integer(r, "microbatches");
   if (p.model_parallel <= 0 || p.data_parallel <= 0 || p.micro_batch <= 0)
     throw ExportError("plan", fmt::format("row {} has tp x pp x cp = {} and {} data-parallel replicas on {} GPUs",
-                                          row_index, p.model_parallel, p.data_parallel, p.total_gpus));
+                                          row_number(row_index), p.model_parallel, p.data_parallel, p.total_gpus));
 
   const std::vector<IslandEntryView> entries = island_entries(r);
   std::int64_t rank = 0, node = 0;

@@ -1,10 +1,9 @@
 #pragma once
-// A front row as a deployment: the degrees, batches and per-island ranks a training framework needs, read once from
-// the file's columns (results/README.md; the degrees are the model's) so every export format agrees. Formats that cannot express a plan
-// throw ExportError naming the format and the plan feature; nothing is written then.
+// A front row as a deployment: the model, the degrees, batches and per-island ranks a training framework needs,
+// read once from the file's columns (results/README.md; the degrees are the model's) so every export format agrees.
+// Formats that cannot express a plan throw ExportError naming the format and the plan feature; nothing is written.
 #include <cstdint>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -40,10 +39,17 @@ struct DeployIsland {
   double batch_share = 0;         // fraction of the global batch this island's entry trains (estimate)
 };
 
+// The transformer as the row's model_* columns describe it.
+struct DeployModel {
+  std::int64_t layers = 0, hidden = 0, heads = 0, kv_heads = 0, head_dim = 0, ffn_hidden = 0, vocab = 0, seq_len = 0;
+  std::string ffn_type, norm, position_embedding;   // "gelu" | "swiglu", "layernorm" | "rmsnorm", "learned" | ...
+  bool bias = true, tied_embeddings = true;
+};
+
 struct DeployPlan {
-  std::size_t row = 0;
+  std::size_t row = 0;                        // row index in the front (row_number(row) is what outputs show)
   std::uint64_t index = 0;
-  std::int64_t layers = 0, hidden = 0, seq_len = 0;
+  DeployModel model;
   std::int64_t global_batch = 0, micro_batch = 0;
   std::string precision;
   double training_tokens = 0;
@@ -51,8 +57,9 @@ struct DeployPlan {
   bool sequence_parallel = false;
   std::string sharding, recompute, attention, sync;
   std::int64_t shard_group = 0;
+  bool overlap_grad_reduce = true, overlap_param_gather = true, tp_comm_overlap = false;
   bool pp_across_islands = false;
-  std::int64_t diloco_inner_steps = 0, diloco_outer_bits = 32;
+  std::int64_t diloco_inner_steps = 0, diloco_outer_bits = 32, diloco_fragments = 1, diloco_overlap_steps = 0;
   std::int64_t total_gpus = 0;
   std::vector<DeployIsland> islands;          // every island, entry by entry, copy by copy
 
@@ -64,16 +71,18 @@ struct DeployPlan {
   std::int64_t grad_accum = 1;                // column microbatches: batch_per_job / (micro_batch * data_parallel)
   bool identical_islands = true;              // same GPU type, size and node size everywhere
 
-  // The full scenario rebuilt from the file's `scenario` text and axis labels, when the CLI managed to (fields
-  // the columns lack: overlap flags, DiLoCo fragments). nullopt: formats needing them say so.
-  std::optional<model::Scenario> scenario;
-
   bool diloco() const { return sync == "diloco"; }
   bool multi_island() const { return islands.size() > 1; }
+  // GPUs of one job: every GPU (synchronous) or one island's (DiLoCo).
+  std::int64_t job_gpus() const { return diloco() && !islands.empty() ? islands.front().gpus : total_gpus; }
+  // Transformer layers per pipeline stage of the fullest stage, as the model charges it (docs/model.md §5.4).
+  std::int64_t fullest_stage_layers() const { return (model.layers + pp - 1) / pp; }
 };
 
-// Reads the row. Throws ResultsError for a missing column (e.g. data_parallel in a file of schema_version 1: search
-// again) and ExportError("plan", ...) for a row without a data-parallel degree (a plan that was not consistent).
-DeployPlan make_deploy_plan(const Row& row, std::size_t row_index);
+// Reads the row. Columns that files before schema_version 3 lack (model dimensions, overlap flags, DiLoCo fragments)
+// come from `rebuilt`, the row's scenario rebuilt from the file, when given. Throws ResultsError for a column that
+// is missing with no scenario to take it from (search again), and ExportError("plan", ...) for a row that cannot be
+// deployed: not feasible, or without a data-parallel degree.
+DeployPlan make_deploy_plan(const Row& row, std::size_t row_index, const model::Scenario* rebuilt = nullptr);
 
 }  // namespace shardmeter::results

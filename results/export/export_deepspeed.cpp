@@ -1,9 +1,17 @@
-// deepspeed: a DeepSpeed config JSON. Keys from DeepSpeed's config reference (deepspeed.ai/docs/config-json):
-// train_batch_size = train_micro_batch_size_per_gpu x gradient_accumulation_steps x data-parallel size,
-// zero_optimization.stage (0 none, 1 optimizer states, 2 + gradients, 3 + parameters), overlap_comm, bf16.enabled,
-// fp16.enabled; "tensor_parallel": {"autotp_size": N} is AutoTP training (deepspeed.ai/tutorials/autotp-training,
-// ZeRO stages 0-2); "pipeline": {"stages", "activation_checkpoint_interval"} is read by the pipeline engine
-// (deepspeed/runtime/config.py get_pipeline_config), which allows ZeRO stages 0 and 1 only.
+// deepspeed: a DeepSpeed config JSON, pinned to deepspeedai/DeepSpeed v0.16.4 (commit e2dc3eeb1923). Keys and the
+// checks they must pass, in deepspeed/runtime/config.py (CFG), runtime/zero/config.py (ZC), runtime/engine.py (ENG)
+// and runtime/pipe/engine.py (PIPE) at that tag:
+//   train_batch_size = train_micro_batch_size_per_gpu x gradient_accumulation_steps x world (CFG:919-934), where
+//     world is the data-parallel size of the pipeline grid (world / pp) with a PipelineModule and otherwise the
+//     whole world (CFG:723-733), AutoTP included: with tensor_parallel.autotp_size > 1 the key is left out and
+//     DeepSpeed derives it (CFG:936-979), since micro x accumulation x world counts every sample tp times
+//   zero_optimization.stage 0-3 (ZC:77-91), overlap_comm, contiguous_gradients; hsdp is ZeRO-3 with MiCS shard
+//     groups, mics_shard_size (ZC:326, ENG:1674-1707); unknown keys inside a section are an error (extra="forbid")
+//   bf16.enabled / fp16.enabled, never both (CFG:834-835)
+//   tensor_parallel.autotp_size: AutoTP training, ZeRO stages 0-2 (ENG:424-425)
+//   pipeline: read by the pipeline engine, ZeRO stages 0-1 only (PIPE:77-78); one stage per rank
+// Top-level keys DeepSpeed does not know are ignored (CFG reads known keys with .get): "shardmeter_export" carries
+// the header.
 #include <nlohmann/json.hpp>
 #include <fmt/format.h>
 
@@ -18,22 +26,21 @@ constexpr const char* kFormat = "deepspeed";
 int zero_stage(const std::string& sharding) {
   if (sharding == "zero1") return 1;
   if (sharding == "zero2") return 2;
-  if (sharding == "fsdp") return 3;
+  if (sharding == "fsdp" || sharding == "hsdp") return 3;
   return 0;
 }
 
 void check(const DeployPlan& p) {
   require_single_uniform_job(kFormat, p);
-  if (p.sharding == "hsdp")
-    throw ExportError(kFormat, "sharding hsdp (shard within groups, replicate across them): ZeRO shards over the whole "
-                               "data-parallel group");
-  if (p.cp > 1) throw ExportError(kFormat, fmt::format("context parallelism cp = {}: the config has no such degree", p.cp));
+  if (p.cp > 1)
+    throw ExportError(kFormat, fmt::format("context parallelism cp = {}: DeepSpeed has no ring-attention degree "
+                                           "(its Ulysses sequence parallelism needs model changes)", p.cp));
   if (p.pp > 1 && zero_stage(p.sharding) >= 2)
     throw ExportError(kFormat, fmt::format("pipeline parallelism (pp = {}) with sharding {}: the pipeline engine "
                                            "supports ZeRO stages 0 and 1 only", p.pp, p.sharding));
   if (p.tp > 1 && zero_stage(p.sharding) == 3)
-    throw ExportError(kFormat, fmt::format("tensor parallelism (tp = {}) with fsdp: AutoTP training supports ZeRO "
-                                           "stages 0-2", p.tp));
+    throw ExportError(kFormat, fmt::format("tensor parallelism (tp = {}) with sharding {}: AutoTP training supports "
+                                           "ZeRO stages 0-2", p.tp, p.sharding));
   if (p.tp > 1 && p.pp > 1)
     throw ExportError(kFormat, "tensor and pipeline parallelism together: AutoTP is not combined with the pipeline engine");
   if (p.interleave > 1)
@@ -43,23 +50,35 @@ void check(const DeployPlan& p) {
 
 }  // namespace
 
-Exported export_deepspeed(const DeployPlan& p, const ExportSource& /*source*/) {
+Exported export_deepspeed(const DeployPlan& p, const ExportSource& source) {
   check(p);
   using json = nlohmann::ordered_json;   // keys in the order written
   Exported out;
-  // DeepSpeed's data-parallel size is world / (tp x pp) [check() ruled out cp].
   json j;
-  j["train_batch_size"] = p.global_batch;
+  j["shardmeter_export"] = export_header_lines(ExportFormat::deepspeed, p, source);
+  // The data-parallel size DeepSpeed divides by: world / pp with a pipeline, else the whole world [check() ruled
+  // out cp, and tp > 1 leaves the key to DeepSpeed].
+  if (p.tp == 1) j["train_batch_size"] = p.global_batch;
   j["train_micro_batch_size_per_gpu"] = p.micro_batch;
   j["gradient_accumulation_steps"] = p.grad_accum;
-  const bool overlap = p.scenario ? p.scenario->plan.overlap_grad_reduce : true;
-  j["zero_optimization"] = {{"stage", zero_stage(p.sharding)}, {"overlap_comm", overlap}, {"contiguous_gradients", true}};
+  json zero = {{"stage", zero_stage(p.sharding)}, {"overlap_comm", p.overlap_grad_reduce}, {"contiguous_gradients", true}};
+  if (p.sharding == "hsdp") zero["mics_shard_size"] = p.dp_shard;
+  j["zero_optimization"] = zero;
   j["bf16"] = {{"enabled", p.precision == "bf16" || p.precision == "fp8"}};
   j["fp16"] = {{"enabled", p.precision == "fp16"}};
-  if (p.tp > 1) j["tensor_parallel"] = {{"autotp_size", p.tp}};
+  if (p.tp > 1) {
+    j["tensor_parallel"] = {{"autotp_size", p.tp}};
+    out.notes.push_back(fmt::format("deepspeed: AutoTP: wrap the model with deepspeed.tp_model_init(model, tp_size={}, "
+                                    "dtype=...); train_batch_size is left to DeepSpeed, which counts each sample once "
+                                    "per tensor-parallel rank ({} x the global batch of {})",
+                                    p.tp, p.tp, p.global_batch));
+  }
   if (p.pp > 1)
     j["pipeline"] = {{"stages", p.pp}, {"activation_checkpoint_interval", p.recompute == "full" ? 1 : 0}};
   j["steps_per_print"] = 100;
+  if (p.sharding == "hsdp")
+    out.notes.push_back(fmt::format("deepspeed: hsdp is ZeRO-3 with MiCS shard groups of {} GPUs: build the model "
+                                    "under deepspeed.zero.MiCS_Init", p.dp_shard));
   if (p.pp == 1 && p.recompute != "none")
     out.notes.push_back("deepspeed: recompute " + p.recompute + " is set in the model code (e.g. gradient "
                         "checkpointing), not in the DeepSpeed config");

@@ -1,17 +1,40 @@
 #include "results/export/export_formats.hpp"
 
+#include <algorithm>
 #include <array>
 
 #include <fmt/format.h>
 
-#include "results/markup.hpp"
+#include "results/front/front_picks.hpp"
 #include "results/front/plan_labels.hpp"
+#include "results/markup.hpp"
 
 namespace shardmeter::results {
 
 namespace {
-constexpr std::array<std::string_view, 5> kNames = {"plan-json", "torchtitan", "megatron", "deepspeed", "torchrun"};
+
+constexpr std::array<std::string_view, 6> kNames = {"plan-json", "torchtitan", "torchtitan-py",
+                                                    "megatron",  "deepspeed",  "torchrun"};
+
+// The pinned versions: what the replay tests (tests/python/replay/) re-implement the checks of.
+constexpr std::array<ExportTarget, 6> kTargets = {{
+    {"shardmeter-plan", "v2", "\"schema_version\": 2, ShardMeter's own plan format, docs/export.md"},
+    {"torchtitan", "v0.2.2", "pytorch/torchtitan@73a0e6979dd1 (2026-02-20), the last release that reads TOML"},
+    {"torchtitan", "main@b5bcd76c66d0", "pytorch/torchtitan@b5bcd76c66d0 (2026-08-21): Python config registry"},
+    {"Megatron-LM", "core_v0.19.0", "NVIDIA/Megatron-LM@5be9626709af, megatron/training/arguments.py"},
+    {"DeepSpeed", "v0.16.4", "deepspeedai/DeepSpeed@e2dc3eeb1923, deepspeed/runtime/config.py"},
+    {"PyTorch torchrun", "v2.6.0", "pytorch/pytorch v2.6.0, torch/distributed/run.py"},
+}};
+
+std::string model_line(const DeployModel& m) {
+  return fmt::format("model: {} layers, hidden {}, {} heads ({} KV, head dim {}), FFN {} ({}), vocab {}, sequence {}; "
+                     "{}, {} position embedding, {} embeddings, {}",
+                     m.layers, m.hidden, m.heads, m.kv_heads, m.head_dim, m.ffn_hidden, m.ffn_type, m.vocab, m.seq_len,
+                     m.norm, m.position_embedding, m.tied_embeddings ? "tied" : "untied",
+                     m.bias ? "linear biases" : "no linear biases");
 }
+
+}  // namespace
 
 std::span<const std::string_view> export_format_names() { return kNames; }
 
@@ -23,10 +46,13 @@ std::optional<ExportFormat> parse_export_format(std::string_view name) {
 
 std::string_view to_string(ExportFormat format) noexcept { return kNames[static_cast<std::size_t>(format)]; }
 
+const ExportTarget& export_target(ExportFormat format) noexcept { return kTargets[static_cast<std::size_t>(format)]; }
+
 Exported export_plan(ExportFormat format, const DeployPlan& plan, const ExportSource& source) {
   switch (format) {
     case ExportFormat::plan_json: return export_plan_json(plan, source);
     case ExportFormat::torchtitan: return export_torchtitan(plan, source);
+    case ExportFormat::torchtitan_py: return export_torchtitan_py(plan, source);
     case ExportFormat::megatron: return export_megatron(plan, source);
     case ExportFormat::deepspeed: return export_deepspeed(plan, source);
     case ExportFormat::torchrun: return export_torchrun(plan, source);
@@ -34,22 +60,48 @@ Exported export_plan(ExportFormat format, const DeployPlan& plan, const ExportSo
   return {};
 }
 
-std::string export_header_comment(const DeployPlan& plan, const ExportSource& source) {
+std::string calibration_line(const DeployPlan& plan, const RunInfo& info) {
+  std::vector<std::string> gpus;
+  for (const DeployIsland& d : plan.islands)
+    if (std::find(gpus.begin(), gpus.end(), d.gpu) == gpus.end()) gpus.push_back(d.gpu);
+  if (!info.uncalibrated_gpus) return "calibration: unknown (the front file predates calibration status, schema_version 3)";
+  std::string out;
+  for (const std::string& g : gpus) {
+    const bool uncalibrated =
+        std::find(info.uncalibrated_gpus->begin(), info.uncalibrated_gpus->end(), g) != info.uncalibrated_gpus->end();
+    out += (out.empty() ? "" : "; ") + g +
+           (uncalibrated ? " UNCALIBRATED: no published run fits its efficiency constants, the predicted figures are "
+                           "extrapolated from matmul benchmarks"
+                         : " calibrated against published runs");
+  }
+  return "calibration: " + out;
+}
+
+std::vector<std::string> export_header_lines(ExportFormat format, const DeployPlan& plan, const ExportSource& source) {
   const Row& r = *source.row;
-  // Comment lines must stay single lines: names come from files and may hold anything.
-  const auto line = [](std::string s) {
-    for (char& c : s)
-      if (c == '\n' || c == '\r') c = ' ';
-    return "# " + s + "\n";
-  };
-  std::string out = line(fmt::format("ShardMeter {} plan export: scenario {}, front row {} (pick {}) of {}",
-                                     source.info->version, source.info->scenario_name, plan.row, source.pick,
-                                     source.front_path));
-  out += line("plan: " + plan_summary(r));
-  out += line(fmt::format("predicted: {} for {} tokens, {} tokens/s, {} days, MFU {}, bottleneck {}",
-                          format_usd(number(r, "total_cost_usd")), format_si(plan.training_tokens),
-                          format_si(number(r, "tokens_per_s")), format_fixed(number(r, "wall_clock_days"), 1),
-                          format_percent(number(r, "mfu")), text(r, "bottleneck")));
+  const ExportTarget& target = export_target(format);
+  // Names come from files and may hold anything: every line stays one line.
+  std::vector<std::string> lines;
+  lines.push_back(comment_text(fmt::format("ShardMeter {} plan export ({})", source.info->version, to_string(format))));
+  lines.push_back(comment_text(fmt::format("target: {} {} ({})", target.framework, target.version, target.pinned)));
+  lines.push_back(comment_text(fmt::format("source: scenario {}, front row {} (pick {}) of {}",
+                                           source.info->scenario_name, row_number(plan.row), source.pick,
+                                           source.front_path)));
+  lines.push_back(comment_text("plan: " + plan_summary(r)));
+  lines.push_back(comment_text(model_line(plan.model)));
+  std::string speed = format_si(number(r, "tokens_per_s")) + " tokens/s";
+  if (plan.diloco()) speed += " (" + format_si(number(r, "effective_tokens_per_s")) + " effective)";
+  lines.push_back(comment_text(fmt::format("predicted: {} for {} tokens, {}, {} days, MFU {}, bottleneck {}",
+                                           format_usd(number(r, "total_cost_usd")), format_si(plan.training_tokens),
+                                           speed, format_fixed(number(r, "wall_clock_days"), 1),
+                                           format_percent(number(r, "mfu")), text(r, "bottleneck"))));
+  lines.push_back(comment_text(calibration_line(plan, *source.info)));
+  return lines;
+}
+
+std::string export_header_comment(ExportFormat format, const DeployPlan& plan, const ExportSource& source) {
+  std::string out;
+  for (const std::string& line : export_header_lines(format, plan, source)) out += "# " + line + "\n";
   return out;
 }
 

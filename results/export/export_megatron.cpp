@@ -1,13 +1,25 @@
-// megatron: Megatron-LM command-line arguments as a bash array, to splice into a pretrain_gpt.py launch:
-//   source plan.megatron.sh && torchrun ... pretrain_gpt.py "${MEGATRON_ARGS[@]}" <model and data arguments>
-// Argument names from NVIDIA/Megatron-LM megatron/training/arguments.py (commit
-// 000c4ac24f61159c138b0975def722c65245983c): --tensor-model-parallel-size, --pipeline-model-parallel-size,
-// --context-parallel-size, --num-layers-per-virtual-pipeline-stage, --sequence-parallel, --micro-batch-size,
-// --global-batch-size, --seq-length, --recompute-granularity {full,selective}, --recompute-method {uniform,block},
-// --recompute-num-layers, --use-distributed-optimizer, --use-megatron-fsdp, --data-parallel-sharding-strategy
-// {no_shard,optim,optim_grads,optim_grads_params}, --overlap-grad-reduce, --overlap-param-gather,
-// --tp-comm-overlap, --bf16, --fp16, --fp8-format. Megatron-FSDP's required companions (--no-gradient-accumulation-fusion,
-// --ckpt-format fsdp_dtensor) follow docs/discussions/megatron-fsdp-user-guide.
+// megatron: Megatron-LM arguments as a bash array, to splice into a pretrain_gpt.py launch:
+//   source plan.megatron.sh && torchrun ... pretrain_gpt.py "${MEGATRON_ARGS[@]}" <data, tokenizer, optimizer arguments>
+// Pinned to NVIDIA/Megatron-LM core_v0.19.0 (commit 5be9626709af). Names and the checks they must pass, in
+// megatron/training/arguments.py (A) and megatron/core/transformer/transformer_config.py (TC) at that tag:
+//   model     --num-layers, --hidden-size, --num-attention-heads, --group-query-attention --num-query-groups,
+//             --ffn-hidden-size, --kv-channels, --seq-length, --max-position-embeddings, --position-embedding-type
+//             {learned_absolute, rope}, --swiglu, --normalization {LayerNorm, RMSNorm},
+//             --untie-embeddings-and-output-weights, --disable-bias-linear (A:2299-2377, TC:65-249)
+//   layout    --tensor-model-parallel-size, --pipeline-model-parallel-size, --context-parallel-size,
+//             --sequence-parallel, --num-virtual-stages-per-pipeline-rank (A:2961-2963), and for a pipeline whose
+//             stages cannot all hold the same layers --decoder-first-pipeline-num-layers /
+//             --decoder-last-pipeline-num-layers (A:2942-2946; TC:1988-2062: the remaining layers split evenly over
+//             the remaining stages)
+//   batch     --micro-batch-size, --global-batch-size (global % (micro x dp) == 0, num_microbatches_calculator.py)
+//   memory    --recompute-granularity {full, selective}, --recompute-method uniform, --recompute-num-layers 1,
+//             --use-distributed-optimizer, --use-megatron-fsdp with --data-parallel-sharding-strategy
+//             {optim_grads, optim_grads_params} and --ckpt-format fsdp_dtensor (A:1100-1147, A:1620-1621)
+//   overlap   --overlap-grad-reduce, --overlap-param-gather (needs the former and a distributed optimizer,
+//             A:990-995), --tp-comm-overlap (needs --sequence-parallel, A:1401-1402)
+//   numerics  --bf16, --fp16, --fp8-format hybrid
+// TP or CP without Megatron-FSDP on GPUs older than Blackwell needs CUDA_DEVICE_MAX_CONNECTIONS=1 (A:1413-1439); with
+// Megatron-FSDP it must not be 1 (A:1143-1144): the file exports it when needed.
 #include <fmt/format.h>
 
 #include "results/export/export_formats.hpp"
@@ -18,36 +30,92 @@ namespace {
 
 constexpr const char* kFormat = "megatron";
 
+struct UnevenStages {
+  std::int64_t first = 0, last = 0;   // 0: every stage holds layers / pp
+};
+
+// First and last stage sizes when pp does not divide the layers: the middle stages hold the fullest stage's count
+// ceil(L / pp) (the model's assumption, docs/model.md §5.4) or, when first and last cannot absorb the rest, fewer.
+UnevenStages uneven_stages(const DeployPlan& p) {
+  const std::int64_t layers = p.model.layers, full = p.fullest_stage_layers();
+  if (layers % p.pp == 0) return {};
+  for (std::int64_t middle = full; middle >= 1; --middle) {
+    const std::int64_t ends = layers - (p.pp - 2) * middle;
+    if (ends < 2 || ends > 2 * full) continue;
+    return UnevenStages{ends / 2, ends - ends / 2};
+  }
+  throw ExportError(kFormat, fmt::format("{} layers on {} pipeline stages: no first / last stage sizes leave an even "
+                                         "split of the rest (--decoder-first/last-pipeline-num-layers)",
+                                         layers, p.pp));
+}
+
+bool blackwell(const std::string& gpu) { return gpu == "b200" || gpu == "gb200"; }
+
 void check(const DeployPlan& p) {
   require_single_uniform_job(kFormat, p);
   if (p.sharding == "hsdp")
     throw ExportError(kFormat, "sharding hsdp (shard within groups, replicate across them): no verified Megatron-LM "
                                "argument set expresses it (use torchtitan or plan-json)");
-  if (p.interleave > 1 && p.layers % (p.pp * p.interleave) != 0)
-    throw ExportError(kFormat, fmt::format("interleave {} with {} layers on {} stages: "
-                                           "--num-layers-per-virtual-pipeline-stage needs layers divisible by pp x v",
-                                           p.interleave, p.layers, p.pp));
+  if (p.interleave > 1 && p.model.layers % (p.pp * p.interleave) != 0)
+    throw ExportError(kFormat, fmt::format("interleave {} with {} layers on {} stages: virtual stages need the layers "
+                                           "divisible by pp x v", p.interleave, p.model.layers, p.pp));
+  if (p.model.position_embedding == "alibi")
+    throw ExportError(kFormat, "ALiBi position embeddings: --position-embedding-type has learned_absolute, rope, yarn, "
+                               "mrope, relative and none");
+  if (p.model.kv_heads % p.tp != 0 && p.tp % p.model.kv_heads != 0)
+    throw ExportError(kFormat, fmt::format("{} key/value heads on tp {}: Megatron needs one to divide the other",
+                                           p.model.kv_heads, p.tp));
+  if (p.cp > 1 && p.model.seq_len % (2 * p.cp) != 0)
+    throw ExportError(kFormat, fmt::format("sequence length {} with cp {}: Megatron needs it divisible by 2 x cp",
+                                           p.model.seq_len, p.cp));
 }
 
 }  // namespace
 
 Exported export_megatron(const DeployPlan& p, const ExportSource& source) {
   check(p);
+  const UnevenStages uneven = uneven_stages(p);
+  const bool fsdp = p.sharding == "zero2" || p.sharding == "fsdp";
   Exported out;
   std::string& t = out.text;
-  t = export_header_comment(p, source);
+  t = export_header_comment(ExportFormat::megatron, p, source);
   t += fmt::format("# world size {} = tp {} x pp {} x cp {} x dp {}; {} micro-batches of {} per replica per step\n",
                    p.total_gpus, p.tp, p.pp, p.cp, p.data_parallel, p.grad_accum, p.micro_batch);
+  t += fmt::format("# vocabulary: {} tokens, set by your tokenizer arguments\n", p.model.vocab);
+  if ((p.tp > 1 || p.cp > 1) && !fsdp && !blackwell(p.islands.front().gpu))
+    t += "export CUDA_DEVICE_MAX_CONNECTIONS=1  # TP/CP communication overlap on GPUs before Blackwell\n";
   t += "MEGATRON_ARGS=(\n";
   const auto arg = [&](std::string_view line) { t += "  " + std::string(line) + "\n"; };
+  const DeployModel& m = p.model;
+  arg(fmt::format("--num-layers {}", m.layers));
+  arg(fmt::format("--hidden-size {}", m.hidden));
+  arg(fmt::format("--num-attention-heads {}", m.heads));
+  if (m.kv_heads != m.heads) {
+    arg("--group-query-attention");
+    arg(fmt::format("--num-query-groups {}", m.kv_heads));
+  }
+  arg(fmt::format("--ffn-hidden-size {}", m.ffn_hidden));
+  if (m.head_dim * m.heads != m.hidden || m.hidden % m.heads != 0) arg(fmt::format("--kv-channels {}", m.head_dim));
+  arg(fmt::format("--seq-length {}", m.seq_len));
+  arg(fmt::format("--max-position-embeddings {}", m.seq_len));
+  arg(fmt::format("--position-embedding-type {}", m.position_embedding == "rope" ? "rope" : "learned_absolute"));
+  if (m.ffn_type == "swiglu") arg("--swiglu");
+  arg(fmt::format("--normalization {}", m.norm == "rmsnorm" ? "RMSNorm" : "LayerNorm"));
+  if (!m.tied_embeddings) arg("--untie-embeddings-and-output-weights");
+  if (!m.bias) arg("--disable-bias-linear");
+
   arg(fmt::format("--tensor-model-parallel-size {}", p.tp));
   arg(fmt::format("--pipeline-model-parallel-size {}", p.pp));
   arg(fmt::format("--context-parallel-size {}", p.cp));
-  if (p.interleave > 1) arg(fmt::format("--num-layers-per-virtual-pipeline-stage {}", p.layers / (p.pp * p.interleave)));
-  if (p.sequence_parallel && p.tp > 1) arg("--sequence-parallel");
+  if (p.interleave > 1) arg(fmt::format("--num-virtual-stages-per-pipeline-rank {}", p.interleave));
+  if (uneven.first > 0) {
+    arg(fmt::format("--decoder-first-pipeline-num-layers {}", uneven.first));
+    arg(fmt::format("--decoder-last-pipeline-num-layers {}", uneven.last));
+  }
+  const bool sequence_parallel = p.sequence_parallel && p.tp > 1;
+  if (sequence_parallel) arg("--sequence-parallel");
   arg(fmt::format("--micro-batch-size {}", p.micro_batch));
   arg(fmt::format("--global-batch-size {}", p.global_batch));
-  arg(fmt::format("--seq-length {}", p.seq_len));
   if (p.recompute == "selective") {
     arg("--recompute-granularity selective");
   } else if (p.recompute == "full") {
@@ -55,7 +123,6 @@ Exported export_megatron(const DeployPlan& p, const ExportSource& source) {
     arg("--recompute-method uniform");
     arg("--recompute-num-layers 1");
   }
-  const bool fsdp = p.sharding == "zero2" || p.sharding == "fsdp";
   if (p.sharding == "zero1") arg("--use-distributed-optimizer");
   if (fsdp) {
     arg("--use-megatron-fsdp");
@@ -64,15 +131,10 @@ Exported export_megatron(const DeployPlan& p, const ExportSource& source) {
     arg("--no-gradient-accumulation-fusion");
     arg("--ckpt-format fsdp_dtensor");
   }
-  if (p.scenario) {
-    if (p.scenario->plan.overlap_grad_reduce && p.data_parallel > 1) arg("--overlap-grad-reduce");
-    if (p.scenario->plan.overlap_param_gather && p.sharding != "none" && p.data_parallel > 1) arg("--overlap-param-gather");
-    if (p.scenario->plan.tp_comm_overlap && p.tp > 1) arg("--tp-comm-overlap");
-  } else {
-    t += "  # overlap flags unknown: the scenario could not be rebuilt from the front file\n";
-    out.notes.push_back("megatron: --overlap-grad-reduce / --overlap-param-gather / --tp-comm-overlap left out: the "
-                        "scenario could not be rebuilt from the front file");
-  }
+  const bool grad_reduce = p.overlap_grad_reduce && p.data_parallel > 1;
+  if (grad_reduce) arg("--overlap-grad-reduce");
+  if (grad_reduce && p.overlap_param_gather && p.sharding != "none") arg("--overlap-param-gather");
+  if (p.tp_comm_overlap && sequence_parallel) arg("--tp-comm-overlap");
   if (p.precision == "bf16") arg("--bf16");
   if (p.precision == "fp16") arg("--fp16");
   if (p.precision == "fp8") {
@@ -80,8 +142,8 @@ Exported export_megatron(const DeployPlan& p, const ExportSource& source) {
     arg("--fp8-format hybrid");
   }
   t += ")\n";
-  out.notes.push_back("megatron: add the model (--num-layers, --hidden-size, ...), data, tokenizer and optimizer "
-                      "arguments; the array holds the parallel layout and batch only");
+  out.notes.push_back("megatron: add the data, tokenizer and optimizer arguments; the array holds the model, the "
+                      "parallel layout and the batch");
   return out;
 }
 

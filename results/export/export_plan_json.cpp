@@ -1,11 +1,13 @@
-// plan-json: every field of the plan, the predicted metrics (with units) and the islands with their rank ranges.
-// ShardMeter's own format, versioned by "schema_version" (docs/export.md).
+// plan-json: every field of the plan, the model, the predicted metrics (with units), the calibration status of its
+// GPU types and the islands with their rank ranges. ShardMeter's own format, versioned by "schema_version"
+// (docs/export.md): 2 numbers rows from 1 and adds "model" dimensions, "header" and "uncalibrated_gpus".
 #include <cmath>
 
 #include <nlohmann/json.hpp>
 
 #include "model/metrics.hpp"
 #include "results/export/export_formats.hpp"
+#include "results/front/front_picks.hpp"
 
 namespace shardmeter::results {
 
@@ -22,11 +24,19 @@ Exported export_plan_json(const DeployPlan& p, const ExportSource& source) {
   const RunInfo& info = *source.info;
   json j;
   j["format"] = "shardmeter-plan";
-  j["schema_version"] = 1;
-  j["source"] = {{"front", source.front_path}, {"row", p.row},           {"index", p.index},
+  j["schema_version"] = 2;
+  j["header"] = export_header_lines(ExportFormat::plan_json, p, source);
+  j["source"] = {{"front", source.front_path}, {"row", row_number(p.row)}, {"index", p.index},
                  {"pick", source.pick},        {"scenario_name", info.scenario_name},
                  {"shardmeter_version", info.version}, {"created", info.created}};
-  j["model"] = {{"layers", p.layers}, {"hidden", p.hidden}, {"seq_len", p.seq_len}};
+  const DeployModel& m = p.model;
+  j["model"] = {{"layers", m.layers},         {"hidden", m.hidden},
+                {"heads", m.heads},           {"kv_heads", m.kv_heads},
+                {"head_dim", m.head_dim},     {"ffn_hidden", m.ffn_hidden},
+                {"ffn_type", m.ffn_type},     {"vocab", m.vocab},
+                {"seq_len", m.seq_len},       {"norm", m.norm},
+                {"position_embedding", m.position_embedding},
+                {"bias", m.bias},             {"tied_embeddings", m.tied_embeddings}};
   j["training"] = {{"global_batch", p.global_batch}, {"micro_batch", p.micro_batch}, {"precision", p.precision},
                    {"tokens", p.training_tokens}};
   json plan = {{"tp", p.tp},
@@ -40,21 +50,16 @@ Exported export_plan_json(const DeployPlan& p, const ExportSource& source) {
                {"attention", p.attention},
                {"sync", p.sync},
                {"pp_across_islands", p.pp_across_islands}};
-  if (p.diloco()) plan["diloco"] = {{"inner_steps", p.diloco_inner_steps}, {"outer_bits", p.diloco_outer_bits}};
-  if (p.scenario) {
-    const model::PlanSpec& s = p.scenario->plan;
-    plan["overlap_grad_reduce"] = s.overlap_grad_reduce;
-    plan["overlap_param_gather"] = s.overlap_param_gather;
-    plan["tp_comm_overlap"] = s.tp_comm_overlap;
-    if (p.diloco()) {
-      plan["diloco"]["fragments"] = s.diloco.fragments;
-      plan["diloco"]["overlap_steps"] = s.diloco.overlap_steps;
-    }
-  }
+  plan["overlap_grad_reduce"] = p.overlap_grad_reduce;
+  plan["overlap_param_gather"] = p.overlap_param_gather;
+  plan["tp_comm_overlap"] = p.tp_comm_overlap;
+  if (p.diloco())
+    plan["diloco"] = {{"inner_steps", p.diloco_inner_steps}, {"outer_bits", p.diloco_outer_bits},
+                      {"fragments", p.diloco_fragments}, {"overlap_steps", p.diloco_overlap_steps}};
   j["plan"] = plan;
   // One job over every GPU (synchronous) or one job per island (DiLoCo): its world, data-parallel mesh and batch.
   j["job"] = {{"jobs", p.diloco() ? p.islands.size() : 1},
-              {"world_size", p.diloco() && !p.islands.empty() ? p.islands.front().gpus : p.total_gpus},
+              {"world_size", p.job_gpus()},
               {"model_parallel", p.model_parallel},
               {"data_parallel", p.data_parallel},
               {"data_parallel_shard", p.dp_shard},
@@ -62,6 +67,7 @@ Exported export_plan_json(const DeployPlan& p, const ExportSource& source) {
               {"batch_per_step", p.batch_per_job},
               {"gradient_accumulation_steps", p.identical_islands || p.diloco() ? json(p.grad_accum) : json(nullptr)}};
   j["total_gpus"] = p.total_gpus;
+  j["uncalibrated_gpus"] = info.uncalibrated_gpus ? json(*info.uncalibrated_gpus) : json(nullptr);
   json islands = json::array();
   for (const DeployIsland& d : p.islands)
     islands.push_back({{"entry", d.entry},
@@ -79,9 +85,11 @@ Exported export_plan_json(const DeployPlan& p, const ExportSource& source) {
                        {"batch_share", finite_or_null(d.batch_share)}});
   j["islands"] = islands;
   json predicted, units;
-  for (const model::Metric& m : model::metrics()) {
-    predicted[std::string(m.name)] = finite_or_null(number(*source.row, m.name));
-    units[std::string(m.name)] = m.unit;
+  for (const model::Metric& metric : model::metrics()) {
+    predicted[std::string(metric.name)] = metric.unit == model::metric_table::kBoolean
+                                              ? json(flag(*source.row, metric.name))
+                                              : finite_or_null(number(*source.row, metric.name));
+    units[std::string(metric.name)] = metric.unit;
   }
   predicted["bottleneck"] = text(*source.row, "bottleneck");
   j["predicted"] = predicted;

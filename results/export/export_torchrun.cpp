@@ -1,23 +1,19 @@
-// torchrun: the launch command for every island of a synchronous job, as a shell script. One job spans all islands:
-// --nnodes is the job's node count and each island's nodes take a contiguous range of node ranks, so global ranks
-// (node_rank x nproc_per_node + local_rank) stay contiguous per island. Options from PyTorch's torchrun
-// documentation (docs.pytorch.org/docs/stable/elastic/run.html): --nnodes, --nproc_per_node, --node_rank,
-// --master_addr, --master_port (static rendezvous); placeholders come from the environment.
+// torchrun: the launch command for every island of a synchronous job, as a shell script, pinned to PyTorch v2.6.0's
+// torch/distributed/run.py. One job spans all islands: --nnodes is the job's node count (static rendezvous takes the
+// world from it, a single number) and each island's nodes take a contiguous range of node ranks, so global ranks
+// (node_rank x nproc_per_node + local_rank) stay contiguous per island; --nproc_per_node is one number per job
+// (run.py:349, homogeneous LOCAL_WORLD_SIZE). Options (run.py:425-616): --nnodes, --nproc_per_node, --node_rank,
+// --master_addr, --master_port; placeholders come from the environment.
 #include <fmt/format.h>
 
 #include "results/export/export_formats.hpp"
+#include "results/markup.hpp"
 
 namespace shardmeter::results {
 
 namespace {
 
 constexpr const char* kFormat = "torchrun";
-
-std::string shell_comment(std::string s) {
-  for (char& c : s)
-    if (c == '\n' || c == '\r') c = ' ';
-  return s;
-}
 
 void check(const DeployPlan& p) {
   if (p.diloco())
@@ -39,7 +35,7 @@ Exported export_torchrun(const DeployPlan& p, const ExportSource& source) {
   std::int64_t nodes = 0;
   for (const DeployIsland& d : p.islands) nodes += d.nodes;
   const std::int64_t per_node = p.islands.empty() ? 0 : p.islands.front().gpus_per_node;
-  t = "#!/bin/sh\n" + export_header_comment(p, source);
+  t = "#!/bin/sh\n" + export_header_comment(ExportFormat::torchrun, p, source);
   t += fmt::format("# one job: {} nodes x {} GPUs = {} ranks (tp {} x pp {} x cp {} x dp {})\n", nodes, per_node,
                    p.total_gpus, p.tp, p.pp, p.cp, p.data_parallel);
   t += "# Run on every node: ISLAND=<island> NODE_RANK=<node rank> MASTER_ADDR=<a node of island 0> sh <this file> ARGS\n";
@@ -48,7 +44,7 @@ Exported export_torchrun(const DeployPlan& p, const ExportSource& source) {
   for (std::size_t i = 0; i < p.islands.size(); ++i) {
     const DeployIsland& d = p.islands[i];
     t += fmt::format("  # island {} \"{}\" ({}{}): {} nodes x {} GPUs, node ranks {}-{}, global ranks {}-{}\n", i,
-                     shell_comment(d.name), shell_comment(d.gpu), d.spot ? ", spot" : "", d.nodes, d.gpus_per_node,
+                     comment_text(d.name), comment_text(d.gpu), d.spot ? ", spot" : "", d.nodes, d.gpus_per_node,
                      d.first_node, d.first_node + d.nodes - 1, d.first_rank, d.last_rank);
     t += fmt::format("  {})\n    exec torchrun --nnodes={} --nproc_per_node={} --node_rank=\"${{NODE_RANK:?node rank {}-{}}}\" "
                      "--master_addr=\"${{MASTER_ADDR:?}}\" --master_port=\"$MASTER_PORT\" \"$TRAIN_SCRIPT\" \"$@\" ;;\n",

@@ -1,18 +1,30 @@
-// torchtitan: a TOML job config. Field names follow torchtitan's JobConfig dataclasses
-// (pytorch/torchtitan, torchtitan/config/job_config.py at commit 000204a4a8bf3d0f31adc44fc29855fbb6ea13d8):
-//   [training]   local_batch_size ("per-device batch size"), global_batch_size (gradient accumulation makes up
-//                the difference to local_batch_size x data-parallel degree), seq_len, mixed_precision_param
+// torchtitan: a TOML job config for torchtitan v0.2.2 (pytorch/torchtitan@73a0e6979dd1, 2026-02-20), the last
+// release that reads TOML (main switched to Python config functions on 2026-02-23, commit 9810191: see
+// export_torchtitan_py.cpp). Field names from torchtitan/config/job_config.py at that tag; unknown fields are an
+// error there (config/manager.py:165-171):
+//   [job]        description; custom_config_module = "torchtitan.components.ft.config" for the DiLoCo fields
+//   [model]      name = "llama3" ("llama3_ft" under DiLoCo: its train spec has the fragment function), flavor;
+//                converters = ["quantize.linear.float8"] for fp8 (components/quantization/float8.py:238)
+//   [training]   local_batch_size, global_batch_size, seq_len, steps, mixed_precision_param. Without TorchFT,
+//                gradient accumulation = global / (local x dp_replicate x dp_shard) (train.py:196-215); under TorchFT
+//                the divisor is also multiplied by the replica groups (components/ft/manager.py:82-86), so
+//                global_batch_size is the batch over every island (experiments/ft/torchft.md:64-67)
 //   [parallelism] data_parallel_replicate_degree, data_parallel_shard_degree, fsdp_reshard_after_forward,
 //                tensor_parallel_degree, pipeline_parallel_degree, pipeline_parallel_schedule,
-//                pipeline_parallel_microbatch_size (local_batch_size / microbatch = microbatches),
-//                pipeline_parallel_layers_per_stage, context_parallel_degree
-//   [activation_checkpoint] mode = "none" | "selective" | "full", selective_ac_option
-//   [fault_tolerance] enable, group_size, semi_sync_method = "diloco", sync_steps, should_quantize,
-//                fragment_sync_delay (TorchFT DiLoCo, one replica group per island)
-//   [model]      converters = ["float8"] for fp8
+//                pipeline_parallel_microbatch_size (local_batch_size / it = micro-batches),
+//                pipeline_parallel_layers_per_stage, pipeline_parallel_first/last_stage_less_layers
+//                (torchtitan_plan.hpp), context_parallel_degree
+//   [activation_checkpoint] mode = "none" | "selective" | "full", selective_ac_option = "op"
+//   [fault_tolerance] enable, group_size, semi_sync_method = "diloco", and from the custom module sync_steps,
+//                should_quantize, fragment_sync_delay, num_fragments (components/ft/config/job_config.py:18-70)
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include "results/export/export_formats.hpp"
+#include "results/export/torchtitan_plan.hpp"
+#include "results/front/front_picks.hpp"
+#include "results/markup.hpp"
 
 namespace shardmeter::results {
 
@@ -20,44 +32,24 @@ namespace {
 
 constexpr const char* kFormat = "torchtitan";
 
-std::string toml_string(std::string_view s) {
-  std::string out = "\"";
-  for (const char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (static_cast<unsigned char>(c) < 0x20) {
-      out += fmt::format("\\u{:04x}", static_cast<int>(c));
-      continue;
-    }
-    out += c;
-  }
-  return out + "\"";
-}
-
 void check(const DeployPlan& p) {
-  if (p.multi_island() && !p.diloco())
-    throw ExportError(kFormat, fmt::format("a synchronous job across {} islands: torchtitan's job config describes one "
-                                           "device mesh with a uniform batch split, not islands joined by a WAN "
-                                           "(use plan-json or torchrun)", p.islands.size()));
+  check_torchtitan_plan(kFormat, p);
   if (p.diloco() && !p.identical_islands)
     throw ExportError(kFormat, "DiLoCo over islands that differ in GPU type, GPUs or GPUs per node: every TorchFT "
                                "replica group runs the same job config");
-  if (p.sharding == "zero1")
-    throw ExportError(kFormat, "sharding zero1 (optimizer-state-only sharding): torchtitan shards with FSDP2 "
-                               "(data_parallel_shard_degree), which also shards parameters and gradients");
-  if (p.precision == "fp16")
-    throw ExportError(kFormat, "precision fp16: training.mixed_precision_param takes bfloat16 or float32");
   if (p.tp > 1 && !p.sequence_parallel)
-    throw ExportError(kFormat, "tensor parallelism without sequence parallelism: torchtitan's TP plan always shards "
-                               "the sequence in norms and dropout");
-  if (p.interleave > 1 && p.pp == 1)
-    throw ExportError(kFormat, "interleave > 1 without pipeline parallelism");
+    throw ExportError(kFormat, "tensor parallelism without sequence parallelism: v0.2.2's TP plan always shards the "
+                               "sequence in norms and dropout (torchtitan-py, for main, can switch it off)");
+  // parallelize_llama (models/llama3/infra/parallelize.py:148-151): replication without sharding runs DDP, which
+  // spans the whole world only.
+  if (p.dp_shard == 1 && p.cp == 1 && p.dp_replicate > 1 && p.dp_replicate != p.job_gpus())
+    throw ExportError(kFormat, fmt::format("sharding {} with tp {} / pp {}: without FSDP torchtitan replicates with "
+                                           "DDP, which \"has not supported > 1D parallelism\"",
+                                           p.sharding, p.tp, p.pp));
   if (p.diloco()) {
-    if (!p.scenario)
-      throw ExportError(kFormat, "DiLoCo fragments and overlap are not in the front file's columns and the scenario "
-                                 "could not be rebuilt from it");
-    if (p.scenario->plan.diloco.fragments > 1)
-      throw ExportError(kFormat, fmt::format("Streaming DiLoCo with {} fragments: the job config sets no fragment count",
-                                             p.scenario->plan.diloco.fragments));
+    if (p.dp_replicate > 1)
+      throw ExportError(kFormat, fmt::format("DiLoCo with sharding {}: under TorchFT each replica group shards with "
+                                             "FSDP and data_parallel_replicate_degree must be 1", p.sharding));
     if (p.diloco_outer_bits != 32 && p.diloco_outer_bits != 8)
       throw ExportError(kFormat, fmt::format("{}-bit outer pseudo-gradients: fault_tolerance.should_quantize is on/off "
                                              "(8-bit or 32-bit)", p.diloco_outer_bits));
@@ -70,21 +62,36 @@ Exported export_torchtitan(const DeployPlan& p, const ExportSource& source) {
   check(p);
   Exported out;
   std::string& t = out.text;
-  t = export_header_comment(p, source);
+  t = export_header_comment(ExportFormat::torchtitan, p, source);
   t += fmt::format("# degrees: data_parallel_shard {} x data_parallel_replicate {} x tp {} x pp {} x cp {} = {} GPUs{}\n",
                    p.dp_shard, p.dp_replicate, p.tp, p.pp, p.cp, p.dp_shard * p.dp_replicate * p.model_parallel,
                    p.diloco() ? " per island (one TorchFT replica group each)" : "");
-  t += "\n[job]\ndescription = " +
-       toml_string(fmt::format("shardmeter: {} row {}", source.info->scenario_name, p.row)) + "\n";
-  if (p.precision == "fp8") t += "\n[model]\nconverters = [\"float8\"]\n";
 
-  // With pipeline parallelism the whole per-replica batch is the local batch, split into microbatches of
+  t += "\n[job]\ndescription = " +
+       toml_string(fmt::format("shardmeter: {} row {}", source.info->scenario_name, row_number(p.row))) + "\n";
+  if (p.diloco()) t += "custom_config_module = \"torchtitan.components.ft.config\"  # the DiLoCo fields below\n";
+
+  const auto flavor = llama3_flavor(p.model);
+  if (flavor || p.precision == "fp8") t += "\n[model]\n";
+  if (flavor) {
+    t += fmt::format("name = \"{}\"\nflavor = \"{}\"\n", p.diloco() ? "llama3_ft" : "llama3", *flavor);
+  } else {
+    out.notes.push_back(fmt::format("torchtitan: the model is none of torchtitan's llama3 flavors: register one with "
+                                    "the dimensions of the header's model line and set [model] name and flavor"));
+  }
+  if (p.precision == "fp8") t += "converters = [\"quantize.linear.float8\"]\n";
+
+  // With pipeline parallelism the whole per-replica batch is the local batch, split into micro-batches of
   // micro_batch; without it each step accumulates gradients over local batches of micro_batch.
-  const std::int64_t local = p.pp > 1 ? p.batch_per_job / p.data_parallel : p.micro_batch;
+  const std::int64_t local = p.pp > 1 ? p.micro_batch * p.grad_accum : p.micro_batch;
+  const std::int64_t steps = static_cast<std::int64_t>(
+      std::ceil(p.training_tokens / static_cast<double>(p.global_batch * p.model.seq_len)));
   t += "\n[training]\n";
   t += fmt::format("local_batch_size = {}\n", local);
-  t += fmt::format("global_batch_size = {}\n", p.batch_per_job);
-  t += fmt::format("seq_len = {}\n", p.seq_len);
+  t += fmt::format("global_batch_size = {}{}\n", p.global_batch,
+                   p.diloco() ? "  # over every replica group (island): TorchFT divides it by the groups" : "");
+  t += fmt::format("seq_len = {}\n", p.model.seq_len);
+  if (steps > 0) t += fmt::format("steps = {}  # the token budget\n", steps);
   t += "mixed_precision_param = \"bfloat16\"\n";
 
   t += "\n[parallelism]\n";
@@ -95,10 +102,14 @@ Exported export_torchtitan(const DeployPlan& p, const ExportSource& source) {
   t += fmt::format("tensor_parallel_degree = {}\n", p.tp);
   t += fmt::format("pipeline_parallel_degree = {}\n", p.pp);
   if (p.pp > 1) {
-    t += fmt::format("pipeline_parallel_schedule = {}\n", p.interleave > 1 ? "\"Interleaved1F1B\"" : "\"1F1B\"");
+    const TorchtitanStages s = torchtitan_stages(kFormat, p);
+    t += fmt::format("pipeline_parallel_schedule = \"{}\"\n", s.schedule);
     t += fmt::format("pipeline_parallel_microbatch_size = {}\n", p.micro_batch);
-    if (p.layers % (p.pp * p.interleave) == 0)
-      t += fmt::format("pipeline_parallel_layers_per_stage = {}\n", p.layers / (p.pp * p.interleave));
+    t += fmt::format("pipeline_parallel_layers_per_stage = {}\n", s.layers_per_stage);
+    t += fmt::format("pipeline_parallel_first_stage_less_layers = {}  # the embedding counts as this many layers\n",
+                     s.first_less);
+    t += fmt::format("pipeline_parallel_last_stage_less_layers = {}  # the output head counts as this many layers\n",
+                     s.last_less);
   }
   t += fmt::format("context_parallel_degree = {}\n", p.cp);
 
@@ -114,12 +125,14 @@ Exported export_torchtitan(const DeployPlan& p, const ExportSource& source) {
     t += "semi_sync_method = \"diloco\"\n";
     t += fmt::format("sync_steps = {}\n", p.diloco_inner_steps);
     t += fmt::format("should_quantize = {}\n", p.diloco_outer_bits == 8 ? "true" : "false");
-    t += fmt::format("fragment_sync_delay = {}\n", p.scenario->plan.diloco.overlap_steps);
-    out.notes.push_back("torchtitan: DiLoCo runs one torchtitan job per island under TorchFT; start a lighthouse and "
-                        "give island k --fault_tolerance.replica_id=k");
+    t += fmt::format("fragment_sync_delay = {}\n", p.diloco_overlap_steps);
+    t += fmt::format("num_fragments = {}\n", p.diloco_fragments);
+    out.notes.push_back("torchtitan: DiLoCo runs one torchtitan job per island under TorchFT: start a lighthouse, "
+                        "launch with TRAIN_FILE=torchtitan.experiments.ft.train and give island k "
+                        "--fault_tolerance.replica_id=k");
   }
-  out.notes.push_back("torchtitan: merge these sections into your job config; [model] name/flavor, optimizer, data and "
-                      "steps are not part of the plan");
+  out.notes.push_back("torchtitan: merge these sections into your job config; optimizer, data and checkpointing are "
+                      "not part of the plan");
   return out;
 }
 

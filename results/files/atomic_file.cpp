@@ -42,15 +42,17 @@ void AtomicFile::discard() noexcept {
   fs::remove(temp_, ec);
 }
 
+void write_text_to(const AtomicFile& file, std::string_view text) {
+  std::ofstream out(file.temp(), std::ios::binary | std::ios::trunc);
+  if (!out) throw OutputError(file.target().string(), "cannot create " + file.temp().string());
+  out.write(text.data(), static_cast<std::streamsize>(text.size()));
+  out.close();
+  if (!out) throw OutputError(file.target().string(), "write to " + file.temp().string() + " failed");
+}
+
 void write_text_atomically(const fs::path& path, std::string_view text) {
   AtomicFile file(path);
-  {
-    std::ofstream out(file.temp(), std::ios::binary | std::ios::trunc);
-    if (!out) throw OutputError(path.string(), "cannot create " + file.temp().string());
-    out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    out.close();
-    if (!out) throw OutputError(path.string(), "write to " + file.temp().string() + " failed");
-  }
+  write_text_to(file, text);
   file.commit();
 }
 

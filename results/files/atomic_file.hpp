@@ -30,5 +30,7 @@ private:
 
 // Writes `text` to `path` atomically. Throws OutputError.
 void write_text_atomically(const std::filesystem::path& path, std::string_view text);
+// Writes `text` to the file's temporary file (commit() it, with others, when all are written). Throws OutputError.
+void write_text_to(const AtomicFile& file, std::string_view text);
 
 }  // namespace shardmeter::results

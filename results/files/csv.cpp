@@ -44,7 +44,27 @@ std::string to_csv(const Table& table) {
   return out;
 }
 
-void write_csv(const std::filesystem::path& path, const Table& table) { write_text_atomically(path, to_csv(table)); }
+std::filesystem::path units_path(const std::filesystem::path& csv) {
+  std::filesystem::path out = csv;
+  if (csv.extension() == ".csv") out.replace_extension();
+  out += ".units.csv";
+  return out;
+}
+
+void write_csv(const std::filesystem::path& path, const Table& table) {
+  if (table.units.empty()) {
+    write_text_atomically(path, to_csv(table));
+    return;
+  }
+  Table units{{"column", "unit"}, {}, {}};
+  for (std::size_t i = 0; i < table.columns.size() && i < table.units.size(); ++i)
+    units.rows.push_back(Row{{"column", CellValue{table.columns[i]}}, {"unit", CellValue{table.units[i]}}});
+  AtomicFile data(path), sidecar(units_path(path));
+  write_text_to(data, to_csv(table));
+  write_text_to(sidecar, to_csv(units));
+  data.commit();
+  sidecar.commit();
+}
 
 CsvRecords parse_csv(std::string_view text, const std::string& source) {
   std::vector<std::vector<std::string>> records;

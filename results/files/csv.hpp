@@ -1,7 +1,9 @@
 #pragma once
 // CSV result files (RFC 4180): a header of column names, then one record per row; fields holding a comma, a
 // double quote, CR or LF are quoted, quotes doubled; records end with CRLF. Numbers are written in the shortest
-// form that reads back to the same double. Written atomically (temporary file + rename).
+// form that reads back to the same double, booleans as true / false. When the table knows its units, a sidecar
+// CSV (units_path) lists them: a header `column,unit`, then one record per column. Written atomically (temporary
+// files + rename; an error leaves neither file).
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -13,6 +15,8 @@ namespace shardmeter::results {
 
 std::string csv_field(std::string_view text);
 std::string to_csv(const Table& table);
+// The sidecar's name: `front.csv` -> `front.units.csv` (other names get `.units.csv` appended).
+std::filesystem::path units_path(const std::filesystem::path& csv);
 // Throws OutputError.
 void write_csv(const std::filesystem::path& path, const Table& table);
 

@@ -18,12 +18,12 @@ const m::IslandEstimate& isl(const m::Estimate& e, int i) { return e.islands[sta
 
 // clang-format off
 const std::array kJob = {
-  EstimateColumn{"bottleneck", "", [](const m::Estimate& e, int) { return str(m::enum_name(e.bottleneck)); }},
-  EstimateColumn{"reject_reason", "", [](const m::Estimate& e, int) { return str(m::enum_name(e.reject_reason)); }},
+  EstimateColumn{"bottleneck", units::kName, [](const m::Estimate& e, int) { return str(m::enum_name(e.bottleneck)); }},
+  EstimateColumn{"reject_reason", units::kName, [](const m::Estimate& e, int) { return str(m::enum_name(e.reject_reason)); }},
   EstimateColumn{"tokens_per_step", "tokens", [](const m::Estimate& e, int) { return num(e.tokens_per_step); }},
   EstimateColumn{"hardware_flops_per_step", "FLOP", [](const m::Estimate& e, int) { return num(e.hardware_flops_per_step); }},
   EstimateColumn{"wan_gb_per_outer_step", "GB", [](const m::Estimate& e, int) { return num(e.wan_bytes_per_outer_step / m::kGB); }},
-  EstimateColumn{"wan_reduction_vs_sync", "", [](const m::Estimate& e, int) { return num(e.wan_reduction_vs_sync); }},
+  EstimateColumn{"wan_reduction_vs_sync", "factor", [](const m::Estimate& e, int) { return num(e.wan_reduction_vs_sync); }},
   EstimateColumn{"checkpoint_interval_s", "s", [](const m::Estimate& e, int) { return num(e.checkpoint_interval_s); }},
   EstimateColumn{"time_compute_s", "s", [](const m::Estimate& e, int) { return num(e.time.compute_s); }},
   EstimateColumn{"time_recompute_s", "s", [](const m::Estimate& e, int) { return num(e.time.recompute_s); }},
@@ -45,10 +45,10 @@ const std::array kJob = {
   EstimateColumn{"memory_outer_state_gb", "GB", [](const m::Estimate& e, int) { return num(e.memory.outer_state_bytes / m::kGB); }},
   EstimateColumn{"memory_runtime_overhead_gb", "GB", [](const m::Estimate& e, int) { return num(e.memory.runtime_overhead_bytes / m::kGB); }},
   EstimateColumn{"memory_expert_states_gb", "GB", [](const m::Estimate& e, int) { return num(e.memory.expert_states_bytes / m::kGB); }},
-  EstimateColumn{"data_parallel", "", [](const m::Estimate& e, int) { return i64(e.degrees.data_parallel); }},
-  EstimateColumn{"dp_shard", "", [](const m::Estimate& e, int) { return i64(e.degrees.dp_shard); }},
-  EstimateColumn{"dp_replicate", "", [](const m::Estimate& e, int) { return i64(e.degrees.dp_replicate); }},
-  EstimateColumn{"microbatches", "", [](const m::Estimate& e, int) { return i64(e.degrees.microbatches); }},
+  EstimateColumn{"data_parallel", "replicas", [](const m::Estimate& e, int) { return i64(e.degrees.data_parallel); }},
+  EstimateColumn{"dp_shard", "GPUs", [](const m::Estimate& e, int) { return i64(e.degrees.dp_shard); }},
+  EstimateColumn{"dp_replicate", "shard groups", [](const m::Estimate& e, int) { return i64(e.degrees.dp_replicate); }},
+  EstimateColumn{"microbatches", "micro-batches", [](const m::Estimate& e, int) { return i64(e.degrees.microbatches); }},
 };
 
 struct IslandField {
@@ -59,17 +59,17 @@ struct IslandField {
 const std::array kIsland = {
   IslandField{"tokens_per_s", "tokens/s", [](const m::Estimate& e, int i) { return num(isl(e, i).tokens_per_s); }},
   IslandField{"tokens_per_s_per_gpu", "tokens/s", [](const m::Estimate& e, int i) { return num(isl(e, i).tokens_per_s_per_gpu); }},
-  IslandField{"utilization", "", [](const m::Estimate& e, int i) { return num(isl(e, i).utilization); }},
-  IslandField{"batch_share", "", [](const m::Estimate& e, int i) { return num(isl(e, i).batch_share); }},
+  IslandField{"utilization", units::kFraction, [](const m::Estimate& e, int i) { return num(isl(e, i).utilization); }},
+  IslandField{"batch_share", units::kFraction, [](const m::Estimate& e, int i) { return num(isl(e, i).batch_share); }},
   IslandField{"step_time_s", "s", [](const m::Estimate& e, int i) { return num(isl(e, i).step_time_s); }},
   IslandField{"memory_per_gpu_gb", "GB", [](const m::Estimate& e, int i) { return num(isl(e, i).memory_per_gpu_bytes / m::kGB); }},
   IslandField{"memory_capacity_gb", "GB", [](const m::Estimate& e, int i) { return num(isl(e, i).memory_capacity_bytes / m::kGB); }},
-  IslandField{"bottleneck", "", [](const m::Estimate& e, int i) { return str(m::enum_name(isl(e, i).bottleneck)); }},
-  IslandField{"feasible", "", [](const m::Estimate& e, int i) { return num(isl(e, i).feasible ? 1.0 : 0.0); }},
-  IslandField{"data_parallel", "", [](const m::Estimate& e, int i) { return i64(isl(e, i).degrees.data_parallel); }},
-  IslandField{"dp_shard", "", [](const m::Estimate& e, int i) { return i64(isl(e, i).degrees.dp_shard); }},
-  IslandField{"dp_replicate", "", [](const m::Estimate& e, int i) { return i64(isl(e, i).degrees.dp_replicate); }},
-  IslandField{"microbatches", "", [](const m::Estimate& e, int i) { return i64(isl(e, i).degrees.microbatches); }},
+  IslandField{"bottleneck", units::kName, [](const m::Estimate& e, int i) { return str(m::enum_name(isl(e, i).bottleneck)); }},
+  IslandField{"feasible", units::kBoolean, [](const m::Estimate& e, int i) { return CellValue{isl(e, i).feasible}; }},
+  IslandField{"data_parallel", "replicas", [](const m::Estimate& e, int i) { return i64(isl(e, i).degrees.data_parallel); }},
+  IslandField{"dp_shard", "GPUs", [](const m::Estimate& e, int i) { return i64(isl(e, i).degrees.dp_shard); }},
+  IslandField{"dp_replicate", "shard groups", [](const m::Estimate& e, int i) { return i64(isl(e, i).degrees.dp_replicate); }},
+  IslandField{"microbatches", "micro-batches", [](const m::Estimate& e, int i) { return i64(isl(e, i).degrees.microbatches); }},
 };
 // clang-format on
 
@@ -86,25 +86,17 @@ std::vector<EstimateColumn> estimate_detail_columns(int island_entries) {
 }
 
 std::vector<ScenarioColumn> scenario_detail_columns(int island_entries) {
-  std::vector<ScenarioColumn> columns{
-      ScenarioColumn{"training_tokens", [](const m::Scenario& s, int) { return CellValue{s.training.tokens}; }}};
+  std::vector<ScenarioColumn> columns{ScenarioColumn{
+      "training_tokens", "tokens", [](const m::Scenario& s, int) { return CellValue{s.training.tokens}; }}};
   for (int i = 0; i < island_entries; ++i) {
     const std::string prefix = "island" + std::to_string(i) + "_";
     columns.push_back(ScenarioColumn{
-        prefix + "nodes", [](const m::Scenario& s, int k) { return CellValue{std::int64_t{spec(s, k).nodes()}}; }, i});
-    columns.push_back(ScenarioColumn{
-        prefix + "spot", [](const m::Scenario& s, int k) { return CellValue{std::int64_t{spec(s, k).spot ? 1 : 0}}; },
+        prefix + "nodes", "nodes", [](const m::Scenario& s, int k) { return CellValue{std::int64_t{spec(s, k).nodes()}}; },
         i});
+    columns.push_back(ScenarioColumn{
+        prefix + "spot", units::kBoolean, [](const m::Scenario& s, int k) { return CellValue{spec(s, k).spot}; }, i});
   }
   return columns;
-}
-
-std::string_view scenario_column_unit(std::string_view name) noexcept {
-  if (name.ends_with("_usd_per_gpu_hour")) return "USD/(GPU h)";
-  if (name.ends_with("_gbps")) return "Gbit/s";
-  if (name == "training_tokens" || name == "model_seq_len") return "tokens";
-  if (name == "global_batch" || name == "micro_batch") return "sequences";
-  return "";
 }
 
 }  // namespace shardmeter::results

@@ -14,7 +14,7 @@ namespace shardmeter::results {
 
 struct EstimateColumn {
   std::string name;        // e.g. "bottleneck", "time_tp_comm_s", "island0_tokens_per_s"
-  std::string_view unit;
+  std::string_view unit;   // never empty (results/README.md)
   CellValue (*get)(const model::Estimate&, int island);
   int island = -1;         // island entry the column reads, -1 for job-wide fields
 };
@@ -24,8 +24,5 @@ std::vector<EstimateColumn> estimate_detail_columns(int island_entries);
 
 // Scenario fields not in scenario_columns(): training_tokens, islandN_nodes, islandN_spot.
 std::vector<ScenarioColumn> scenario_detail_columns(int island_entries);
-
-// Unit of a scenario column, from its name ("" for counts, names and ratios).
-std::string_view scenario_column_unit(std::string_view name) noexcept;
 
 }  // namespace shardmeter::results

@@ -26,7 +26,8 @@ H5::StrType text_type() {
   return t;
 }
 
-// h5py's boolean: an int8 enum {FALSE = 0, TRUE = 1}; h5py reads it as numpy.bool_.
+}  // namespace
+
 H5::EnumType bool_type() {
   H5::EnumType t(H5::PredType::NATIVE_INT8);
   std::int8_t no = 0, yes = 1;  // EnumType::insert takes void* in HDF5 1.10
@@ -34,8 +35,6 @@ H5::EnumType bool_type() {
   t.insert("TRUE", &yes);
   return t;
 }
-
-}  // namespace
 
 H5::StrType fixed_text(std::size_t width) {
   H5::StrType t(H5::PredType::C_S1, width);
@@ -48,7 +47,7 @@ RowType row_type(const RowLayout& layout) {
   RowType t;
   for (const FileColumn& c : layout.columns()) {
     t.offsets.push_back(t.row_bytes);
-    t.row_bytes += c.type == ColumnType::text ? c.text_width : 8;
+    t.row_bytes += c.type == ColumnType::text ? c.text_width : c.type == ColumnType::boolean ? 1 : 8;
   }
   t.file = H5::CompType(t.row_bytes);
   t.memory = H5::CompType(t.row_bytes);
@@ -70,6 +69,10 @@ RowType row_type(const RowLayout& layout) {
       case ColumnType::text:
         t.file.insertMember(c.name, t.offsets[i], fixed_text(c.text_width));
         t.memory.insertMember(c.name, t.offsets[i], fixed_text(c.text_width));
+        break;
+      case ColumnType::boolean:
+        t.file.insertMember(c.name, t.offsets[i], bool_type());
+        t.memory.insertMember(c.name, t.offsets[i], bool_type());
         break;
     }
   }
@@ -93,6 +96,11 @@ void pack(const RowLayout& layout, const RowType& type, const PlanPoint& point, 
       case ColumnType::text: {
         const std::string& s = std::get<std::string>(v);  // length checked by cells()
         std::memcpy(at, s.data(), s.size());
+        break;
+      }
+      case ColumnType::boolean: {
+        const std::int8_t b = std::get<bool>(v) ? 1 : 0;
+        std::memcpy(at, &b, 1);
         break;
       }
     }

@@ -28,6 +28,8 @@ void pack(const RowLayout& layout, const RowType& type, const PlanPoint& point, 
 
 // Fixed-length null-padded UTF-8 strings of `width` bytes (numpy 'S' semantics: shorter values are padded with NULs).
 H5::StrType fixed_text(std::size_t width);
+// h5py's boolean: an int8 enum {FALSE = 0, TRUE = 1}, which h5py reads as numpy.bool_.
+H5::EnumType bool_type();
 
 void write_attribute(H5::H5Object& object, std::string_view name, std::string_view value);
 void write_attribute(H5::H5Object& object, std::string_view name, std::int64_t value);

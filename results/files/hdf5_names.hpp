@@ -6,7 +6,7 @@
 
 namespace shardmeter::results::h5names {
 
-inline constexpr std::int64_t kSchemaVersion = 2;         // what this version writes
+inline constexpr std::int64_t kSchemaVersion = 3;         // what this version writes
 inline constexpr std::int64_t kOldestSchemaVersion = 1;   // the oldest it reads
 inline constexpr std::string_view kFormat = "shardmeter-front";   // value of the `format` root attribute
 
@@ -34,6 +34,7 @@ inline constexpr std::string_view kObjectives = "objectives";
 inline constexpr std::string_view kObjectiveDirections = "objective_directions";
 inline constexpr std::string_view kAxes = "axes";
 inline constexpr std::string_view kCreated = "created";
+inline constexpr std::string_view kUncalibratedGpus = "uncalibrated_gpus";   // schema_version 3
 inline constexpr std::string_view kRejectedPrefix = "rejected_";   // rejected_<reason> = count
 
 // Dataset attributes (on /front and /all).

@@ -21,7 +21,7 @@ namespace {
 
 constexpr hsize_t kBlockRows = 16384;  // rows decoded per read when streaming a dataset
 
-enum class MemberKind { int64, uint64, float64, text };
+enum class MemberKind { int64, uint64, float64, text, boolean };
 struct Member {
   std::string name;
   MemberKind kind;
@@ -35,7 +35,8 @@ struct Decoder {
   std::size_t row_bytes = 0;
 };
 
-// A native, packed memory type for the file's compound; every member must be a 64-bit number or a fixed string.
+// A native, packed memory type for the file's compound; every member must be a 64-bit number, a fixed string or
+// h5py's one-byte bool enum.
 Decoder decoder_for(const H5::DataSet& dataset, const std::string& path, const std::string& name) {
   if (dataset.getTypeClass() != H5T_COMPOUND)
     throw InputError(path, InputProblem::wrong_schema, fmt::format("/{} is not a compound dataset", name));
@@ -50,6 +51,13 @@ Decoder decoder_for(const H5::DataSet& dataset, const std::string& path, const s
         m.kind = file_type.getMemberIntType(idx).getSign() == H5T_SGN_NONE ? MemberKind::uint64 : MemberKind::int64;
         break;
       case H5T_FLOAT: m.kind = MemberKind::float64; break;
+      case H5T_ENUM:
+        if (file_type.getMemberEnumType(idx).getSize() != 1)
+          throw InputError(path, InputProblem::wrong_schema,
+                           fmt::format("column `{}` of /{} is an enum but not a boolean", m.name, name));
+        m.kind = MemberKind::boolean;
+        m.size = 1;
+        break;
       case H5T_STRING: {
         const H5::StrType s = file_type.getMemberStrType(idx);
         if (s.isVariableStr())
@@ -76,6 +84,7 @@ Decoder decoder_for(const H5::DataSet& dataset, const std::string& path, const s
         d.memory.insertMember(m.name, m.offset, h5io::fixed_text(m.size));
         break;
       }
+      case MemberKind::boolean: d.memory.insertMember(m.name, m.offset, h5io::bool_type()); break;
     }
   }
   return d;
@@ -107,6 +116,12 @@ Row decode(const Decoder& d, const std::byte* at) {
       case MemberKind::text: {
         const char* c = reinterpret_cast<const char*>(p);
         row.emplace(m.name, CellValue{std::string(c, strnlen(c, m.size))});
+        break;
+      }
+      case MemberKind::boolean: {
+        std::int8_t v;
+        std::memcpy(&v, p, 1);
+        row.emplace(m.name, CellValue{v != 0});
         break;
       }
     }
@@ -216,6 +231,8 @@ RunInfo read_run_info(const H5::H5File& file, const std::string& path) {
     info.axes = read_text_array_attribute(root, current);
     current = n::kCreated;
     info.created = read_text_attribute(root, current);
+    current = n::kUncalibratedGpus;
+    if (has_attribute(root, current)) info.uncalibrated_gpus = read_text_array_attribute(root, current);
     for (const std::string& name : attribute_names(root)) {
       if (!name.starts_with(n::kRejectedPrefix)) continue;
       current = name;
@@ -233,6 +250,10 @@ Table read_table(const H5::H5File& file, const std::string& path, std::string_vi
   const Decoder d = decoder_for(dataset, path, std::string(name));
   Table t;
   for (const Member& m : d.members) t.columns.push_back(m.name);
+  if (h5io::has_attribute(dataset, n::kUnits)) {
+    t.units = h5io::read_text_array_attribute(dataset, n::kUnits);
+    if (t.units.size() != t.columns.size()) t.units.clear();   // not one per column: treat as unknown
+  }
   for_each_row(dataset, d, [&](const Row& r) { t.rows.push_back(r); });
   return t;
 }

@@ -54,6 +54,7 @@ void write_run_info(H5::H5File& file, const RunInfo& info) {
   write_attribute(root, n::kObjectiveDirections, directions);
   write_attribute(root, n::kAxes, info.axes);
   write_attribute(root, n::kCreated, info.created);
+  if (info.uncalibrated_gpus) write_attribute(root, n::kUncalibratedGpus, *info.uncalibrated_gpus);
   for (const auto& [reason, count] : info.rejected)
     write_attribute(root, std::string(n::kRejectedPrefix) + reason, count);
 }

@@ -42,6 +42,7 @@ ordered to_json(const RunInfo& info) {
   run[n::kObjectives] = objectives;
   run[n::kAxes] = info.axes;
   run[n::kCreated] = info.created;
+  if (info.uncalibrated_gpus) run[n::kUncalibratedGpus] = *info.uncalibrated_gpus;
   run[n::kScenario] = info.scenario_text;
   return run;
 }
@@ -72,6 +73,8 @@ RunInfo run_info_from_json(const nlohmann::json& run, std::int64_t schema_versio
     }
     info.axes = run.at(n::kAxes).get<std::vector<std::string>>();
     info.created = run.at(n::kCreated).get<std::string>();
+    if (run.contains(n::kUncalibratedGpus))
+      info.uncalibrated_gpus = run.at(n::kUncalibratedGpus).get<std::vector<std::string>>();
     info.scenario_text = run.at(n::kScenario).get<std::string>();
     return info;
   } catch (const nlohmann::json::exception& e) {
@@ -87,6 +90,11 @@ std::string to_json_text(const RunInfo& info, const Table& front) {
   doc["schema_version"] = n::kSchemaVersion;
   doc["run"] = to_json(info);
   doc["columns"] = front.columns;
+  if (!front.units.empty()) {
+    ordered units = ordered::object();
+    for (std::size_t i = 0; i < front.columns.size() && i < front.units.size(); ++i) units[front.columns[i]] = front.units[i];
+    doc[n::kUnits] = std::move(units);
+  }
   ordered rows = ordered::array();
   for (const Row& row : front.rows) {
     ordered o = ordered::object();
@@ -135,14 +143,17 @@ ResultFile read_json(const std::filesystem::path& path) {
   try {
     out.info = run_info_from_json(nlohmann::json(doc.at("run")), version);
     out.front.columns = doc.at("columns").get<std::vector<std::string>>();
+    if (doc.contains(n::kUnits))
+      for (const std::string& c : out.front.columns) out.front.units.push_back(doc.at(n::kUnits).value(c, std::string()));
     for (const auto& o : doc.at("front")) {
       Row row;
       for (const auto& [key, v] : o.items()) {
         if (v.is_string()) row.emplace(key, CellValue{v.get<std::string>()});
+        else if (v.is_boolean()) row.emplace(key, CellValue{v.get<bool>()});
         else if (v.is_number_integer()) row.emplace(key, CellValue{v.get<std::int64_t>()});
         else if (v.is_number()) row.emplace(key, CellValue{v.get<double>()});
         else if (v.is_null()) row.emplace(key, CellValue{std::numeric_limits<double>::quiet_NaN()});
-        else throw ResultsError(fmt::format("front value of `{}` is not a number or a string", key));
+        else throw ResultsError(fmt::format("front value of `{}` is not a number, a boolean or a string", key));
       }
       out.front.rows.push_back(std::move(row));
     }

@@ -1,7 +1,8 @@
 #pragma once
-// JSON result files: {"format", "schema_version", "run": {...provenance...}, "columns": [...], "front": [{...}]}.
-// Keys of `run` are the HDF5 root attribute names; each front object maps column names to values (integers,
-// numbers, strings; a non-finite number is written as null and read back as NaN). Written atomically.
+// JSON result files: {"format", "schema_version", "run": {...provenance...}, "columns": [...], "units": {...},
+// "front": [{...}]}. Keys of `run` are the HDF5 root attribute names; `units` maps each column to its unit; each
+// front object maps column names to values (integers, numbers, booleans, strings; a non-finite number is written as
+// null and read back as NaN). Written atomically.
 #include <filesystem>
 #include <string>
 

@@ -16,6 +16,7 @@ namespace {
 ColumnType type_of(const CellValue& probe) {
   if (std::holds_alternative<std::int64_t>(probe)) return ColumnType::int64;
   if (std::holds_alternative<double>(probe)) return ColumnType::float64;
+  if (std::holds_alternative<bool>(probe)) return ColumnType::boolean;
   return ColumnType::text;
 }
 
@@ -33,7 +34,7 @@ RowLayout::RowLayout(int island_entries, std::vector<std::string> axes, std::siz
     : island_entries_(std::clamp(island_entries, 0, model::kMaxIslands)),
       axes_(std::move(axes)),
       axis_label_width_(std::max<std::size_t>(axis_label_width, 1)) {
-  columns_.push_back(FileColumn{"index", ColumnType::uint64, "", 0,
+  columns_.push_back(FileColumn{"index", ColumnType::uint64, "index", 0,
                                 [](const PlanPoint& p) { return CellValue{static_cast<std::int64_t>(p.index)}; }});
   std::vector<ScenarioColumn> scenario = scenario_columns(island_entries_);
   for (ScenarioColumn& c : scenario_detail_columns(island_entries_)) scenario.push_back(std::move(c));
@@ -43,13 +44,17 @@ RowLayout::RowLayout(int island_entries, std::vector<std::string> axes, std::siz
   for (const ScenarioColumn& c : scenario) {
     auto get = c.get;
     const int island = c.island;
-    columns_.push_back(typed(c.name, std::string(scenario_column_unit(c.name)),
+    columns_.push_back(typed(c.name, std::string(c.unit),
                              [get, island](const PlanPoint& p) { return get(p.scenario, island); }));
   }
   for (const model::Metric& c : model::metrics()) {
     auto get = c.get;
-    columns_.push_back(FileColumn{std::string(c.name), ColumnType::float64, std::string(c.unit), 0,
-                                  [get](const PlanPoint& p) { return CellValue{get(p.estimate)}; }});
+    if (c.unit == units::kBoolean)
+      columns_.push_back(FileColumn{std::string(c.name), ColumnType::boolean, std::string(c.unit), 0,
+                                    [get](const PlanPoint& p) { return CellValue{get(p.estimate) != 0}; }});
+    else
+      columns_.push_back(FileColumn{std::string(c.name), ColumnType::float64, std::string(c.unit), 0,
+                                    [get](const PlanPoint& p) { return CellValue{get(p.estimate)}; }});
   }
   for (const EstimateColumn& c : estimate_detail_columns(island_entries_)) {
     auto get = c.get;
@@ -58,7 +63,7 @@ RowLayout::RowLayout(int island_entries, std::vector<std::string> axes, std::siz
                              [get, island](const PlanPoint& p) { return get(p.estimate, std::max(island, 0)); }));
   }
   for (std::size_t k = 0; k < axes_.size(); ++k) {
-    columns_.push_back(FileColumn{axis_column_name(axes_[k]), ColumnType::text, "", axis_label_width_,
+    columns_.push_back(FileColumn{axis_column_name(axes_[k]), ColumnType::text, std::string(units::kLabel), axis_label_width_,
                                   [k](const PlanPoint& p) { return CellValue{p.labels.at(k)}; }});
   }
 }
@@ -106,7 +111,8 @@ Row RowLayout::row(const PlanPoint& point) const {
 }
 
 Table RowLayout::table(std::span<const PlanPoint> points) const {
-  Table t{column_names(), {}};
+  Table t{column_names(), {}, {}};
+  for (const FileColumn& c : columns_) t.units.push_back(c.unit);
   t.rows.reserve(points.size());
   for (const PlanPoint& p : points) t.rows.push_back(row(p));
   return t;

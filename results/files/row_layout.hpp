@@ -16,12 +16,13 @@
 
 namespace shardmeter::results {
 
-enum class ColumnType : std::uint8_t { uint64, int64, float64, text };
+// boolean: h5py's bool enum (int8 FALSE/TRUE) in HDF5, true/false in CSV and JSON.
+enum class ColumnType : std::uint8_t { uint64, int64, float64, text, boolean };
 
 struct FileColumn {
   std::string name;
   ColumnType type = ColumnType::float64;
-  std::string unit;                 // "" for counts, names and ratios
+  std::string unit;                 // never empty: "GPUs", "fraction", "name", "true/false", ...
   std::size_t text_width = 0;       // text columns: bytes of the fixed-length string (values may be shorter)
   std::function<CellValue(const PlanPoint&)> get;
 };

@@ -8,12 +8,13 @@
 
 #include "results/errors.hpp"
 #include "results/files/hdf5_io.hpp"
+#include "results/files/hdf5_names.hpp"
 
 namespace shardmeter::results {
 
 namespace {
 
-enum class Kind { int64, float64, text };
+enum class Kind { int64, float64, text, boolean };
 
 struct Member {
   Kind kind = Kind::float64;
@@ -24,6 +25,7 @@ struct Member {
 Kind kind_of(const CellValue& v) {
   if (std::holds_alternative<std::int64_t>(v)) return Kind::int64;
   if (std::holds_alternative<double>(v)) return Kind::float64;
+  if (std::holds_alternative<bool>(v)) return Kind::boolean;
   return Kind::text;
 }
 
@@ -51,6 +53,7 @@ void write(const std::filesystem::path& file, std::string_view name, const Table
         m.size = std::max(m.size, std::get<std::string>(v).size());
       }
     }
+    if (m.kind == Kind::boolean) m.size = 1;
     m.offset = row_bytes;
     row_bytes += m.size;
   }
@@ -70,6 +73,10 @@ void write(const std::filesystem::path& file, std::string_view name, const Table
         file_type.insertMember(table.columns[c], m.offset, h5io::fixed_text(m.size));
         memory_type.insertMember(table.columns[c], m.offset, h5io::fixed_text(m.size));
         break;
+      case Kind::boolean:
+        file_type.insertMember(table.columns[c], m.offset, h5io::bool_type());
+        memory_type.insertMember(table.columns[c], m.offset, h5io::bool_type());
+        break;
     }
   }
   std::vector<std::byte> rows(std::max<std::size_t>(table.rows.size(), 1) * std::max<std::size_t>(row_bytes, 1));
@@ -82,7 +89,10 @@ void write(const std::filesystem::path& file, std::string_view name, const Table
       std::byte* at = dst + members[c].offset;
       if (const auto* i = std::get_if<std::int64_t>(&v)) std::memcpy(at, i, 8);
       else if (const auto* d = std::get_if<double>(&v)) std::memcpy(at, d, 8);
-      else {
+      else if (const auto* b = std::get_if<bool>(&v)) {
+        const std::int8_t byte = *b ? 1 : 0;
+        std::memcpy(at, &byte, 1);
+      } else {
         const std::string& s = std::get<std::string>(v);
         std::memcpy(at, s.data(), s.size());
       }
@@ -94,7 +104,7 @@ void write(const std::filesystem::path& file, std::string_view name, const Table
   const hsize_t count = table.rows.size();
   H5::DataSet dataset = h5.createDataSet(std::string(name), file_type, H5::DataSpace(1, &count));
   if (count > 0 && row_bytes > 0) dataset.write(rows.data(), memory_type);
-  if (!units.empty()) h5io::write_attribute(dataset, "units", units);
+  if (!units.empty()) h5io::write_attribute(dataset, h5names::kUnits, units);
   H5::Group group = h5.openGroup("/");
   for (const auto& [key, value] : root.text) h5io::write_attribute(group, key, value);
   for (const auto& [key, value] : root.numbers) h5io::write_attribute(group, key, value);

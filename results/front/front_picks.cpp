@@ -1,74 +1,126 @@
 #include "results/front/front_picks.hpp"
 
+#include <array>
 #include <cmath>
-#include <vector>
+
+#include <fmt/format.h>
 
 #include "model/metrics.hpp"
 #include "results/front/pareto.hpp"
 
 namespace shardmeter::results {
 
-std::size_t knee_of(std::span<const std::pair<double, double>> points) {
-  double c_min = points.front().first, c_max = c_min, t_min = points.front().second, t_max = t_min;
-  std::size_t cheapest = 0;
-  for (std::size_t i = 0; i < points.size(); ++i) {
-    const auto [c, t] = points[i];
-    c_min = std::min(c_min, c);
-    c_max = std::max(c_max, c);
-    t_min = std::min(t_min, t);
-    t_max = std::max(t_max, t);
-    const auto [cc, ct] = points[cheapest];
-    if (c < cc || (c == cc && t > ct)) cheapest = i;
+namespace {
+
+using model::Direction;
+using model::Objective;
+
+// Metrics that can be the cost or the speed of a pick, each with the direction it is better in.
+const std::array<Objective, 4> kCosts = {
+    Objective{&model::metric("total_cost_usd"), Direction::minimize},
+    Objective{&model::metric("cost_usd_per_million_tokens"), Direction::minimize},
+    Objective{&model::metric("cost_usd_per_hour"), Direction::minimize},
+    Objective{&model::metric("gpu_usd_total"), Direction::minimize}};
+const std::array<Objective, 4> kSpeeds = {
+    Objective{&model::metric("tokens_per_s"), Direction::maximize},
+    Objective{&model::metric("effective_tokens_per_s"), Direction::maximize},
+    Objective{&model::metric("wall_clock_days"), Direction::minimize},
+    Objective{&model::metric("step_time_s"), Direction::minimize}};
+
+template <std::size_t N>
+std::optional<Objective> first_of(const std::vector<Objective>& objectives, const std::array<Objective, N>& allowed) {
+  for (const Objective& o : objectives)
+    for (const Objective& a : allowed)
+      if (o == a) return o;
+  return std::nullopt;
+}
+
+struct Point {
+  std::size_t row;
+  double cost, speed;
+};
+
+}  // namespace
+
+double PickAxes::goodness(double speed_value) const {
+  return speed.direction == Direction::maximize ? speed_value : 1.0 / speed_value;
+}
+
+std::string PickAxes::speed_words() const {
+  if (speed.name() == "tokens_per_s") return "tokens/s";
+  if (speed.name() == "effective_tokens_per_s") return "effective tokens/s";
+  if (speed.name() == "wall_clock_days") return "days of wall-clock";
+  if (speed.name() == "step_time_s") return "s per step";
+  return std::string(speed.name());
+}
+
+PickAxes pick_axes(const std::vector<Objective>& objectives) {
+  return PickAxes{first_of(objectives, kCosts).value_or(kCosts[0]), first_of(objectives, kSpeeds).value_or(kSpeeds[0])};
+}
+
+std::optional<std::string> unpickable(const Row& row, const PickAxes& axes) {
+  if (row.count("feasible") != 0 && !flag(row, "feasible")) {
+    const auto reason = row.find("reject_reason");
+    const std::string why = reason == row.end() ? "" : " (" + format_cell(reason->second) + ")";
+    return "it is not feasible" + why + ": it does not fit in GPU memory or breaks a consistency rule";
   }
-  const auto norm = [](double v, double lo, double hi) {
-    const double span = std::log(hi) - std::log(lo);
-    return span > 0 ? (std::log(v) - std::log(lo)) / span : 0.0;
-  };
-  std::size_t knee = cheapest;
-  double best = 0;   // only strictly favourable points (u - v > 0) can beat the cheapest plan
-  for (std::size_t i = 0; i < points.size(); ++i) {
-    const auto [c, t] = points[i];
-    const double score = norm(t, t_min, t_max) - norm(c, c_min, c_max);
-    const bool cheaper_tie = std::fabs(score - best) <= 1e-12 && best > 0 && c < points[knee].first;
-    if (score > best + 1e-12 || cheaper_tie) {
-      best = std::max(best, score);
-      knee = i;
-    }
+  for (const Objective& o : {axes.cost, axes.speed}) {
+    const double v = number(row, o.name());
+    if (!std::isfinite(v) || v <= 0) return fmt::format("its {} is {}, not a positive number", o.name(), v);
+  }
+  return std::nullopt;
+}
+
+std::size_t knee_of(std::span<const std::pair<double, double>> points) {
+  std::size_t knee = 0;
+  for (std::size_t i = 1; i < points.size(); ++i) {
+    const auto [c, g] = points[i];
+    const auto [kc, kg] = points[knee];
+    // g / c > kg / kc, compared without dividing; a relative tolerance keeps exact ties with the cheaper plan.
+    const double lhs = g * kc, rhs = kg * c;
+    if (lhs > rhs * (1 + 1e-12) || (std::fabs(lhs - rhs) <= rhs * 1e-12 && c < kc)) knee = i;
   }
   return knee;
 }
 
-std::optional<FrontPicks> pick_front(std::span<const Row> rows) {
-  std::vector<std::size_t> usable;
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    const double c = number(rows[i], "total_cost_usd"), t = number(rows[i], "tokens_per_s");
-    if (std::isfinite(c) && std::isfinite(t)) usable.push_back(i);
+std::optional<FrontPicks> pick_points(std::span<const PickPoint> points, const PickAxes& axes) {
+  std::vector<Point> usable;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const PickPoint& p = points[i];
+    if (p.pickable && std::isfinite(p.cost) && std::isfinite(p.speed) && p.cost > 0 && p.speed > 0)
+      usable.push_back(Point{i, p.cost, axes.goodness(p.speed)});
   }
   if (usable.empty()) return std::nullopt;
-  FrontPicks picks;
-  picks.cheapest = picks.fastest = usable.front();
-  for (const std::size_t i : usable) {
-    const double c = number(rows[i], "total_cost_usd"), t = number(rows[i], "tokens_per_s");
-    const double cc = number(rows[picks.cheapest], "total_cost_usd"), ct = number(rows[picks.cheapest], "tokens_per_s");
-    if (c < cc || (c == cc && t > ct)) picks.cheapest = i;
-    const double fc = number(rows[picks.fastest], "total_cost_usd"), ft = number(rows[picks.fastest], "tokens_per_s");
-    if (t > ft || (t == ft && c < fc)) picks.fastest = i;
+  FrontPicks picks{axes, usable.front().row, usable.front().row, usable.front().row, usable.size()};
+  Point cheapest = usable.front(), fastest = usable.front();
+  for (const Point& p : usable) {
+    if (p.cost < cheapest.cost || (p.cost == cheapest.cost && p.speed > cheapest.speed)) cheapest = p;
+    if (p.speed > fastest.speed || (p.speed == fastest.speed && p.cost < fastest.cost)) fastest = p;
   }
-  // The knee is defined on the cost/throughput front; a file searched for other objectives may hold more rows.
-  const std::vector<std::size_t> front =
-      pareto_front(rows, model::Objective{&model::metric("total_cost_usd"), model::Direction::minimize},
-                   model::Objective{&model::metric("tokens_per_s"), model::Direction::maximize});
-  std::vector<std::pair<double, double>> points;
-  std::vector<std::size_t> index;
-  for (const std::size_t i : front) {
-    const double c = number(rows[i], "total_cost_usd"), t = number(rows[i], "tokens_per_s");
-    if (c > 0 && t > 0 && std::isfinite(c) && std::isfinite(t)) {
-      points.emplace_back(c, t);
-      index.push_back(i);
-    }
+  picks.cheapest = cheapest.row;
+  picks.fastest = fastest.row;
+  // The knee is defined on the front of the two axes; a file searched for other objectives, or a sweep, may hold
+  // rows off it.
+  std::vector<std::pair<double, double>> values;
+  for (const Point& p : usable) values.emplace_back(p.cost, p.speed);
+  std::vector<std::pair<double, double>> front_values;
+  std::vector<std::size_t> front_rows;
+  for (const std::size_t k : pareto_front(values, Direction::minimize, Direction::maximize)) {
+    front_values.push_back(values[k]);
+    front_rows.push_back(usable[k].row);
   }
-  picks.knee = points.empty() ? picks.cheapest : index[knee_of(points)];
+  picks.knee = front_rows[knee_of(front_values)];
   return picks;
+}
+
+std::optional<FrontPicks> pick_front(std::span<const Row> rows, const PickAxes& axes) {
+  std::vector<PickPoint> points;
+  for (const Row& r : rows) {
+    const bool pickable = !unpickable(r, axes);
+    points.push_back(PickPoint{pickable ? number(r, axes.cost.name()) : 0, pickable ? number(r, axes.speed.name()) : 0,
+                               pickable});
+  }
+  return pick_points(points, axes);
 }
 
 std::optional<std::size_t> pick_by_name(const FrontPicks& picks, std::string_view name) {

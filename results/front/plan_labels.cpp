@@ -18,7 +18,7 @@ std::vector<IslandEntryView> island_entries(const Row& row) {
     e.count = integer(row, p + "count");
     e.gpus_per_node = integer(row, p + "gpus_per_node");
     e.nodes = integer(row, p + "nodes");
-    e.spot = integer(row, p + "spot") != 0;
+    e.spot = flag(row, p + "spot");
     e.price_usd_per_gpu_hour = number(row, p + "price_usd_per_gpu_hour");
     entries.push_back(std::move(e));
   }
@@ -47,7 +47,7 @@ std::string islands_label(const Row& row) {
 std::string parallel_label(const Row& row) {
   std::string out = fmt::format("tp {} / pp {} / cp {}", integer(row, "tp"), integer(row, "pp"), integer(row, "cp"));
   if (integer(row, "interleave") > 1) out += fmt::format(" (v {})", integer(row, "interleave"));
-  if (integer(row, "sequence_parallel") != 0) out += " +sp";
+  if (flag(row, "sequence_parallel")) out += " +sp";
   return out;
 }
 
@@ -67,7 +67,7 @@ std::string sync_label(const Row& row) {
   std::string out = sync;
   if (sync == "diloco")
     out += fmt::format(" (H {}, {}-bit)", integer(row, "diloco_inner_steps"), integer(row, "diloco_outer_bits"));
-  if (integer(row, "pp_across_islands") != 0) out += ", pp across islands";
+  if (flag(row, "pp_across_islands")) out += ", pp across islands";
   return out;
 }
 

@@ -13,10 +13,11 @@ namespace shardmeter::results {
 
 using Row = std::map<std::string, CellValue, std::less<>>;
 
-// Rows with their column order (the order of the file's columns).
+// Rows with their column order (the order of the file's columns) and units.
 struct Table {
   std::vector<std::string> columns;
   std::vector<Row> rows;
+  std::vector<std::string> units;   // one per column, in column order; empty when unknown (files before version 3)
 };
 
 // A result file read back.
@@ -27,12 +28,15 @@ struct ResultFile {
 };
 
 // Typed access; throw ResultsError naming the column when it is missing or of another type.
-// number() accepts int64 and double cells.
+// number() accepts int64, double and boolean cells (true = 1); integer() int64 and boolean cells; flag() boolean
+// cells and, for files before schema_version 3, which stored booleans as numbers, any number (non-zero = true).
 double number(const Row& row, std::string_view column);
 std::int64_t integer(const Row& row, std::string_view column);
+bool flag(const Row& row, std::string_view column);
 const std::string& text(const Row& row, std::string_view column);
 
-// A cell as text: integers in decimal, doubles in the shortest form that reads back exactly, strings as is.
+// A cell as text: integers in decimal, doubles in the shortest form that reads back exactly (with ".0" when
+// integral: "30.0", "1e+21"), booleans as true / false, strings as is.
 std::string format_cell(const CellValue& value);
 
 }  // namespace shardmeter::results

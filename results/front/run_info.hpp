@@ -27,6 +27,9 @@ struct RunInfo {
   std::vector<model::Objective> objectives; // e.g. {total_cost_usd, min}, {tokens_per_s, max}
   std::vector<std::string> axes;            // dotted paths of the search axes ("plan.tp", "cluster.islands.0.gpu")
   std::string created;                      // ISO 8601 timestamp, supplied by the caller (never read from the clock here)
+  // GPU types the search could choose whose efficiency constants were not fitted to a published run (catalog key
+  // `calibrated: false`, or an inline GPU); nullopt when unknown (files before schema_version 3).
+  std::optional<std::vector<std::string>> uncalibrated_gpus;
 
   friend bool operator==(const RunInfo&, const RunInfo&) = default;
 };

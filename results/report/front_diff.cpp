@@ -10,21 +10,25 @@ namespace shardmeter::results {
 
 namespace {
 
-std::vector<std::pair<double, double>> cost_throughput(const Table& t) {
+// (cost, goodness) of the rows that can be picked.
+std::vector<std::pair<double, double>> cost_goodness(const Table& t, const PickAxes& axes) {
   std::vector<std::pair<double, double>> points;
-  for (const Row& r : t.rows) {
-    const double c = number(r, "total_cost_usd"), tp = number(r, "tokens_per_s");
-    if (std::isfinite(c) && std::isfinite(tp)) points.emplace_back(c, tp);
-  }
+  for (const Row& r : t.rows)
+    if (!unpickable(r, axes))
+      points.emplace_back(number(r, axes.cost.name()), axes.goodness(number(r, axes.speed.name())));
   return points;
 }
 
+bool has_column(const Table& t, const std::string& c) {
+  return std::find(t.columns.begin(), t.columns.end(), c) != t.columns.end();
+}
+
 std::vector<std::string> key_columns(const Table& now, const Table& baseline) {
-  std::vector<std::string> columns(plan_key_columns().begin(), plan_key_columns().end());
+  std::vector<std::string> columns;
+  for (const std::string& c : plan_key_columns())
+    if (has_column(now, c) && has_column(baseline, c)) columns.push_back(c);
   for (const std::string& c : now.columns)
-    if (c.rfind(kAxisPrefix, 0) == 0 &&
-        std::find(baseline.columns.begin(), baseline.columns.end(), c) != baseline.columns.end())
-      columns.push_back(c);
+    if (c.rfind(kAxisPrefix, 0) == 0 && has_column(baseline, c)) columns.push_back(c);
   // Island columns for every entry either file has (absent ones are skipped per row).
   const auto add_islands = [&](const Table& t) {
     for (const std::string& c : t.columns) {
@@ -57,7 +61,9 @@ std::span<const std::string> plan_key_columns() {
   static const std::vector<std::string> kColumns = {
       "model_layers", "model_hidden", "model_seq_len", "global_batch", "micro_batch", "precision", "tp", "pp", "cp",
       "interleave", "sequence_parallel", "sharding", "shard_group", "recompute", "attention", "sync",
-      "pp_across_islands", "diloco_inner_steps", "diloco_outer_bits", "island_entries", "islands", "total_gpus"};
+      "pp_across_islands", "diloco_inner_steps", "diloco_outer_bits", "island_entries", "islands", "total_gpus",
+      "model_heads", "model_kv_heads", "model_ffn_hidden", "model_vocab", "overlap_grad_reduce", "overlap_param_gather",
+      "tp_comm_overlap", "diloco_fragments", "diloco_overlap_steps"};
   return kColumns;
 }
 
@@ -68,20 +74,21 @@ std::string plan_key(const Row& row, std::span<const std::string> columns) {
     if (it == row.end()) continue;
     key += c;
     key += '=';
-    key += format_cell(it->second);
+    const bool* b = std::get_if<bool>(&it->second);
+    key += b != nullptr ? (*b ? "1" : "0") : format_cell(it->second);
     key += '\x1f';   // unit separator: never part of a name or a number
   }
   return key;
 }
 
-std::optional<double> step_cost_at(std::span<const std::pair<double, double>> points, double tokens_per_s) {
+std::optional<double> step_cost_at(std::span<const std::pair<double, double>> points, double goodness) {
   std::optional<double> best;
-  for (const auto& [cost, throughput] : points)
-    if (throughput >= tokens_per_s * (1 - 1e-9) && (!best || cost < *best)) best = cost;
+  for (const auto& [cost, g] : points)
+    if (g >= goodness * (1 - 1e-9) && (!best || cost < *best)) best = cost;
   return best;
 }
 
-FrontDiff diff_fronts(const Table& now, const Table& baseline) {
+FrontDiff diff_fronts(const Table& now, const Table& baseline, const PickAxes& axes) {
   FrontDiff d;
   const std::vector<std::string> columns = key_columns(now, baseline);
   std::map<std::string, std::size_t> before;
@@ -97,20 +104,22 @@ FrontDiff diff_fronts(const Table& now, const Table& baseline) {
   for (std::size_t j = 0; j < baseline.rows.size(); ++j)
     if (!after.count(plan_key(baseline.rows[j], columns))) d.left.push_back(j);
 
-  const std::vector<std::pair<double, double>> base = cost_throughput(baseline);
+  const std::vector<std::pair<double, double>> base = cost_goodness(baseline, axes);
   for (std::size_t i = 0; i < now.rows.size(); ++i) {
-    const double c = number(now.rows[i], "total_cost_usd"), t = number(now.rows[i], "tokens_per_s");
-    if (!std::isfinite(c) || !std::isfinite(t)) continue;
-    d.matched.push_back(MatchedCost{i, t, c, step_cost_at(base, t)});
+    if (unpickable(now.rows[i], axes)) continue;
+    const double c = number(now.rows[i], axes.cost.name()), s = number(now.rows[i], axes.speed.name());
+    d.matched.push_back(MatchedCost{i, s, c, step_cost_at(base, axes.goodness(s))});
   }
-  const std::vector<std::pair<double, double>> cur = cost_throughput(now);
+  const std::vector<std::pair<double, double>> cur = cost_goodness(now, axes);
   if (!cur.empty() && !base.empty()) {
     const auto cheapest = [](const auto& v) { return std::min_element(v.begin(), v.end())->first; };
     const auto fastest = [](const auto& v) {
       return std::max_element(v.begin(), v.end(), [](auto a, auto b) { return a.second < b.second; })->second;
     };
     d.cheapest_cost_change = relative(cheapest(cur), cheapest(base));
-    d.fastest_throughput_change = relative(fastest(cur), fastest(base));
+    // Back from goodness to the speed's own value (1 / goodness for days), so "-10 %" reads as 10 % fewer days.
+    const auto value = [&](double g) { return axes.speed.direction == model::Direction::maximize ? g : 1.0 / g; };
+    d.fastest_speed_change = relative(value(fastest(cur)), value(fastest(base)));
   }
   return d;
 }

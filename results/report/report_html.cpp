@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "results/front/front_picks.hpp"
 #include "results/markup.hpp"
 #include "results/report/report_plot.hpp"
 
@@ -25,33 +26,46 @@ std::string badges(const PlanRow& r) {
   return out;
 }
 
-std::string plan_header() {
+// The speed column when the picks do not use throughput or wall-clock, which every table shows anyway.
+bool extra_speed(const ReportModel& m) {
+  return m.axes.speed.name() != "tokens_per_s" && m.axes.speed.name() != "wall_clock_days";
+}
+
+std::string plan_header(const ReportModel& m) {
   return "<tr><th>#</th><th>GPU type</th><th>islands x GPUs</th><th>tp / pp / cp</th><th>sharding</th>"
-         "<th>micro / global batch</th><th>recompute</th><th>sync</th><th class=\"num\">cost (USD)</th>"
-         "<th class=\"num\">throughput (tokens/s)</th><th class=\"num\">wall-clock (days)</th><th class=\"num\">MFU</th>"
+         "<th>micro / global batch</th><th>recompute</th><th>sync</th><th class=\"num\">" + e(m.cost_title) + "</th>"
+         "<th class=\"num\">throughput (tokens/s)</th>" +
+         (extra_speed(m) ? "<th class=\"num\">" + e(m.speed_title) + "</th>" : std::string()) +
+         "<th class=\"num\">wall-clock (days)</th><th class=\"num\">MFU</th>"
          "<th class=\"num\">memory headroom (GB)</th><th>bottleneck</th></tr>\n";
 }
 
 std::string plan_cells(const ReportModel& m, const PlanRow& r) {
-  return "<td>" + std::to_string(r.row) + badges(r) + "</td><td>" + swatch(m, r.gpu) + "</td>" + td(r.islands) +
-         td(r.parallel) + td(r.sharding) + td(r.batch) + td(r.recompute) + td(r.sync) +
-         td(format_usd(r.cost_usd), "num") + td(format_si(r.tokens_per_s), "num") +
+  std::string gpu = swatch(m, r.gpu);
+  if (r.uncalibrated) gpu += " <span class=\"uncalibrated\" title=\"uncalibrated GPU type\">uncalibrated</span>";
+  return "<td>" + std::to_string(row_number(r.row)) + badges(r) +
+         (r.unpickable ? "<span class=\"badge infeasible\" title=\"" + e(*r.unpickable) + "\">not feasible</span>"
+                       : std::string()) +
+         "</td><td>" + gpu + "</td>" + td(r.islands) + td(r.parallel) + td(r.sharding) + td(r.batch) +
+         td(r.recompute) + td(r.sync) + td(cost_text(m.axes, r.cost), "num") + td(format_si(r.tokens_per_s), "num") +
+         (extra_speed(m) ? td(format_si(r.speed), "num") : std::string()) +
          td(format_fixed(r.wall_clock_days, 1), "num") + td(format_percent(r.mfu), "num") +
          td(format_fixed(r.memory_headroom_gb, 1), "num") + td(r.bottleneck);
 }
 
 std::string plan_table(const ReportModel& m, const std::vector<PlanRow>& rows, const std::vector<std::size_t>& which) {
-  std::string out = "<div class=\"scroll\"><table>\n<thead>" + plan_header() + "</thead>\n<tbody>\n";
+  std::string out = "<div class=\"scroll\"><table>\n<thead>" + plan_header(m) + "</thead>\n<tbody>\n";
   for (const std::size_t i : which) out += "<tr>" + plan_cells(m, rows[i]) + "</tr>\n";
   return out + "</tbody></table></div>\n";
 }
 
 std::string card(const ReportModel& m, const char* title, std::size_t row) {
   const PlanRow& r = m.rows[row];
-  return fmt::format("<div class=\"card\"><h3>{}</h3><p class=\"big\">{}</p><p>{} tokens/s, {} days, MFU {}</p>"
-                     "<p class=\"plan\">{}</p></div>\n",
-                     e(title), e(format_usd(r.cost_usd)), e(format_si(r.tokens_per_s)),
-                     e(format_fixed(r.wall_clock_days, 1)), e(format_percent(r.mfu)), e(r.summary));
+  return fmt::format("<div class=\"card\"><h3>{} (row {})</h3><p class=\"big\">{}</p><p>{}, {} days, MFU {}</p>"
+                     "<p class=\"plan\">{}{}</p></div>\n",
+                     e(title), row_number(row), e(cost_text(m.axes, r.cost)), e(speed_text(m.axes, r.speed)),
+                     e(format_fixed(r.wall_clock_days, 1)), e(format_percent(r.mfu)), e(r.summary),
+                     r.uncalibrated ? " <span class=\"uncalibrated\">uncalibrated GPU type</span>" : "");
 }
 
 std::string change_class(std::optional<double> change, bool lower_is_better) {
@@ -62,24 +76,27 @@ std::string change_class(std::optional<double> change, bool lower_is_better) {
 std::string changes_section(const ReportModel& m) {
   const FrontDiff& d = *m.diff;
   std::string out = "<section id=\"changes\"><h2>Changes since the baseline</h2>\n";
+  if (m.baseline_of_other_scenario)
+    out += "<p class=\"warn\">The baseline is another scenario's front, compared on request (--force).</p>\n";
   out += "<p>Baseline: <code>" + e(m.baseline_label) + "</code>, " + std::to_string(m.baseline_rows.size()) +
-         " plans on its front. Plans are matched by their plan columns (prices excluded). ";
-  out += "Cheapest cost " + e(d.cheapest_cost_change ? format_change(*d.cheapest_cost_change) : "n/a") +
-         ", fastest throughput " +
-         e(d.fastest_throughput_change ? format_change(*d.fastest_throughput_change) : "n/a") + "; " +
-         std::to_string(d.joined.size()) + " joined, " + std::to_string(d.left.size()) + " left, " +
+         " rows. Why it differs:</p>\n<ul id=\"baseline-differences\">\n";
+  for (const std::string& why : m.baseline_differences) out += "<li>" + e(why) + "</li>\n";
+  out += "</ul>\n<p>Plans are matched by their plan columns (prices excluded). Cheapest cost " +
+         e(d.cheapest_cost_change ? format_change(*d.cheapest_cost_change) : "n/a") + ", fastest " +
+         e(m.axes.speed.name()) + " " + e(d.fastest_speed_change ? format_change(*d.fastest_speed_change) : "n/a") +
+         "; " + std::to_string(d.joined.size()) + " joined, " + std::to_string(d.left.size()) + " left, " +
          std::to_string(d.kept.size()) + " stayed.</p>\n";
-  out += "<h3>Cost at matched throughput</h3>\n<p class=\"note\">For each plan on this front, the baseline cost is "
-         "the cheapest baseline plan that reaches at least the same throughput (the baseline front's step "
-         "function); \"none\" means no baseline plan was that fast.</p>\n";
-  out += "<div class=\"scroll\"><table>\n<thead><tr><th>#</th><th>plan</th><th class=\"num\">throughput (tokens/s)</th>"
-         "<th class=\"num\">cost (USD)</th><th class=\"num\">baseline cost (USD)</th><th class=\"num\">change</th>"
-         "</tr></thead>\n<tbody>\n";
+  out += "<h3>Cost at matched speed</h3>\n<p class=\"note\">For each plan on this front, the baseline cost is "
+         "the cheapest baseline plan that is at least as fast (the baseline front's step function); \"none\" means "
+         "no baseline plan was that fast.</p>\n";
+  out += "<div class=\"scroll\"><table>\n<thead><tr><th>#</th><th>plan</th><th class=\"num\">" + e(m.speed_title) +
+         "</th><th class=\"num\">" + e(m.cost_title) + "</th><th class=\"num\">baseline cost</th>"
+         "<th class=\"num\">change</th></tr></thead>\n<tbody>\n";
   for (const MatchedCost& mc : d.matched) {
     const auto change = mc.relative_change();
-    out += "<tr><td>" + std::to_string(mc.row) + "</td>" + td(m.rows[mc.row].summary, "wrap") +
-           td(format_si(mc.tokens_per_s), "num") + td(format_usd(mc.cost_usd), "num") +
-           td(mc.baseline_cost_usd ? format_usd(*mc.baseline_cost_usd) : "none", "num") +
+    out += "<tr><td>" + std::to_string(row_number(mc.row)) + "</td>" + td(m.rows[mc.row].summary, "wrap") +
+           td(format_si(mc.speed), "num") + td(cost_text(m.axes, mc.cost_usd), "num") +
+           td(mc.baseline_cost_usd ? cost_text(m.axes, *mc.baseline_cost_usd) : "none", "num") +
            td(change ? format_change(*change) : "n/a", change_class(change, true)) + "</tr>\n";
   }
   out += "</tbody></table></div>\n";
@@ -131,6 +148,9 @@ table.kv td { white-space: normal; }
 .badge.cheapest { background: #00734d; }
 .badge.knee { background: #0072b2; }
 .badge.fastest { background: #b23a00; }
+.badge.infeasible { background: #999; }
+.uncalibrated { font-size: 11px; border: 1px solid #b23a00; color: #b23a00; border-radius: 8px; padding: 0 5px; }
+.decide { font-size: 17px; border-left: 4px solid #0072b2; padding: 6px 12px; background: #f3f8fc; }
 .status-ok { color: #00734d; font-weight: 600; }
 .status-failed { color: #b23a00; font-weight: 600; }
 .status-skipped { color: #777; }
@@ -144,35 +164,34 @@ std::string render_report_html(const ReportModel& m) {
   std::string out = "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\">\n<head>\n"
                     "<meta charset=\"utf-8\"/>\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n"
                     "<title>" + e(m.title) + "</title>\n<style>" + report_css() + "</style>\n</head>\n<body>\n";
-  out += "<header><h1>" + e(m.title) + "</h1>\n<p class=\"sub\">Front <code>" + e(m.front_label) + "</code>, " +
-         std::to_string(m.rows.size()) + " plans on the cost/throughput Pareto front" +
+  out += "<header><h1>" + e(m.title) + "</h1>\n<p class=\"sub\">" + e(m.sweep ? "Sweep file" : "Front") + " <code>" +
+         e(m.front_label) + "</code>: " + e(m.what) +
          (m.diff ? ", compared with <code>" + e(m.baseline_label) + "</code>" : std::string()) + ".</p></header>\n";
-  if (!m.complete)
-    out += "<p class=\"warn\">This search did not complete (interrupted or stopped by a budget): the front may "
-           "miss plans.</p>\n";
-  if (m.rows.empty()) {
-    out += "<p class=\"warn\">The front is empty: no plan in the search space was feasible.</p>\n";
-  } else if (m.picks) {
+  out += "<section id=\"decision\"><p class=\"decide\">" + e(m.recommendation) + "</p>\n";
+  for (const std::string& w : m.warnings) out += "<p class=\"warn\">" + e(w) + "</p>\n";
+  out += facts_table(m.job) + "</section>\n";
+  if (m.picks)
     out += "<section id=\"summary\"><div class=\"cards\">\n" + card(m, "Cheapest", m.picks->cheapest) +
            card(m, "Knee", m.picks->knee) + card(m, "Fastest", m.picks->fastest) + "</div></section>\n";
-  }
-  out += "<section id=\"plot\"><h2>Pareto front</h2>\n<figure>\n" + svg::render_svg(report_plot(m)) +
-         "<figcaption>Total cost of the token budget against throughput. Colour: GPU type; shape: number of islands; "
-         "the line is the cheapest cost that reaches at least a given throughput" +
-         std::string(m.diff ? "; grey dashed: the baseline front" : "") +
+  out += "<section id=\"plot\"><h2>" + e(m.sweep ? "Sweep points" : "Pareto front") + "</h2>\n<figure>\n" +
+         svg::render_svg(report_plot(m)) + "<figcaption>" + e(m.cost_title) + " against " + e(m.speed_title) +
+         ". Colour: GPU type; shape: number of islands; the line is the cheapest cost that reaches at least a given "
+         "speed" + std::string(m.diff ? "; grey dashed: the baseline" : "") +
+         (m.sweep ? "; points that are not feasible are not drawn" : "") +
          ". The knee is the plan farthest from the straight line between the cheapest and the fastest plan in "
-         "normalised log space (log throughput and log cost each scaled to 0..1): the most throughput per unit of "
-         "extra cost in relative terms. Hover over a point for its plan.</figcaption>\n</figure></section>\n";
+         "normalised log space (log speed and log cost each scaled to 0..1): the most speed per unit of extra cost "
+         "in relative terms. Hover over a point for its plan.</figcaption>\n</figure></section>\n";
   std::vector<std::size_t> all(m.rows.size());
   for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
-  out += "<section id=\"front\"><h2>Plans on the front</h2>\n" + plan_table(m, m.rows, all) + "</section>\n";
+  out += "<section id=\"front\"><h2>" + e(m.sweep ? "Sweep points" : "Plans on the front") + "</h2>\n" +
+         plan_table(m, m.rows, all) + "</section>\n";
   if (m.diff) out += changes_section(m);
   out += "<section id=\"scenario\"><h2>Scenario</h2>\n<pre>" + e(m.scenario_text) + "</pre></section>\n";
   out += "<section id=\"provenance\"><h2>Provenance</h2>\n" + facts_table(m.provenance);
   if (!m.rejections.empty()) out += "<h3>Rejected candidates</h3>\n" + facts_table(m.rejections);
   out += "</section>\n<footer>Generated by " + e(m.generator) +
-         ". Costs are USD for the whole token budget; throughput is tokens per second of the whole job.</footer>\n"
-         "</body>\n</html>\n";
+         ". Costs are USD for the whole token budget unless the column says otherwise; throughput is tokens per "
+         "second of the whole job.</footer>\n</body>\n</html>\n";
   return out;
 }
 

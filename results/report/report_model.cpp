@@ -2,19 +2,27 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
+#include <map>
 #include <set>
+#include <sstream>
 
 #include <fmt/format.h>
 
-#include "results/markup.hpp"
 #include "results/front/objective.hpp"
 #include "results/front/plan_labels.hpp"
+#include "results/markup.hpp"
 
 namespace shardmeter::results {
 
 namespace {
 
-PlanRow plan_row(const Row& r, std::size_t index) {
+bool uncalibrated(const RunInfo& info, const std::string& gpu) {
+  return info.uncalibrated_gpus &&
+         std::find(info.uncalibrated_gpus->begin(), info.uncalibrated_gpus->end(), gpu) != info.uncalibrated_gpus->end();
+}
+
+PlanRow plan_row(const Row& r, std::size_t index, const PickAxes& axes, const RunInfo& info) {
   PlanRow p;
   p.row = index;
   p.gpu = gpu_label(r);
@@ -25,65 +33,281 @@ PlanRow plan_row(const Row& r, std::size_t index) {
   p.batch = batch_label(r);
   p.recompute = text(r, "recompute");
   p.sync = sync_label(r);
-  p.cost_usd = number(r, "total_cost_usd");
+  p.cost = number(r, axes.cost.name());
+  p.speed = number(r, axes.speed.name());
   p.tokens_per_s = number(r, "tokens_per_s");
+  p.effective_tokens_per_s = number(r, "effective_tokens_per_s");
   p.wall_clock_days = number(r, "wall_clock_days");
   p.mfu = number(r, "mfu");
   p.memory_headroom_gb = number(r, "memory_headroom_gb");
   p.bottleneck = text(r, "bottleneck");
   p.summary = plan_summary(r);
+  p.unpickable = unpickable(r, axes);
+  for (const IslandEntryView& e : island_entries(r)) p.uncalibrated = p.uncalibrated || uncalibrated(info, e.gpu);
   return p;
 }
 
-std::vector<Fact> provenance_of(const RunInfo& info, std::size_t front_rows) {
+std::vector<Fact> provenance_of(const RunInfo& info, std::size_t rows, bool sweep) {
   std::vector<Fact> facts;
   const auto add = [&](std::string label, std::string value) { facts.push_back({std::move(label), std::move(value)}); };
   add("scenario", info.scenario_name);
   add("tool version", "shardmeter " + info.version);
   add("method", info.method);
-  add("seed", std::to_string(info.seed));
-  add("threads", std::to_string(info.threads));
-  add("search space", fmt::format("{} candidates", info.space_size));
-  add("visited", fmt::format("{} candidates", info.visited));
-  if (info.estimated) add("estimated", fmt::format("{} candidates (model calls)", *info.estimated));
+  if (!sweep) {
+    add("seed", std::to_string(info.seed));
+    add("threads", std::to_string(info.threads));
+    add("search space", fmt::format("{} candidates", info.space_size));
+    add("visited", fmt::format("{} candidates", info.visited));
+    if (info.estimated) add("estimated", fmt::format("{} candidates (model calls)", *info.estimated));
+  }
   add("feasible", std::to_string(info.feasible));
-  add("on the front", std::to_string(front_rows));
+  add(sweep ? "points" : "on the front", std::to_string(rows));
   add("elapsed", fmt::format("{:.2f} s", info.elapsed_s));
-  if (info.elapsed_s > 0) add("rate", format_si(static_cast<double>(info.visited) / info.elapsed_s) + " candidates/s");
+  if (info.elapsed_s > 0 && !sweep)
+    add("rate", format_si(static_cast<double>(info.visited) / info.elapsed_s) + " candidates/s");
   add("complete", info.complete ? "yes" : "no: interrupted or stopped by a budget; the front may be incomplete");
-  add("objectives", describe_objectives(info.objectives));
+  add("objectives", info.objectives.empty() ? "none recorded" : describe_objectives(info.objectives));
   std::string axes;
   for (const std::string& a : info.axes) axes += (axes.empty() ? "" : ", ") + a;
-  add("search axes", axes.empty() ? "none" : axes);
+  add(sweep ? "sweep axes" : "search axes", axes.empty() ? "none" : axes);
   add("created", info.created);
   return facts;
 }
 
+// How row `to` compares with row `from`, called `from_name`:
+// "+1.0% cost and 2.00x the speed of the cheapest plan, row 1 (1.03M against 515k tokens/s)".
+std::string trade(const ReportModel& m, const PlanRow& from, const PlanRow& to, const std::string& from_name) {
+  const double ratio = m.axes.goodness(to.speed) / m.axes.goodness(from.speed);
+  return fmt::format("{} cost and {:.2f}x the speed of {} ({} against {})",
+                     format_change((to.cost - from.cost) / from.cost), ratio, from_name, speed_text(m.axes, to.speed),
+                     speed_text(m.axes, from.speed));
+}
+
+std::string recommendation_of(const ReportModel& m) {
+  if (!m.picks) {
+    if (m.rows.empty()) return "There is nothing to choose: the front is empty, no plan in the search space was feasible.";
+    return "There is nothing to choose: no row is feasible with a finite cost and speed.";
+  }
+  const FrontPicks& p = *m.picks;
+  const PlanRow &c = m.rows[p.cheapest], &k = m.rows[p.knee], &f = m.rows[p.fastest];
+  std::string out;
+  if (p.cheapest == p.fastest) {
+    out = fmt::format("Choose row {}: it is both the cheapest ({}) and the fastest ({}) plan{}.", row_number(c.row),
+                      cost_text(m.axes, c.cost), speed_text(m.axes, c.speed),
+                      p.pickable == 1 ? ", the only one that can be chosen" : "");
+  } else if (p.knee == p.cheapest) {
+    out = fmt::format("Choose row {}, the cheapest plan ({}, {}): every faster plan adds more cost than speed in "
+                      "relative terms; the fastest, row {}, has {}.",
+                      row_number(c.row), cost_text(m.axes, c.cost), speed_text(m.axes, c.speed), row_number(f.row),
+                      trade(m, c, f, "the cheapest"));
+  } else {
+    out = fmt::format("Choose row {}, the knee: {}", row_number(k.row),
+                      trade(m, c, k, fmt::format("the cheapest plan, row {}", row_number(c.row))));
+    out += p.knee == p.fastest ? "; no plan is faster."
+                               : fmt::format("; the fastest, row {}, has {}.", row_number(f.row),
+                                             trade(m, k, f, "the knee"));
+  }
+  const PlanRow& chosen = m.rows[p.knee];
+  if (chosen.uncalibrated)
+    out += fmt::format(" Its GPU type ({}) is uncalibrated: its figures are extrapolated, not fitted to published runs.",
+                       chosen.gpu);
+  return out;
+}
+
+std::string distinct(const Table& t, std::string_view column) {
+  std::vector<std::string> values;
+  for (const Row& r : t.rows) {
+    const auto it = r.find(column);
+    if (it == r.end()) continue;
+    const std::string v = format_cell(it->second);
+    if (std::find(values.begin(), values.end(), v) == values.end()) values.push_back(v);
+  }
+  std::string out;
+  for (const std::string& v : values) out += (out.empty() ? "" : ", ") + v;
+  return out;
+}
+
+std::string model_text(const Row& r) {
+  std::string out = fmt::format("{} layers, hidden {}", integer(r, "model_layers"), integer(r, "model_hidden"));
+  if (r.count("model_heads") != 0)
+    out += fmt::format(", {} heads ({} KV), FFN {} ({}), vocab {}", integer(r, "model_heads"),
+                       integer(r, "model_kv_heads"), integer(r, "model_ffn_hidden"), text(r, "model_ffn_type"),
+                       integer(r, "model_vocab"));
+  return out + fmt::format(", sequence {} tokens", integer(r, "model_seq_len"));
+}
+
+std::vector<Fact> job_of(const ResultFile& file, const ReportModel& m) {
+  std::vector<Fact> facts;
+  if (file.front.rows.empty()) return facts;
+  const Row& first = file.front.rows.front();
+  double lo = number(first, "training_tokens"), hi = lo;
+  for (const Row& r : file.front.rows) {
+    lo = std::min(lo, number(r, "training_tokens"));
+    hi = std::max(hi, number(r, "training_tokens"));
+  }
+  facts.push_back({"token budget", lo == hi ? format_si(lo) + " tokens"
+                                            : format_si(lo) + " to " + format_si(hi) + " tokens (a searched axis)"});
+  facts.push_back({"precision", distinct(file.front, "precision")});
+  facts.push_back({"model", model_text(first)});
+  facts.push_back({"picks trade", fmt::format("{} ({}) against {} ({})", m.axes.cost.name(),
+                                              to_string(m.axes.cost.direction), m.axes.speed.name(),
+                                              to_string(m.axes.speed.direction))});
+  std::string gpus;
+  std::set<std::string> seen;
+  for (const Row& r : file.front.rows)
+    for (const IslandEntryView& e : island_entries(r)) {
+      if (!seen.insert(e.gpu).second) continue;
+      const std::string status = !file.info.uncalibrated_gpus ? "calibration status unknown (file before schema_version 3)"
+                                 : uncalibrated(file.info, e.gpu)
+                                     ? "UNCALIBRATED: efficiency constants extrapolated from matmul benchmarks"
+                                     : "calibrated against published runs";
+      gpus += (gpus.empty() ? "" : "; ") + e.gpu + " " + status;
+    }
+  facts.push_back({"GPU types", gpus});
+  return facts;
+}
+
+// Per GPU type: the price, usable memory and node network a file's rows show (first occurrence).
+struct GpuFacts {
+  double price = 0, capacity_gb = 0, network_gbps = 0;
+};
+std::map<std::string, GpuFacts> gpu_facts(const Table& t) {
+  std::map<std::string, GpuFacts> out;
+  for (const Row& r : t.rows) {
+    const auto entries = island_entries(r);
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+      if (out.count(entries[i].gpu) != 0) continue;
+      const std::string p = fmt::format("island{}_", i);
+      GpuFacts f;
+      f.price = entries[i].price_usd_per_gpu_hour;
+      f.capacity_gb = number(r, p + "memory_capacity_gb");
+      f.network_gbps = number(r, p + "node_network_gbps");
+      out.emplace(entries[i].gpu, f);
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> differences(const ResultFile& now, const ResultFile& before) {
+  std::vector<std::string> out;
+  if (now.info.scenario_name != before.info.scenario_name) {
+    out.push_back(fmt::format("it is another scenario, {} (this report: {}); compared on request (--force), so plans "
+                              "that joined or left reflect different questions, not changes",
+                              before.info.scenario_name, now.info.scenario_name));
+  } else if (now.info.scenario_text != before.info.scenario_text) {
+    std::istringstream a(now.info.scenario_text), b(before.info.scenario_text);
+    std::string la, lb;
+    int changed = 0;
+    while (true) {
+      const bool ga = static_cast<bool>(std::getline(a, la)), gb = static_cast<bool>(std::getline(b, lb));
+      if (!ga && !gb) break;
+      if (!ga || !gb || la != lb) ++changed;
+    }
+    out.push_back(fmt::format("the scenario file changed ({} line{} differ)", changed, changed == 1 ? "" : "s"));
+  }
+  if (describe_objectives(now.info.objectives) != describe_objectives(before.info.objectives))
+    out.push_back(fmt::format("it was searched for other objectives ({}; this report: {})",
+                              describe_objectives(before.info.objectives), describe_objectives(now.info.objectives)));
+  const auto gn = gpu_facts(now.front), gb = gpu_facts(before.front);
+  for (const auto& [gpu, f] : gn) {
+    const auto it = gb.find(gpu);
+    if (it == gb.end()) continue;
+    if (f.price != it->second.price)
+      out.push_back(fmt::format("{} costs {} per GPU-hour, {} in the baseline (prices)", gpu,
+                                format_usd(f.price, 4), format_usd(it->second.price, 4)));
+    if (f.capacity_gb != it->second.capacity_gb || f.network_gbps != it->second.network_gbps)
+      out.push_back(fmt::format("{}'s catalog entry changed: usable memory {} GB (baseline {}), node network {} Gbit/s "
+                                "(baseline {})", gpu, format_fixed(f.capacity_gb, 1),
+                                format_fixed(it->second.capacity_gb, 1), format_si(f.network_gbps, 4),
+                                format_si(it->second.network_gbps, 4)));
+  }
+  if (now.info.uncalibrated_gpus && before.info.uncalibrated_gpus &&
+      *now.info.uncalibrated_gpus != *before.info.uncalibrated_gpus)
+    out.push_back("the GPU types' calibration status changed (catalog)");
+  if (now.info.version != before.info.version)
+    out.push_back(fmt::format("it was written by ShardMeter {} (this report: {}): the model may have changed",
+                              before.info.version, now.info.version));
+  if (out.empty())
+    out.push_back(fmt::format("same scenario, prices, catalog and version: the fronts differ only through the search "
+                              "({} seed {} against {} seed {})", now.info.method, now.info.seed, before.info.method,
+                              before.info.seed));
+  return out;
+}
+
+std::string title_of(const PickAxes& axes, bool cost) {
+  if (cost) return axes.cost.name() == "total_cost_usd" ? "cost (USD)" : fmt::format("{} ({})", axes.cost.name(), axes.cost.metric->unit);
+  if (axes.speed.name() == "tokens_per_s") return "throughput (tokens/s)";
+  if (axes.speed.name() == "effective_tokens_per_s") return "effective throughput (tokens/s)";
+  return fmt::format("{} ({})", axes.speed.name(), axes.speed.metric->unit);
+}
+
 }  // namespace
+
+std::string speed_text(const PickAxes& axes, double value) {
+  if (axes.speed.name() == "tokens_per_s") return format_si(value) + " tokens/s";
+  if (axes.speed.name() == "effective_tokens_per_s") return format_si(value) + " effective tokens/s";
+  if (axes.speed.name() == "wall_clock_days") return format_fixed(value, 1) + " days";
+  return format_si(value) + " " + std::string(axes.speed.metric->unit);
+}
+
+std::string cost_text(const PickAxes& axes, double value) {
+  const std::string_view unit = axes.cost.metric->unit;
+  if (unit == "USD") return format_usd(value);
+  return format_usd(value) + " " + std::string(unit.starts_with("USD ") ? unit.substr(4) : unit);
+}
 
 ReportModel build_report_model(const ReportInput& input) {
   const ResultFile& front = *input.front;
   ReportModel m;
   m.scenario_name = front.info.scenario_name;
   m.scenario_text = front.info.scenario_text;
-  m.title = "ShardMeter report: " + (m.scenario_name.empty() ? std::string("unnamed scenario") : m.scenario_name);
+  m.sweep = front.info.method == "sweep";
+  const std::string name = m.scenario_name.empty() ? std::string("unnamed scenario") : m.scenario_name;
+  m.title = m.sweep ? "ShardMeter report: sweep of " + name : "ShardMeter report: " + name;
   m.front_label = input.front_label;
   m.baseline_label = input.baseline_label;
   m.generator = input.generator;
   m.complete = front.info.complete;
-  for (std::size_t i = 0; i < front.front.rows.size(); ++i) m.rows.push_back(plan_row(front.front.rows[i], i));
-  m.picks = pick_front(front.front.rows);
+  m.axes = pick_axes(front.info.objectives);
+  m.cost_title = title_of(m.axes, true);
+  m.speed_title = title_of(m.axes, false);
+  for (std::size_t i = 0; i < front.front.rows.size(); ++i)
+    m.rows.push_back(plan_row(front.front.rows[i], i, m.axes, front.info));
+  const std::size_t feasible = static_cast<std::size_t>(
+      std::count_if(m.rows.begin(), m.rows.end(), [](const PlanRow& r) { return !r.unpickable; }));
+  m.what = m.sweep ? fmt::format("{} sweep points along {}, {} of them feasible", m.rows.size(),
+                                 front.info.axes.empty() ? std::string("no axis") : front.info.axes.back(), feasible)
+                   : fmt::format("{} plans on the Pareto front ({})", m.rows.size(),
+                                 front.info.objectives.empty() ? "cost and throughput"
+                                                               : describe_objectives(front.info.objectives));
+  m.picks = pick_front(front.front.rows, m.axes);
   if (m.picks) {
     m.rows[m.picks->cheapest].picks.push_back("cheapest");
     m.rows[m.picks->knee].picks.push_back("knee");
     m.rows[m.picks->fastest].picks.push_back("fastest");
   }
+  m.recommendation = recommendation_of(m);
+  m.job = job_of(front, m);
+  if (!m.complete) m.warnings.push_back("This search did not complete (interrupted or stopped by a budget): the front may miss plans.");
+  if (m.picks)
+    for (const std::size_t i : {m.picks->cheapest, m.picks->knee, m.picks->fastest})
+      if (m.rows[i].uncalibrated) {
+        m.warnings.push_back(fmt::format("Row {} ({}) runs on an uncalibrated GPU type: its figures are extrapolated "
+                                         "from matmul benchmarks, not fitted to published training runs.",
+                                         row_number(i), m.rows[i].gpu));
+        break;
+      }
+  if (m.sweep && feasible < m.rows.size())
+    m.warnings.push_back(fmt::format("{} of the {} sweep points are not feasible; they are listed but never picked.",
+                                     m.rows.size() - feasible, m.rows.size()));
   if (input.baseline != nullptr) {
     for (std::size_t i = 0; i < input.baseline->front.rows.size(); ++i)
-      m.baseline_rows.push_back(plan_row(input.baseline->front.rows[i], i));
-    m.diff = diff_fronts(front.front, input.baseline->front);
+      m.baseline_rows.push_back(plan_row(input.baseline->front.rows[i], i, m.axes, input.baseline->info));
+    m.diff = diff_fronts(front.front, input.baseline->front, m.axes);
+    m.baseline_of_other_scenario = front.info.scenario_name != input.baseline->info.scenario_name;
+    m.baseline_differences = differences(front, *input.baseline);
   }
-  m.provenance = provenance_of(front.info, front.front.rows.size());
+  m.provenance = provenance_of(front.info, front.front.rows.size(), m.sweep);
   std::vector<std::pair<std::string, std::uint64_t>> rejected(front.info.rejected.begin(), front.info.rejected.end());
   std::stable_sort(rejected.begin(), rejected.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
   for (const auto& [reason, count] : rejected) {

@@ -1,7 +1,8 @@
 #pragma once
 // What a report shows, computed once from the result files so the HTML and Markdown renderers (and the nightly
-// index) say the same thing: the front's rows as display text, the cheapest / knee / fastest picks, the baseline
-// comparison and the provenance. Pure: no files, no clock.
+// index) say the same thing: the recommendation, the job (token budget, precision, model, GPU types and their
+// calibration status), the rows as display text, the cheapest / knee / fastest picks, the baseline comparison with
+// why the baseline differs, and the provenance. Pure: no files, no clock.
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,14 +16,14 @@ namespace shardmeter::results {
 struct ReportInput {
   const ResultFile* front = nullptr;        // required
   std::string front_label;                  // how the report names it: a path or a date
-  const ResultFile* baseline = nullptr;     // optional: an earlier front of the same scenario
+  const ResultFile* baseline = nullptr;     // optional: an earlier front, normally of the same scenario
   std::string baseline_label;
   std::string generator;                    // footer text, e.g. "shardmeter 0.1.0"
 };
 
-// A front row as the report's tables show it.
+// A row as the report's tables show it.
 struct PlanRow {
-  std::size_t row = 0;
+  std::size_t row = 0;        // index in its file (row_number(row) is what the report shows)
   std::string gpu;            // gpu_label()
   std::string islands;        // islands_label()
   std::int64_t island_count = 1;
@@ -31,34 +32,47 @@ struct PlanRow {
   std::string batch;          // "micro / global"
   std::string recompute;
   std::string sync;
-  double cost_usd = 0;
+  double cost = 0;            // the picks' cost axis (total cost unless the search minimised another cost)
+  double speed = 0;           // the picks' speed axis (tokens/s unless the search optimised another speed)
   double tokens_per_s = 0;
+  double effective_tokens_per_s = 0;
   double wall_clock_days = 0;
   double mfu = 0;
   double memory_headroom_gb = 0;
   std::string bottleneck;
   std::string summary;        // plan_summary()
+  std::optional<std::string> unpickable;   // why the row cannot be chosen (not feasible, ...)
+  bool uncalibrated = false;  // runs on a GPU type without calibrated efficiency constants
   std::vector<std::string> picks;   // "cheapest", "knee", "fastest" (this row's roles)
 };
 
-// One (label, value) line of the provenance table.
+// One (label, value) line of a facts table.
 struct Fact {
   std::string label;
   std::string value;
 };
 
 struct ReportModel {
-  std::string title;                        // "ShardMeter report: <scenario_name>"
+  std::string title;                        // "ShardMeter report: <scenario_name>" ("... sweep of ..." for a sweep)
   std::string scenario_name;
   std::string scenario_text;
   std::string front_label, baseline_label, generator;
-  std::vector<PlanRow> rows;                // the front, file order
-  std::vector<PlanRow> baseline_rows;       // the baseline's front (empty without one)
+  bool sweep = false;                       // the file is a sweep's points (method "sweep"), not a search's front
+  std::string what;                         // "8 plans on the cost/throughput Pareto front" or "12 sweep points, 9 feasible"
+  PickAxes axes;                            // cost and speed, from the file's objectives
+  std::string cost_title, speed_title;      // "cost (USD)", "throughput (tokens/s)", for tables and the plot
+  std::vector<PlanRow> rows;                // the file's rows, in file order
+  std::vector<PlanRow> baseline_rows;       // the baseline's rows (empty without one)
   std::optional<FrontPicks> picks;
+  std::string recommendation;               // one sentence: which row to choose and why, with the numbers
+  std::vector<Fact> job;                    // token budget, precision, model, GPU types with calibration status
+  std::vector<std::string> warnings;        // incomplete search, uncalibrated GPU types on picks, ...
   std::optional<FrontDiff> diff;            // with a baseline
+  std::vector<std::string> baseline_differences;   // why the baseline differs: scenario, prices, catalog, version
+  bool baseline_of_other_scenario = false;
   std::vector<Fact> provenance;             // tool version, method, seed, counts, timings, created, ...
   std::vector<Fact> rejections;             // reason -> count, largest first
-  std::vector<std::string> gpu_types;       // distinct GPU labels of both fronts, sorted: the colour order
+  std::vector<std::string> gpu_types;       // distinct GPU labels of both files, sorted: the colour order
   bool complete = true;
 };
 
@@ -67,5 +81,9 @@ ReportModel build_report_model(const ReportInput& input);
 
 // The colour of a GPU label: the Okabe-Ito palette (readable with colour-vision deficiencies) in gpu_types order.
 std::string gpu_color(const ReportModel& model, const std::string& gpu);
+// "1.03M tokens/s", "174.0 days": a value of the speed axis with its unit.
+std::string speed_text(const PickAxes& axes, double value);
+// "$8.12M", or the cost axis' value with its unit.
+std::string cost_text(const PickAxes& axes, double value);
 
 }  // namespace shardmeter::results

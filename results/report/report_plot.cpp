@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "results/front/front_picks.hpp"
 #include "results/markup.hpp"
 
 namespace shardmeter::results {
@@ -12,31 +13,40 @@ namespace {
 constexpr const char* kFrontLine = "#4d4d4d";
 constexpr const char* kBaseline = "#9a9a9a";
 
-std::string tooltip(const PlanRow& r) {
-  return r.summary + "\ncost " + format_usd(r.cost_usd) + ", " + format_si(r.tokens_per_s) + " tokens/s, " +
-         format_fixed(r.wall_clock_days, 1) + " days, MFU " + format_percent(r.mfu);
+std::string tooltip(const ReportModel& m, const PlanRow& r) {
+  return "row " + std::to_string(row_number(r.row)) + ": " + r.summary + "\n" + cost_text(m.axes, r.cost) + ", " +
+         speed_text(m.axes, r.speed) + ", " + format_fixed(r.wall_clock_days, 1) + " days, MFU " +
+         format_percent(r.mfu) + (r.uncalibrated ? "\nuncalibrated GPU type" : "");
 }
 
-// The staircase through the rows that are on the cost/throughput front, by throughput.
-svg::Series staircase(const std::vector<PlanRow>& rows, std::string name, const char* color, std::string dash) {
+// The staircase through the rows on the cost/speed front: for any speed, the cheapest cost that reaches it.
+svg::Series staircase(const ReportModel& m, const std::vector<PlanRow>& rows, std::string name, const char* color,
+                      std::string dash) {
   std::vector<const PlanRow*> sorted;
-  for (const PlanRow& r : rows) sorted.push_back(&r);
-  std::sort(sorted.begin(), sorted.end(), [](const PlanRow* a, const PlanRow* b) {
-    return a->tokens_per_s < b->tokens_per_s || (a->tokens_per_s == b->tokens_per_s && a->cost_usd < b->cost_usd);
+  for (const PlanRow& r : rows)
+    if (!r.unpickable) sorted.push_back(&r);
+  const auto g = [&](const PlanRow* r) { return m.axes.goodness(r->speed); };
+  std::sort(sorted.begin(), sorted.end(), [&](const PlanRow* a, const PlanRow* b) {
+    return g(a) < g(b) || (g(a) == g(b) && a->cost < b->cost);
   });
   svg::Series s;
   s.name = std::move(name);
   s.color = color;
-  s.line = svg::Line::steps_pre;
+  // Speed to the right when more is better (cost steps up before the point), or days to the right when fewer are.
+  s.line = m.axes.speed.direction == model::Direction::maximize ? svg::Line::steps_pre : svg::Line::steps_post;
   s.line_dash = std::move(dash);
   s.markers = false;
   s.in_legend = false;
   // Keep the points no faster point undercuts: cost(t) = cheapest plan reaching at least t.
+  std::vector<svg::PlotPoint> kept;
   for (std::size_t i = 0; i < sorted.size(); ++i) {
     const bool dominated = std::any_of(sorted.begin() + static_cast<std::ptrdiff_t>(i) + 1, sorted.end(),
-                                       [&](const PlanRow* o) { return o->cost_usd <= sorted[i]->cost_usd; });
-    if (!dominated) s.points.push_back(svg::PlotPoint{sorted[i]->tokens_per_s, sorted[i]->cost_usd, "", {}, "", ""});
+                                       [&](const PlanRow* o) { return o->cost <= sorted[i]->cost; });
+    if (!dominated) kept.push_back(svg::PlotPoint{sorted[i]->speed, sorted[i]->cost, "", {}, "", ""});
   }
+  // Points joined in x order.
+  std::sort(kept.begin(), kept.end(), [](const svg::PlotPoint& a, const svg::PlotPoint& b) { return a.x < b.x; });
+  s.points = std::move(kept);
   return s;
 }
 
@@ -54,14 +64,19 @@ svg::Marker islands_marker(std::int64_t islands) {
 svg::Plot report_plot(const ReportModel& model) {
   svg::Plot plot;
   plot.id = "front-plot";
-  plot.description = "Total cost for the token budget against throughput for every plan on the Pareto front" +
-                     std::string(model.diff ? ", with the baseline front in grey." : ".");
-  plot.x = svg::AxisSpec{"Throughput", "tokens/s", svg::Scale::automatic, {}};
-  plot.y = svg::AxisSpec{"Total cost for the token budget", "USD", svg::Scale::automatic,
-                         [](double v) { return format_usd(v); }};
+  plot.description = std::string(model.axes.cost.name()) + " against " + std::string(model.axes.speed.name()) +
+                     " for every feasible " + (model.sweep ? "sweep point" : "plan on the Pareto front") +
+                     std::string(model.diff ? ", with the baseline in grey." : ".");
+  const bool usd = model.axes.cost.metric->unit.starts_with("USD");
+  plot.x = svg::AxisSpec{model.speed_title.substr(0, model.speed_title.find(" (")),
+                         std::string(model.axes.speed.metric->unit), svg::Scale::automatic, {}};
+  plot.y = svg::AxisSpec{model.cost_title.substr(0, model.cost_title.find(" (")),
+                         std::string(model.axes.cost.metric->unit), svg::Scale::automatic,
+                         usd ? std::function<std::string(double)>([](double v) { return format_usd(v); })
+                             : std::function<std::string(double)>()};
 
   if (!model.baseline_rows.empty()) {
-    plot.series.push_back(staircase(model.baseline_rows, "baseline front", kBaseline, "6 4"));
+    plot.series.push_back(staircase(model, model.baseline_rows, "baseline front", kBaseline, "6 4"));
     svg::Series base;
     base.name = "baseline";
     base.color = kBaseline;
@@ -69,24 +84,27 @@ svg::Plot report_plot(const ReportModel& model) {
     base.marker_radius = 5;
     base.css_class = "baseline";
     for (const PlanRow& r : model.baseline_rows)
-      base.points.push_back(svg::PlotPoint{r.tokens_per_s, r.cost_usd, "", islands_marker(r.island_count),
-                                           "baseline: " + tooltip(r), "baseline-" + std::to_string(r.row)});
+      if (!r.unpickable)
+        base.points.push_back(svg::PlotPoint{r.speed, r.cost, "", islands_marker(r.island_count),
+                                             "baseline " + tooltip(model, r),
+                                             "baseline-" + std::to_string(row_number(r.row))});
     plot.series.push_back(std::move(base));
   }
-  plot.series.push_back(staircase(model.rows, "front", kFrontLine, ""));
+  plot.series.push_back(staircase(model, model.rows, "front", kFrontLine, ""));
   svg::Series front;
   front.name = "front";
   front.css_class = "front";
   front.marker_radius = 6;
   for (const PlanRow& r : model.rows)
-    front.points.push_back(svg::PlotPoint{r.tokens_per_s, r.cost_usd, gpu_color(model, r.gpu),
-                                          islands_marker(r.island_count), tooltip(r), "front-" + std::to_string(r.row)});
+    if (!r.unpickable)
+      front.points.push_back(svg::PlotPoint{r.speed, r.cost, gpu_color(model, r.gpu), islands_marker(r.island_count),
+                                            tooltip(model, r), "front-" + std::to_string(row_number(r.row))});
   plot.series.push_back(std::move(front));
 
   if (model.picks) {
     const auto annotate = [&](std::size_t row, const char* what) {
       const PlanRow& r = model.rows[row];
-      plot.annotations.push_back(svg::Annotation{r.tokens_per_s, r.cost_usd, what, "#222222"});
+      plot.annotations.push_back(svg::Annotation{r.speed, r.cost, what, "#222222"});
     };
     annotate(model.picks->cheapest, "cheapest");
     annotate(model.picks->knee, "knee");

@@ -20,21 +20,29 @@ namespace shardmeter::cli {
 
 namespace {
 
-std::size_t pick_row(const results::Table& front, const std::string& pick) {
+// The row --pick names: a row number (from 1, as every output numbers them) or cheapest / fastest / knee, by the
+// objectives the front was searched with. Rows that are not feasible are never chosen: asked for one by number,
+// this says why and exits 2.
+std::size_t pick_row(const results::ResultFile& file, const std::string& pick) {
+  const results::Table& front = file.front;
   if (front.rows.empty()) throw UsageError("shardmeter export: the front is empty: there is no plan to export");
-  std::size_t row = 0;
+  const results::PickAxes axes = results::pick_axes(file.info.objectives);
+  std::size_t number = 0;
   const char* end = pick.data() + pick.size();
-  if (const auto [ptr, ec] = std::from_chars(pick.data(), end, row); ec == std::errc() && ptr == end) {
-    if (row >= front.rows.size())
-      throw UsageError("shardmeter export: --pick " + pick + " is not a row of the front (rows 0 to " +
-                       std::to_string(front.rows.size() - 1) + ")");
+  if (const auto [ptr, ec] = std::from_chars(pick.data(), end, number); ec == std::errc() && ptr == end) {
+    if (number < 1 || number > front.rows.size())
+      throw UsageError("shardmeter export: --pick " + pick + " is not a row of the front (rows 1 to " +
+                       std::to_string(front.rows.size()) + ")");
+    const std::size_t row = number - 1;
+    if (const auto why = results::unpickable(front.rows[row], axes))
+      throw UsageError("shardmeter export: --pick " + pick + ": row " + pick + " cannot be deployed: " + *why);
     return row;
   }
-  const auto picks = results::pick_front(front.rows);
+  const auto picks = results::pick_front(front.rows, axes);
   const auto chosen = picks ? results::pick_by_name(*picks, pick) : std::nullopt;
   if (!chosen)
     throw UsageError("shardmeter export: --pick " + pick + " is not cheapest, fastest, knee or a row number" +
-                     (picks ? "" : " (no row has a finite cost and throughput)"));
+                     (picks ? "" : " (and no row of the file is feasible with a finite cost and speed)"));
   return *chosen;
 }
 
@@ -46,7 +54,8 @@ int run_export(const std::vector<std::string>& args, std::ostream& out) {
   const std::string format_help = "required: " + formats;
   CommandLine line(*find_command("export"));
   line.text("pick", "WHICH",
-            "cheapest, fastest, knee (docs/search.md: the knee) or a row number of the front (0 = cheapest row)",
+            "cheapest, fastest, knee (docs/search.md: the knee), by the objectives the front was searched with, or a "
+            "row number of the front (1 = its first row); rows that are not feasible are never exported",
             std::string("knee"));
   line.text("format", "FORMAT", format_help.c_str());
   line.output("FILE", "write here (atomically) instead of stdout");
@@ -54,7 +63,8 @@ int run_export(const std::vector<std::string>& args, std::ostream& out) {
   line.parse(args);
   if (line.wants_help()) {
     line.print_help(out);
-    out << "\n--data-dir: the catalogs used to rebuild the plan's scenario.\n";
+    out << "\n--data-dir: the catalogs used to rebuild the plan's scenario from a front written before "
+           "schema_version 3.\n";
     return 0;
   }
   const std::string front_path = line.single_positional("FRONT.h5");
@@ -71,16 +81,22 @@ int run_export(const std::vector<std::string>& args, std::ostream& out) {
 
   try {
     const results::ResultFile file = results::read_front(front_path);
-    const std::size_t row = pick_row(file.front, pick);
-    results::DeployPlan plan = results::make_deploy_plan(file.front.rows[row], row);
-    std::string why_not;
-    try {
-      const Catalog catalog = load_catalog(line.data_dir());
-      plan.scenario = rebuild_scenario(file.info, file.front.rows[row], catalog, why_not);
-    } catch (const ScenarioError& e) {
-      why_not = e.what();
+    const std::size_t row = pick_row(file, pick);
+    // Files before schema_version 3 lack the model dimensions, overlap flags and DiLoCo fragments: rebuild the
+    // row's scenario from the file's text and axis labels for them.
+    std::optional<model::Scenario> rebuilt;
+    if (file.front.rows[row].count("model_heads") == 0) {
+      std::string why_not;
+      try {
+        const Catalog catalog = load_catalog(line.data_dir());
+        rebuilt = rebuild_scenario(file.info, file.front.rows[row], catalog, why_not);
+      } catch (const ScenarioError& e) {
+        why_not = e.what();
+      }
+      if (!rebuilt) std::cerr << "shardmeter export: note: scenario not rebuilt (" << why_not << ")\n";
     }
-    if (!plan.scenario) std::cerr << "shardmeter export: note: scenario not rebuilt (" << why_not << ")\n";
+    const results::DeployPlan plan =
+        results::make_deploy_plan(file.front.rows[row], row, rebuilt ? &*rebuilt : nullptr);
     const results::ExportSource source{&file.info, &file.front.rows[row], front_path, pick};
     const results::Exported exported = results::export_plan(*format, plan, source);
     if (line.has("output")) results::write_text_atomically(line.output(), exported.text);

@@ -1,4 +1,4 @@
-// `shardmeter sweep SCENARIO --axis KEY=VALUES [--axis KEY=VALUES] [--set K=V]... [-o out.csv|out.h5] [--knee F]
+// `shardmeter sweep SCENARIO --axis KEY=VALUES [--axis KEY=VALUES] [--set K=V]... [-o out.csv|out.h5]
 // [--json] [--data-dir DIR]`: evaluate the scenario at every point of one or two axes, print a table and the
 // analyses (island-size knee, compute/communication transition), optionally write every point to a file.
 #include <chrono>
@@ -37,14 +37,12 @@ int run_sweep(const std::vector<std::string>& args, std::ostream& out) {
   line.text("plot", "FILE.svg",
             "draw throughput per GPU and cost per million tokens against the swept (last) axis, with the knee and the "
             "compute/communication transition marked, into FILE.svg (written atomically)");
-  line.number("knee", "F",
-              "island-size knee: past it every step returns less than F of the first step's tokens/s per extra $/h",
-              Range{}, kDefaultKneeFraction);  // run_sweep checks it is a fraction
   line.add(SharedOption::json);
   line.parse(args);
   if (line.wants_help()) {
     line.print_help(out);
-    out << "\nThe knee is computed when an axis is cluster.islands.N.gpus, .nodes or .count; the transition (where\n"
+    out << "\nThe knee (the size with the most effective tokens/s per dollar, docs/search.md) is found when an axis is\n"
+           "cluster.islands.N.gpus, .nodes or .count; the transition (where\n"
            "the exposed-communication share of the step crosses 50 %) along the last axis. With two axes both are\n"
            "computed per value of the other axis. Infeasible points are listed but left out of both analyses.\n";
     return 0;
@@ -74,7 +72,7 @@ int run_sweep(const std::vector<std::string>& args, std::ostream& out) {
   const auto start = std::chrono::steady_clock::now();
   const Catalog catalog = load_catalog(line.data_dir());
   const LoadedScenario loaded = load_scenario_with_search(path, overrides, catalog);
-  const Sweep sweep = run_sweep(loaded, catalog, axes, line.number("knee"));
+  const Sweep sweep = run_sweep(loaded, catalog, axes);
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   if (!output.empty()) {

@@ -68,12 +68,12 @@ results::IndexEntry publish_one(const NightlySettings& s, const SearchOutcome& o
     x.front_size = model.rows.size();
     x.complete = model.complete;
     if (model.picks) {
-      x.cheapest_cost_usd = model.rows[model.picks->cheapest].cost_usd;
+      x.cheapest_cost_usd = model.rows[model.picks->cheapest].cost;
       x.fastest_tokens_per_s = model.rows[model.picks->fastest].tokens_per_s;
     }
     if (model.diff) {
       x.cheapest_cost_change = model.diff->cheapest_cost_change;
-      x.fastest_throughput_change = model.diff->fastest_throughput_change;
+      x.fastest_throughput_change = model.diff->fastest_speed_change;
       x.joined = model.diff->joined.size();
       x.left = model.diff->left.size();
     }

@@ -17,8 +17,6 @@ namespace shardmeter::cli {
 
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
 // The series running along `axis`: one per value of the other axis (one series for a 1-axis sweep).
 std::vector<SweepSeries> series_along(const Sweep& sweep, int axis) {
   const int axes = static_cast<int>(sweep.axes.size());
@@ -59,18 +57,14 @@ bool is_island_size_key(const std::string& key) {
   return std::regex_match(key, pattern);
 }
 
-Sweep run_sweep(const LoadedScenario& base, const Catalog& catalog, const std::vector<AxisSpec>& axes,
-                double knee_fraction) {
+Sweep run_sweep(const LoadedScenario& base, const Catalog& catalog, const std::vector<AxisSpec>& axes) {
   if (axes.empty()) throw InputError("shardmeter sweep: give one or two --axis KEY=VALUES (see shardmeter sweep --help)");
   if (axes.size() > static_cast<std::size_t>(kMaxSweepAxes))
     throw InputError(fmt::format("shardmeter sweep: {} axes given; a sweep has one or two", axes.size()));
-  if (!(knee_fraction > 0 && knee_fraction <= 1))
-    throw InputError(fmt::format("shardmeter sweep: --knee {} is not a fraction in (0, 1]", knee_fraction));
 
   Sweep sweep;
   sweep.scenario_name = base.name;
   sweep.axes = axes;
-  sweep.knee_fraction = knee_fraction;
   std::vector<search::Axis> built;
   for (const AxisSpec& spec : axes) {
     try {
@@ -101,8 +95,6 @@ Sweep run_sweep(const LoadedScenario& base, const Catalog& catalog, const std::v
       p.estimate = model::evaluate(p.scenario);
       for (std::size_t k = 0; k < axes.size(); ++k) p.labels.push_back(axes[k].values[p.values[k]]);
       p.series = axes.size() == 2 ? static_cast<int>(a) : 0;
-      p.marginal_tokens_per_s_per_usd_per_hour = kNaN;
-      p.marginal_ratio = kNaN;
       sweep.points.push_back(std::move(p));
     }
   }
@@ -115,18 +107,13 @@ Sweep run_sweep(const LoadedScenario& base, const Catalog& catalog, const std::v
     }
   if (sweep.knee_axis >= 0) {
     for (SweepSeries& s : series_along(sweep, sweep.knee_axis)) {
-      std::vector<double> cost, throughput;
+      std::vector<double> cost, speed;
       for (std::size_t i : s.feasible) {
-        cost.push_back(sweep.points[i].estimate.cost_usd_per_hour);
-        throughput.push_back(sweep.points[i].estimate.effective_tokens_per_s);
+        cost.push_back(sweep.points[i].estimate.total_cost_usd);
+        speed.push_back(sweep.points[i].estimate.effective_tokens_per_s);
       }
-      KneeSeries ks{std::move(s), find_knee(cost, throughput, knee_fraction)};
-      for (std::size_t j = 0; j < ks.series.feasible.size(); ++j) {
-        SweepPoint& p = sweep.points[ks.series.feasible[j]];
-        p.marginal_tokens_per_s_per_usd_per_hour = ks.knee.marginal[j];
-        p.marginal_ratio = ks.knee.ratio[j];
-        p.knee = (ks.knee.status == KneeStatus::found || ks.knee.status == KneeStatus::at_start) && ks.knee.point == j;
-      }
+      KneeSeries ks{std::move(s), find_knee(cost, speed)};
+      if (ks.knee.found) sweep.points[ks.series.feasible[ks.knee.point]].knee = true;
       sweep.knees.push_back(std::move(ks));
     }
   }
@@ -168,25 +155,20 @@ std::string describe_transition(const Sweep& sweep, const TransitionSeries& t) {
 
 std::string describe_knee(const Sweep& sweep, const KneeSeries& k) {
   const SweepSeries& s = k.series;
-  const double f = sweep.knee_fraction;
-  switch (k.knee.status) {
-    case KneeStatus::too_few_points:
-      return fmt::format("n/a ({} feasible point{}; the knee needs three)", s.feasible.size(),
-                         s.feasible.size() == 1 ? "" : "s");
-    case KneeStatus::cost_flat: return "n/a (the first step does not raise the cost per hour)";
-    case KneeStatus::at_start:
-      return fmt::format("at {} (the first step adds no throughput)", label_of(sweep, s, 0));
-    case KneeStatus::not_reached: {
-      const double last = k.knee.ratio.back();
-      return fmt::format("not reached: the last step still returns {} of the first step's tokens/s per $/h (>= {})",
-                         std::isnan(last) ? std::string("n/a") : percent(last), percent(f));
-    }
-    case KneeStatus::found: break;
+  if (!k.knee.found) return "n/a (no feasible point)";
+  const std::size_t j = k.knee.point, n = s.feasible.size();
+  const model::Estimate& at = sweep.points[s.feasible[j]].estimate;
+  std::string out = fmt::format("at {}: {} effective tokens/s per $M of total cost, the most of the series",
+                                label_of(sweep, s, j), count_si(at.effective_tokens_per_s / (at.total_cost_usd / 1e6)));
+  if (j + 1 < n) {
+    const model::Estimate& next = sweep.points[s.feasible[j + 1]].estimate;
+    out += fmt::format("; the next size, {}, adds {} cost for {} speed", label_of(sweep, s, j + 1),
+                       signed_percent(next.total_cost_usd / at.total_cost_usd - 1),
+                       signed_percent(next.effective_tokens_per_s / at.effective_tokens_per_s - 1));
+  } else if (n > 1) {
+    out += " (the largest size: every step still added at least as much speed as cost)";
   }
-  const std::size_t j = k.knee.point;
-  const double next = k.knee.ratio[j + 1];
-  return fmt::format("at {}: every step past it returns < {} of the first step's tokens/s per $/h (next step: {})",
-                     label_of(sweep, s, j), percent(f), std::isnan(next) ? std::string("n/a") : percent(next));
+  return out;
 }
 
 }  // namespace shardmeter::cli

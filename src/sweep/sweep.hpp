@@ -16,7 +16,6 @@
 namespace shardmeter::cli {
 
 inline constexpr int kMaxSweepAxes = 2;
-inline constexpr double kDefaultKneeFraction = 0.5;
 inline constexpr double kTransitionLevel = 0.5;   // exposed-communication share of the step
 
 struct SweepPoint {
@@ -27,8 +26,6 @@ struct SweepPoint {
   model::Estimate estimate;
   int series = 0;                          // which transition series (row of the first axis) the point belongs to
   bool knee = false;                       // the knee of its knee series
-  double marginal_tokens_per_s_per_usd_per_hour = 0;   // NaN when not applicable (see Knee::marginal)
-  double marginal_ratio = 0;                           // NaN when not applicable (see Knee::ratio)
   std::string comm_transition;             // its transition series' crossing, as printed ("1,536", "never", ...)
 };
 
@@ -54,7 +51,6 @@ struct Sweep {
   std::string scenario_name;
   std::vector<AxisSpec> axes;              // in the order given: the first axis varies slowest
   std::vector<SweepPoint> points;          // every combination, first axis outermost
-  double knee_fraction = kDefaultKneeFraction;
   int knee_axis = -1;                      // the island-size axis, or -1 (no knee analysis)
   std::vector<KneeSeries> knees;
   std::vector<TransitionSeries> transitions;  // along the last axis, one per value of the first (2 axes)
@@ -66,8 +62,7 @@ bool is_island_size_key(const std::string& key);
 // Evaluates `base` at every point. Throws ScenarioError naming the axis, its key and the value for a value that
 // does not parse, and InputError for no axes, more than two, or two axes that change the same scenario fields.
 // An inconsistent or out-of-memory point is a result (its estimate says why), not an error.
-Sweep run_sweep(const LoadedScenario& base, const Catalog& catalog, const std::vector<AxisSpec>& axes,
-                double knee_fraction = kDefaultKneeFraction);
+Sweep run_sweep(const LoadedScenario& base, const Catalog& catalog, const std::vector<AxisSpec>& axes);
 
 // Labels for the report: "1,536" / "between 512 and 1024" / "never (below 50 % everywhere)".
 std::string describe_transition(const Sweep& sweep, const TransitionSeries& t);

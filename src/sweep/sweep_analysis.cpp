@@ -1,58 +1,20 @@
 #include "src/sweep/sweep_analysis.hpp"
 
+#include <algorithm>
 #include <cmath>
-#include <limits>
+
+#include "results/front/front_picks.hpp"
 
 namespace shardmeter::cli {
 
-namespace {
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-}  // namespace
-
-Knee find_knee(std::span<const double> cost, std::span<const double> throughput, double fraction) {
-  Knee k;
-  const std::size_t n = std::min(cost.size(), throughput.size());
-  k.marginal.assign(n, kNaN);
-  k.ratio.assign(n, kNaN);
-  if (n < 2) return k;
-  // below[j]: step j returns less than `fraction` of the first step's tokens/s per dollar.
-  std::vector<bool> below(n, false);
-  for (std::size_t j = 1; j < n; ++j) {
-    const double dc = cost[j] - cost[j - 1], dr = throughput[j] - throughput[j - 1];
-    if (dc > 0) k.marginal[j] = dr / dc;
-  }
-  const double first = k.marginal[1];
-  if (std::isnan(first)) {
-    k.status = KneeStatus::cost_flat;
-    return k;
-  }
-  if (first <= 0) {
-    k.status = KneeStatus::at_start;
-    k.point = 0;
-    return k;
-  }
-  for (std::size_t j = 1; j < n; ++j) {
-    if (!std::isnan(k.marginal[j])) {
-      k.ratio[j] = k.marginal[j] / first;
-      below[j] = k.ratio[j] < fraction;
-    } else {
-      // A step that costs nothing more pays if it adds anything at all.
-      below[j] = !(throughput[j] > throughput[j - 1]);
-    }
-  }
-  if (n < 3) {
-    k.status = KneeStatus::too_few_points;
-    return k;
-  }
-  if (!below[n - 1]) {
-    k.status = KneeStatus::not_reached;
-    return k;
-  }
-  std::size_t tail = n - 1;  // first step of the tail of steps that all return less than `fraction`
-  while (tail > 1 && below[tail - 1]) --tail;
-  k.status = KneeStatus::found;
-  k.point = tail - 1;
-  return k;
+Knee find_knee(std::span<const double> total_cost, std::span<const double> speed) {
+  static const results::PickAxes kAxes{{&model::metric("total_cost_usd"), model::Direction::minimize},
+                                       {&model::metric("effective_tokens_per_s"), model::Direction::maximize}};
+  std::vector<results::PickPoint> points;
+  for (std::size_t i = 0; i < std::min(total_cost.size(), speed.size()); ++i)
+    points.push_back({total_cost[i], speed[i], true});
+  const auto picks = results::pick_points(points, kAxes);
+  return picks ? Knee{true, picks->knee} : Knee{};
 }
 
 Transition find_transition(std::span<const std::optional<double>> x, std::span<const double> share, double level) {

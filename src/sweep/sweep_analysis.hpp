@@ -2,11 +2,10 @@
 // The two analyses `shardmeter sweep` prints after its table, as pure functions of a series (the feasible points
 // of one axis, in axis order). Definitions (also in docs/islands.md, "shardmeter sweep"):
 //
-// Island-size knee. Points i = 0..n-1 with cost c_i ($/h) and throughput r_i (effective tokens/s). Step j (from
-// point j-1 to point j, j >= 1) buys m_j = (r_j - r_{j-1}) / (c_j - c_{j-1}) tokens/s per extra $/h; its ratio is
-// m_j / m_1 (the first step is the reference). The knee is the point k-1 where k is the first step of the tail of
-// steps that all have ratio < F: past the knee, every further step adds less than F of the first step's tokens/s
-// per dollar. No such tail (the last step still pays) means the knee is not reached.
+// Island-size knee: the knee of results/front/front_picks.hpp (the one definition, docs/search.md "The knee") over
+// the series' feasible points, with the whole run's cost (total_cost_usd) against effective tokens/s: the size with the
+// most effective tokens/s per dollar. Up to it each larger size adds at least as much speed as cost in relative
+// terms; past it, less.
 //
 // Compute/communication transition. Points with share y_i of exposed communication in the step: the series
 // crosses `level` (0.5) between points i and i+1 when exactly one of them is below it; the crossing is
@@ -19,23 +18,13 @@
 
 namespace shardmeter::cli {
 
-enum class KneeStatus {
-  found,            // `point` is the knee
-  not_reached,      // every step up to the last keeps at least F of the first step's return
-  at_start,         // the first step already adds no throughput: the smallest size is the knee
-  too_few_points,   // fewer than three points: no step to compare with the first
-  cost_flat,        // the first step does not raise the cost, so "per dollar" is undefined
-};
-
 struct Knee {
-  KneeStatus status = KneeStatus::too_few_points;
-  std::size_t point = 0;                 // index into the series (found, at_start)
-  std::vector<double> marginal;          // per point: m_j for j >= 1; NaN at 0 (and where the cost is flat)
-  std::vector<double> ratio;             // per point: m_j / m_1; NaN where undefined
+  bool found = false;        // false: no point with a positive, finite cost and speed
+  std::size_t point = 0;     // index into the series
 };
 
-// `cost_per_hour` and `throughput` have one entry per point, in axis order; 0 < fraction <= 1.
-Knee find_knee(std::span<const double> cost_per_hour, std::span<const double> throughput, double fraction);
+// `total_cost` and `speed` have one entry per point, in axis order.
+Knee find_knee(std::span<const double> total_cost, std::span<const double> speed);
 
 enum class CrossingStatus {
   crosses,   // see `crossings`

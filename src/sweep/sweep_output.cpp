@@ -39,12 +39,9 @@ struct ExtraColumn {
   results::CellValue (*get)(const SweepPoint&);
 };
 const ExtraColumn kExtra[] = {
-    {"sweep_series", "", [](const SweepPoint& p) { return results::CellValue{std::int64_t{p.series}}; }},
-    {"knee", "", [](const SweepPoint& p) { return results::CellValue{std::int64_t{p.knee ? 1 : 0}}; }},
-    {"marginal_tokens_per_s_per_usd_per_hour", "tokens/s per USD/h",
-     [](const SweepPoint& p) { return results::CellValue{p.marginal_tokens_per_s_per_usd_per_hour}; }},
-    {"marginal_ratio", "", [](const SweepPoint& p) { return results::CellValue{p.marginal_ratio}; }},
-    {"comm_transition", "", [](const SweepPoint& p) { return results::CellValue{p.comm_transition}; }},
+    {"sweep_series", "series", [](const SweepPoint& p) { return results::CellValue{std::int64_t{p.series}}; }},
+    {"knee", "true/false", [](const SweepPoint& p) { return results::CellValue{p.knee}; }},
+    {"comm_transition", "label", [](const SweepPoint& p) { return results::CellValue{p.comm_transition}; }},
 };
 
 }  // namespace
@@ -60,20 +57,16 @@ SweepFormat sweep_format(const std::string& path) {
 results::Table sweep_table(const Sweep& sweep) {
   const std::vector<results::PlanPoint> points = plan_points(sweep);
   results::Table table = results::RowLayout::fit(points, axis_keys(sweep)).table(points);
-  for (const ExtraColumn& c : kExtra) table.columns.emplace_back(c.name);
+  for (const ExtraColumn& c : kExtra) {
+    table.columns.emplace_back(c.name);
+    table.units.emplace_back(c.unit);
+  }
   for (std::size_t i = 0; i < sweep.points.size(); ++i)
     for (const ExtraColumn& c : kExtra) table.rows[i].emplace(c.name, c.get(sweep.points[i]));
   return table;
 }
 
-std::vector<std::string> sweep_units(const Sweep& sweep) {
-  const std::vector<results::PlanPoint> points = plan_points(sweep);
-  std::vector<std::string> units;
-  const results::RowLayout layout = results::RowLayout::fit(points, axis_keys(sweep));
-  for (const results::FileColumn& c : layout.columns()) units.push_back(c.unit);
-  for (const ExtraColumn& c : kExtra) units.emplace_back(c.unit);
-  return units;
-}
+std::vector<std::string> sweep_units(const Sweep& sweep) { return sweep_table(sweep).units; }
 
 void write_sweep(const Sweep& sweep, const std::string& path, const SweepProvenance& provenance) {
   const SweepFormat format = sweep_format(path);
@@ -99,7 +92,6 @@ void write_sweep(const Sweep& sweep, const std::string& path, const SweepProvena
   info.created = provenance.created;
 
   results::TableAttributes root;
-  root.numbers.emplace_back("sweep_knee_fraction", sweep.knee_fraction);
   root.text.emplace_back("sweep_knee_axis",
                          sweep.knee_axis >= 0 ? sweep.axes[static_cast<std::size_t>(sweep.knee_axis)].key : "");
   root.text.emplace_back("sweep_transition_axis", sweep.axes.back().key);

@@ -17,7 +17,7 @@ enum class SweepFormat { csv, hdf5 };
 SweepFormat sweep_format(const std::string& path);
 
 // Every result-file column of each point (results/README.md), then the sweep's own columns:
-// sweep_series, knee, marginal_tokens_per_s_per_usd_per_hour, marginal_ratio, comm_transition.
+// sweep_series, knee, comm_transition.
 results::Table sweep_table(const Sweep& sweep);
 // One unit per column of sweep_table(), "" when unitless.
 std::vector<std::string> sweep_units(const Sweep& sweep);

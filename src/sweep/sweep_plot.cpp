@@ -75,7 +75,7 @@ svg::Plot panel(const Sweep& sweep, const XAxis& x, const std::string& id, const
   }
   // The knee (island-size axis along the swept axis) and the 50 % exposed-communication crossing.
   for (const KneeSeries& k : sweep.knees) {
-    if (k.knee.status != KneeStatus::found || k.series.axis != last || k.knee.point >= k.series.feasible.size()) continue;
+    if (!k.knee.found || k.series.axis != last || k.knee.point >= k.series.feasible.size()) continue;
     const SweepPoint& p = sweep.points[k.series.feasible[k.knee.point]];
     plot.vertical_markers.push_back(
         {x.at(p.values[static_cast<std::size_t>(last)]), k.series.fixed.empty() ? "knee" : "knee (" + k.series.fixed + ")",

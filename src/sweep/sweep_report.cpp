@@ -18,17 +18,6 @@ namespace m = shardmeter::model;
 
 namespace {
 
-std::string knee_status_name(KneeStatus s) {
-  switch (s) {
-    case KneeStatus::found: return "found";
-    case KneeStatus::not_reached: return "not_reached";
-    case KneeStatus::at_start: return "at_start";
-    case KneeStatus::too_few_points: return "too_few_points";
-    case KneeStatus::cost_flat: return "cost_flat";
-  }
-  return "unknown";
-}
-
 std::string crossing_status_name(CrossingStatus s) {
   switch (s) {
     case CrossingStatus::crosses: return "crosses";
@@ -66,8 +55,14 @@ std::string format_sweep_table(const Sweep& sweep) {
   // Egress is shown (as part of the total cost) only when some point pays for WAN traffic.
   const bool egress = std::any_of(sweep.points.begin(), sweep.points.end(),
                                   [](const SweepPoint& p) { return p.estimate.egress_usd_total > 0; });
-  std::vector<std::string> headers = {"result", "step time", "tokens/s", "tok/s/GPU", "MFU", "util", "comm", "mem/GPU",
-                                      "$/M tok", "total cost"};
+  // `busy` (compute_utilization: the share of GPU time not spent waiting on the WAN or on slower islands) is shown
+  // only when some point waits; beside `comm` it would otherwise read 100 % for a communication-bound step.
+  const bool waits = std::any_of(sweep.points.begin(), sweep.points.end(), [](const SweepPoint& p) {
+    return p.estimate.feasible && p.estimate.compute_utilization < 0.9995;
+  });
+  std::vector<std::string> headers = {"result", "step time", "tokens/s", "tok/s/GPU", "MFU"};
+  if (waits) headers.emplace_back("busy");
+  headers.insert(headers.end(), {"comm", "mem/GPU", "$/M tok", "total cost"});
   if (egress) headers.emplace_back("egress");
   headers.insert(headers.end(), {"days", "bottleneck"});
   for (const std::string& h : headers)
@@ -87,7 +82,7 @@ std::string format_sweep_table(const Sweep& sweep) {
     cols[c++].cells.push_back(metric(grouped(e.tokens_per_s)));
     cols[c++].cells.push_back(metric(grouped(e.tokens_per_s_per_gpu)));
     cols[c++].cells.push_back(metric(percent(e.mfu)));
-    cols[c++].cells.push_back(metric(percent(e.compute_utilization)));
+    if (waits) cols[c++].cells.push_back(metric(percent(e.compute_utilization)));
     cols[c++].cells.push_back(metric(percent(e.exposed_comm_fraction)));
     cols[c++].cells.push_back(evaluated ? fmt::format("{:.1f} GB", e.memory_per_gpu_bytes / m::kGB) : "-");
     cols[c++].cells.push_back(metric(usd(e.cost_usd_per_million_tokens)));
@@ -102,13 +97,14 @@ std::string format_sweep_table(const Sweep& sweep) {
   for (std::size_t r = 1; r < sweep.points.size(); ++r)
     if (sweep.points[r].series != sweep.points[r - 1].series) series_starts.push_back(r);
   out += render_table(cols, series_starts);
+  if (waits) out += "busy: the share of GPU time not spent waiting on the WAN or on slower islands\n";
+  out += "comm: the exposed communication (TP, PP, DP, WAN) as a share of the step\n";
 
   out += "\n";
   if (knees) {
-    out += fmt::format(
-        "Island-size knee along {} (past the knee, every step returns less than {} of the first step's\n"
-        "effective tokens/s per extra $/h):\n",
-        sweep.axes[static_cast<std::size_t>(sweep.knee_axis)].key, percent(sweep.knee_fraction));
+    out += fmt::format("Island-size knee along {} (the size with the most effective tokens/s per dollar of total cost,\n"
+                       "docs/search.md \"The knee\"; past it, each larger size adds less speed than cost):\n",
+                       sweep.axes[static_cast<std::size_t>(sweep.knee_axis)].key);
     for (const KneeSeries& k : sweep.knees)
       out += fmt::format("  {}{}\n", k.series.fixed.empty() ? "" : "[" + k.series.fixed + "] ", describe_knee(sweep, k));
   }
@@ -125,7 +121,6 @@ std::string sweep_json(const Sweep& sweep) {
   j["scenario"] = sweep.scenario_name;
   j["axes"] = nlohmann::ordered_json::array();
   for (const AxisSpec& a : sweep.axes) j["axes"].push_back({{"key", a.key}, {"values", a.values}});
-  j["knee_fraction"] = sweep.knee_fraction;
   j["knee_axis"] = sweep.knee_axis >= 0 ? nlohmann::ordered_json(sweep.axes[static_cast<std::size_t>(sweep.knee_axis)].key)
                                         : nlohmann::ordered_json(nullptr);
   j["points"] = nlohmann::ordered_json::array();
@@ -137,8 +132,6 @@ std::string sweep_json(const Sweep& sweep) {
     o["bottleneck"] = std::string(model::enum_name(p.estimate.bottleneck));
     for (const model::Metric& c : model::metrics()) o[std::string(c.name)] = number(c.get(p.estimate));
     o["knee"] = p.knee;
-    o["marginal_tokens_per_s_per_usd_per_hour"] = number(p.marginal_tokens_per_s_per_usd_per_hour);
-    o["marginal_ratio"] = number(p.marginal_ratio);
     o["comm_transition"] = p.comm_transition;
     j["points"].push_back(std::move(o));
   }
@@ -146,10 +139,9 @@ std::string sweep_json(const Sweep& sweep) {
   for (const KneeSeries& k : sweep.knees) {
     nlohmann::ordered_json o;
     o["fixed"] = k.series.fixed;
-    o["status"] = knee_status_name(k.knee.status);
-    const bool at = k.knee.status == KneeStatus::found || k.knee.status == KneeStatus::at_start;
-    o["at"] = at ? nlohmann::ordered_json(sweep.points[k.series.feasible[k.knee.point]].labels[static_cast<std::size_t>(k.series.axis)])
-                 : nlohmann::ordered_json(nullptr);
+    o["at"] = k.knee.found ? nlohmann::ordered_json(
+                                 sweep.points[k.series.feasible[k.knee.point]].labels[static_cast<std::size_t>(k.series.axis)])
+                           : nlohmann::ordered_json(nullptr);
     o["text"] = describe_knee(sweep, k);
     j["knee"].push_back(std::move(o));
   }

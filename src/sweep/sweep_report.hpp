@@ -9,8 +9,8 @@ namespace shardmeter::cli {
 
 std::string format_sweep_table(const Sweep& sweep);
 
-// {"scenario", "axes": [{"key", "values"}], "knee_fraction", "points": [{"axis:<key>": label, ..., metrics,
-//  "knee", "marginal_ratio", ...}], "knee": [{"fixed", "status", "point", "text"}], "transition": [...]}, indented,
+// {"scenario", "axes": [{"key", "values"}], "knee_axis", "points": [{"axis:<key>": label, ..., metrics,
+//  "knee", "comm_transition"}], "knee": [{"fixed", "at", "text"}], "transition": [...]}, indented,
 // with a final newline.
 std::string sweep_json(const Sweep& sweep);
 

@@ -8,6 +8,7 @@
 
 #include "model/units.hpp"
 #include "model/metrics.hpp"
+#include "results/front/front_picks.hpp"
 #include "src/text/text_format.hpp"
 #include "src/text/text_table.hpp"
 
@@ -87,6 +88,14 @@ std::string format_front_table(std::span<const results::PlanPoint> front, const 
       cols.push_back({std::string(o.name()), R, {}});
     }
 
+  // The picks the report and export make, by the same definition (results/front/front_picks.hpp).
+  const results::PickAxes axes = results::pick_axes(objectives);
+  std::vector<results::PickPoint> points;
+  for (const results::PlanPoint& p : front)
+    points.push_back({axes.cost.value(p.estimate), axes.speed.value(p.estimate), p.estimate.feasible});
+  const auto picks = results::pick_points(points, axes);
+  cols.push_back({"pick", L, {}});
+
   for (std::size_t r = 0; r < front.size(); ++r) {
     const m::Scenario& s = front[r].scenario;
     const m::Estimate& e = front[r].estimate;
@@ -106,6 +115,11 @@ std::string format_front_table(std::span<const results::PlanPoint> front, const 
         std::string(model::enum_name(e.bottleneck))};
     for (std::size_t c = 0; c < cells.size(); ++c) cols[c].cells.push_back(cells[c]);
     for (std::size_t x = 0; x < extra.size(); ++x) cols[cells.size() + x].cells.push_back(metric_text(extra[x]->get(e)));
+    std::string pick;
+    if (picks)
+      for (const char* name : {"cheapest", "knee", "fastest"})
+        if (*results::pick_by_name(*picks, name) == r) pick += (pick.empty() ? "" : ", ") + std::string(name);
+    cols.back().cells.push_back(pick);
   }
   return render_table(cols);
 }

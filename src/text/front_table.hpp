@@ -1,7 +1,8 @@
 #pragma once
 // The front as `shardmeter search` prints it: one row per plan, cheapest first. Plan columns (GPU type,
 // islands x GPUs, tp/pp/cp, sharding, micro/global batch, recompute, sync), then total cost, throughput,
-// wall-clock, MFU and the bottleneck, then any objective not already shown.
+// wall-clock, MFU and the bottleneck, then any objective not already shown, then which row is the cheapest, the knee
+// and the fastest (results/front/front_picks.hpp: the picks report and export make).
 #include <span>
 #include <string>
 #include <vector>

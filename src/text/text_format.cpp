@@ -30,6 +30,10 @@ std::string percent(double fraction) {
   return std::isfinite(fraction) ? fmt::format("{:.1f} %", 100.0 * fraction) : "n/a";
 }
 
+std::string signed_percent(double change) {
+  return std::isfinite(change) ? fmt::format("{:+.1f} %", 100 * change) : "n/a";
+}
+
 std::string seconds(double s) {
   if (!std::isfinite(s)) return "n/a";
   if (s != 0 && std::fabs(s) < 0.1) return fmt::format("{:.2f} ms", s * 1e3);

@@ -33,7 +33,7 @@ def markers(cls):
 check(len(markers("front")) == front_rows, f"{len(markers('front'))} front markers, expected {front_rows}")
 check(len(markers("baseline")) == baseline_rows, f"{len(markers('baseline'))} baseline markers, expected {baseline_rows}")
 ids = sorted(e.get("data-id") for e in markers("front"))
-check(ids == sorted(f"front-{i}" for i in range(front_rows)), f"front marker ids {ids}")
+check(ids == sorted(f"front-{i}" for i in range(1, front_rows + 1)), f"front marker ids {ids} (rows from 1)")
 for tag in ("script", "link", "img", "iframe", "object"):
     check(not list(root.iter(HTML + tag)), f"the page has a <{tag}>")
 text = "".join(root.itertext())

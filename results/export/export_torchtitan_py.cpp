@@ -1,0 +1,128 @@
+// torchtitan-py: a Python config function for torchtitan main after the TOML removal ("[BC Breaking] Config
+// System Refactor: TOML to Python Dataclass Registry", #2386, commit 9810191, 2026-02-23), pinned to
+// pytorch/torchtitan@b5bcd76c66d0 (2026-08-21). A run is a function returning Trainer.Config, chosen with
+// `--module <module> --config <function>` (torchtitan/config/README.md). The function starts from torchtitan's own
+// llama3 recipe (models/llama3/config_registry.py: llama3_8b, llama3_70b, llama3_405b: optimizer, data,
+// checkpointing, tokenizer) and replaces what the plan decides. Names at that commit:
+//   torchtitan/config/configs.py  TrainingConfig(num_tokens_per_microbatch_per_dp_rank, num_tokens_per_train_step,
+//                                 max_context_length, steps, mixed_precision_param, disable_cuda_graphs),
+//                                 ParallelismConfig(data_parallel_replicate_degree, data_parallel_shard_degree,
+//                                 fsdp_reshard_after_forward, tensor_parallel_degree, enable_sequence_parallel,
+//                                 pipeline_parallel_degree, pipeline_parallel_schedule,
+//                                 pipeline_parallel_layers_per_stage, pipeline_parallel_first/last_stage_less_layers,
+//                                 num_pp_microbatches, context_parallel_degree), CompileConfig
+//   torchtitan/trainer.py          gradient accumulation = num_tokens_per_train_step / (tokens per micro-batch x
+//                                 num_pp_microbatches x dp) (lines 409-428); CUDA graphs (on by default) refuse
+//                                 pipeline parallelism (lines 171-176)
+//   torchtitan/distributed/activation_checkpoint.py  SelectiveAC.Config(), FullAC.Config(), or None
+//   torchtitan/models/llama3/__init__.py  model_registry(flavor, converters=[Float8LinearConverter.Config(...)])
+// DiLoCo lives in experiments/torchft with its own trainer there: this target refuses it (use torchtitan, v0.2.2).
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "results/export/export_formats.hpp"
+#include "results/export/torchtitan_plan.hpp"
+#include "results/front/front_picks.hpp"
+#include "results/markup.hpp"
+
+namespace shardmeter::results {
+
+namespace {
+
+constexpr const char* kFormat = "torchtitan-py";
+
+std::string_view check(const DeployPlan& p) {
+  check_torchtitan_plan(kFormat, p);
+  if (p.diloco())
+    throw ExportError(kFormat, fmt::format("DiLoCo across {} islands: on torchtitan main it runs through "
+                                           "experiments/torchft's own trainer, not a Trainer.Config (use torchtitan, "
+                                           "the v0.2.2 TOML)", p.islands.size()));
+  const auto flavor = llama3_flavor(p.model);
+  if (!flavor)
+    throw ExportError(kFormat, fmt::format("a model of {} layers, hidden {}, {} heads ({} KV): the config function "
+                                           "starts from a torchtitan llama3 recipe (8B, 70B or 405B), and none has "
+                                           "these dimensions", p.model.layers, p.model.hidden, p.model.heads,
+                                           p.model.kv_heads));
+  return *flavor;
+}
+
+std::string recipe_of(std::string_view flavor) {
+  std::string name = "llama3_" + std::string(flavor);
+  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return name;   // llama3_8b, llama3_70b, llama3_405b
+}
+
+}  // namespace
+
+Exported export_torchtitan_py(const DeployPlan& p, const ExportSource& source) {
+  const std::string_view flavor = check(p);
+  const std::string recipe = recipe_of(flavor);
+  Exported out;
+  std::string& t = out.text;
+  t = export_header_comment(ExportFormat::torchtitan_py, p, source);
+  t += fmt::format("# degrees: data_parallel_shard {} x data_parallel_replicate {} x tp {} x pp {} x cp {} = {} GPUs\n",
+                   p.dp_shard, p.dp_replicate, p.tp, p.pp, p.cp, p.dp_shard * p.dp_replicate * p.model_parallel);
+  t += "# Run: MODULE=<this file's module> CONFIG=shardmeter_plan ./run_train.sh (torchrun on every node)\n";
+  if (p.precision == "fp8") t += "from torchtitan.components.quantization import Float8LinearConverter\n";
+  t += "from torchtitan.config import CompileConfig, ParallelismConfig, TrainingConfig\n";
+  if (p.recompute != "none")
+    t += fmt::format("from torchtitan.distributed.activation_checkpoint import {}\n",
+                     p.recompute == "full" ? "FullAC" : "SelectiveAC");
+  t += "from torchtitan.models.llama3 import model_registry\n";
+  t += fmt::format("from torchtitan.models.llama3.config_registry import {}\n", recipe);
+  t += "from torchtitan.trainer import Trainer\n\n\n";
+
+  t += "def shardmeter_plan() -> Trainer.Config:\n";
+  t += "    # " + comment_text(fmt::format("scenario {}, front row {}", source.info->scenario_name, row_number(p.row))) +
+       "\n";
+  t += fmt::format("    config = {}()  # torchtitan's recipe: optimizer, data, checkpointing, tokenizer\n", recipe);
+  if (p.precision == "fp8")
+    t += fmt::format("    config.model_spec = model_registry(\n        \"{}\",\n        converters=[Float8LinearConverter."
+                     "Config(model_compile_enabled=False)],\n    )\n", flavor);
+  else
+    t += fmt::format("    config.model_spec = model_registry(\"{}\")\n", flavor);
+  t += "    config.compile = CompileConfig()  # the plan assumes no torch.compile\n";
+
+  const std::int64_t steps = static_cast<std::int64_t>(
+      std::ceil(p.training_tokens / static_cast<double>(p.global_batch * p.model.seq_len)));
+  t += "    config.training = TrainingConfig(\n";
+  t += fmt::format("        num_tokens_per_microbatch_per_dp_rank={},  # micro-batch {} x sequence {}\n",
+                   p.micro_batch * p.model.seq_len, p.micro_batch, p.model.seq_len);
+  t += fmt::format("        num_tokens_per_train_step={},  # global batch {} x sequence {}\n",
+                   p.global_batch * p.model.seq_len, p.global_batch, p.model.seq_len);
+  t += fmt::format("        max_context_length={},\n", p.model.seq_len);
+  if (steps > 0) t += fmt::format("        steps={},  # the token budget\n", steps);
+  t += "        mixed_precision_param=\"bfloat16\",\n";
+  if (p.pp > 1) t += "        disable_cuda_graphs=True,  # CUDA graphs do not support pipeline parallelism yet\n";
+  t += "    )\n";
+
+  t += "    config.parallelism = ParallelismConfig(\n";
+  t += fmt::format("        data_parallel_replicate_degree={},\n", p.dp_replicate);
+  t += fmt::format("        data_parallel_shard_degree={},\n", p.dp_shard);
+  if (p.sharding == "zero2")
+    t += "        fsdp_reshard_after_forward=\"never\",  # ZeRO-2: parameters stay gathered until backward\n";
+  t += fmt::format("        tensor_parallel_degree={},\n", p.tp);
+  if (p.tp > 1) t += fmt::format("        enable_sequence_parallel={},\n", p.sequence_parallel ? "True" : "False");
+  t += fmt::format("        pipeline_parallel_degree={},\n", p.pp);
+  if (p.pp > 1) {
+    const TorchtitanStages s = torchtitan_stages(kFormat, p);
+    t += fmt::format("        pipeline_parallel_schedule=\"{}\",\n", s.schedule);
+    t += fmt::format("        pipeline_parallel_layers_per_stage={},\n", s.layers_per_stage);
+    t += fmt::format("        pipeline_parallel_first_stage_less_layers={},  # the embedding's weight in layers\n",
+                     s.first_less);
+    t += fmt::format("        pipeline_parallel_last_stage_less_layers={},  # the output head's weight in layers\n",
+                     s.last_less);
+    t += fmt::format("        num_pp_microbatches={},\n", p.grad_accum);
+  }
+  t += fmt::format("        context_parallel_degree={},\n", p.cp);
+  t += "    )\n";
+  if (p.recompute == "none") t += "    config.activation_checkpoint = None\n";
+  else t += fmt::format("    config.activation_checkpoint = {}.Config()\n", p.recompute == "full" ? "FullAC" : "SelectiveAC");
+  t += "    return config\n";
+  out.notes.push_back(fmt::format("torchtitan-py: save as a module importable from the torchtitan checkout and run it "
+                                  "with MODULE=<module> CONFIG=shardmeter_plan; the rest comes from {}()", recipe));
+  return out;
+}
+
+}  // namespace shardmeter::results

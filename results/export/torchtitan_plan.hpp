@@ -1,0 +1,40 @@
+#pragma once
+// What the two torchtitan targets (TOML for v0.2.2, Python for main) share: the plans neither can express, the
+// llama3 flavor that carries the model's dimensions, and the pipeline split.
+//
+// Pipeline split (torchtitan/distributed/pipeline_parallel.py, the same at v0.2.2 and main@b5bcd76): with
+// pipeline_parallel_layers_per_stage = lps, torchtitan builds N = ceil((L + first_less + last_less) / lps) virtual
+// stages, where first_less / last_less count the embedding and the output head as layers (default 1 each); N must
+// be pp x stages per rank, 1 stage per rank for 1F1B, 2 or more for Interleaved1F1B; stage i then gets
+// E // N (+1 for the first E % N stages) effective layers, E = L + first_less + last_less, the first and last
+// minus their weights. ShardMeter's model charges the fullest stage ceil(L / pp) layers (docs/model.md §5.4), so:
+//   L divisible by N = pp x v:  lps = L / N, first_less = last_less = 0 (every stage L / N layers);
+//   otherwise (v = 1):          lps = ceil(L / pp), first_less + last_less = pp x lps - L, split as evenly as
+//                               possible, which needs each weight <= lps (else the plan is refused).
+// E.g. Llama-3-405B, 126 layers on pp 16: lps 8, first_less = last_less = 1 -> stages of 7, 8 x 14, 7 layers.
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "results/export/deploy_plan.hpp"
+
+namespace shardmeter::results {
+
+struct TorchtitanStages {
+  std::int64_t layers_per_stage = 0;
+  std::int64_t first_less = 0, last_less = 0;   // pipeline_parallel_first/last_stage_less_layers
+  std::int64_t stages_per_rank = 1;
+  std::string_view schedule;                    // "1F1B" or "Interleaved1F1B"
+};
+// For pp > 1. Throws ExportError(format, ...) when torchtitan's split cannot give the plan's stages.
+TorchtitanStages torchtitan_stages(std::string_view format, const DeployPlan& plan);
+
+// torchtitan's llama3 flavor with the model's layers, hidden size and heads ("8B", "70B", "405B"); nullopt when
+// none matches. Its dimensions are in torchtitan/models/llama3/__init__.py at both pinned commits.
+std::optional<std::string_view> llama3_flavor(const DeployModel& model);
+
+// Plans neither target expresses: a synchronous job across islands, ZeRO-1, fp16, a sequence length the TP / CP
+// split cannot divide.
+void check_torchtitan_plan(std::string_view format, const DeployPlan& plan);
+
+}  // namespace shardmeter::results

@@ -1,0 +1,45 @@
+"""What every replay shares: the `target:` header an export names its framework version in, and the plan it was
+made from (the plan-json export of the same row, ShardMeter's own full description of the plan).
+
+A replay re-implements, in Python, the configuration checks a framework version runs on the file ShardMeter wrote,
+from reading that version's source (cited per check as repo@tag:path:line). It never imports the framework.
+"""
+import json
+import re
+
+TARGET = re.compile(r"target: (?P<framework>.+?) (?P<version>\S+) \(")
+
+
+class Checks:
+    """Collects failed checks; each message names the framework rule it replays."""
+
+    def __init__(self, name):
+        self.name = name
+        self.failures = []
+
+    def require(self, condition, message):
+        if not condition:
+            self.failures.append(f"{self.name}: {message}")
+        return condition
+
+
+def header_lines(text):
+    """The header lines of an export: '# ' comment lines of TOML / shell / Python, or the JSON header list."""
+    stripped = text.lstrip()
+    if stripped.startswith("{"):
+        doc = json.loads(text)
+        return doc.get("header") or doc.get("shardmeter_export") or []
+    return [line[2:] for line in text.splitlines() if line.startswith("# ")]
+
+
+def target_of(text):
+    """(framework, version) from the `target:` header line, or None."""
+    for line in header_lines(text):
+        m = TARGET.match(line)
+        if m:
+            return m.group("framework"), m.group("version")
+    return None
+
+
+def ceil_div(a, b):
+    return -(-a // b)

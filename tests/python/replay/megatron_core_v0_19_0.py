@@ -1,0 +1,186 @@
+"""Megatron-LM core_v0.19.0 (NVIDIA/Megatron-LM@5be9626709af2722333bf54797c954c09edeada3): the argument parser and
+validate_args checks, replayed on ShardMeter's MEGATRON_ARGS export. A = megatron/training/arguments.py,
+TC = megatron/core/transformer/transformer_config.py, MPC = megatron/core/model_parallel_config.py,
+NMC = megatron/core/num_microbatches_calculator.py, SCH = megatron/core/pipeline_parallel/schedules.py, all at that
+tag. Flags generated from dataclass fields follow A:2290-2291 and megatron/training/argument_utils.py:95-212.
+"""
+import re
+import shlex
+
+from common import Checks
+
+INT, SWITCH = "int", "switch"
+# Every flag the export may write, with its kind or its choices.
+FLAGS = {
+    "--num-layers": INT, "--hidden-size": INT, "--num-attention-heads": INT,          # TC:65, 138, 141
+    "--group-query-attention": SWITCH, "--num-query-groups": INT,                        # A:2299, TC:168-170
+    "--ffn-hidden-size": INT, "--kv-channels": INT,                                      # TC:173, 177
+    "--seq-length": INT, "--max-position-embeddings": INT,                               # A:3138, A:2311
+    "--position-embedding-type": {"learned_absolute", "rope", "yarn", "mrope", "relative", "none"},   # A:2314
+    "--swiglu": SWITCH, "--normalization": {"LayerNorm", "RMSNorm"},                     # A:2367, TC:249
+    "--untie-embeddings-and-output-weights": SWITCH, "--disable-bias-linear": SWITCH,    # A:2377, TC:205-206
+    "--tensor-model-parallel-size": INT, "--pipeline-model-parallel-size": INT,          # MPC:55, 83
+    "--context-parallel-size": INT, "--sequence-parallel": SWITCH,                       # MPC:100, 94
+    "--num-layers-per-virtual-pipeline-stage": INT, "--num-virtual-stages-per-pipeline-rank": INT,   # A:2961-2963
+    "--decoder-first-pipeline-num-layers": INT, "--decoder-last-pipeline-num-layers": INT,          # A:2942-2946
+    "--micro-batch-size": INT, "--global-batch-size": INT,                               # training_config.py:11, 15
+    "--recompute-granularity": {"full", "selective"}, "--recompute-method": {"uniform", "block"},   # TC:518, 529
+    "--recompute-num-layers": INT,                                                       # TC:537
+    "--use-distributed-optimizer": SWITCH, "--overlap-grad-reduce": SWITCH,              # A:2997, 2968
+    "--overlap-param-gather": SWITCH, "--use-megatron-fsdp": SWITCH,                     # A:2989, common_config.py:92
+    "--data-parallel-sharding-strategy": {"no_shard", "optim", "optim_grads", "optim_grads_params"},   # A:3023
+    "--no-gradient-accumulation-fusion": SWITCH,                                         # A:2807
+    "--ckpt-format": {"torch", "torch_dist", "torch_dcp", "fsdp_dtensor"},               # training_config.py:486
+    "--tp-comm-overlap": SWITCH, "--bf16": SWITCH, "--fp16": SWITCH,                     # MPC:265, 180, 177
+    "--fp8-format": {"e4m3", "hybrid"},                                                  # TC:566-567
+}
+BLACKWELL = {"b200", "gb200"}   # get_device_arch_version() >= 10 (A:1413-1439)
+
+
+def parse(text, c):
+    """(args dict flag -> value or True, environment exports, gpu) of the export."""
+    args, env, gpu = {}, {}, None
+    m = re.search(r"^MEGATRON_ARGS=\((.*?)^\)", text, re.S | re.M)
+    if not c.require(m is not None, "no MEGATRON_ARGS=( ... ) array"):
+        return args, env, gpu
+    tokens = shlex.split(m.group(1), comments=True)
+    i = 0
+    while i < len(tokens):
+        flag = tokens[i]
+        kind = FLAGS.get(flag)
+        if not c.require(kind is not None, f"{flag}: argparse would reject an unknown argument"):
+            i += 1
+            continue
+        c.require(flag not in args, f"{flag} given twice")
+        if kind == SWITCH:
+            args[flag] = True
+            i += 1
+            continue
+        value = tokens[i + 1] if i + 1 < len(tokens) else None
+        if kind == INT:
+            c.require(value is not None and re.fullmatch(r"-?\d+", value) is not None, f"{flag} {value}: not an int")
+            args[flag] = int(value) if value and re.fullmatch(r"-?\d+", value) else None
+        else:
+            c.require(value in kind, f"{flag} {value}: not one of {sorted(kind)}")
+            args[flag] = value
+        i += 2
+    for line in text.splitlines():
+        e = re.match(r"export (\w+)=(\S+)", line)
+        if e:
+            env[e.group(1)] = e.group(2)
+        g = re.match(r"# plan: ([^,]+),", line)
+        if g:
+            gpu = g.group(1)
+    return args, env, gpu
+
+
+def check(text, plan):
+    c = Checks("Megatron-LM core_v0.19.0")
+    a, env, gpu = parse(text, c)
+    world = plan["job"]["world_size"]
+    tp = a.get("--tensor-model-parallel-size", 1)
+    pp = a.get("--pipeline-model-parallel-size", 1)
+    cp = a.get("--context-parallel-size", 1)
+    c.require((tp, pp, cp) == (plan["plan"]["tp"], plan["plan"]["pp"], plan["plan"]["cp"]), "tp/pp/cp differ")
+    # World and data parallelism (A:422-446; megatron/core/parallel_state.py:815-825).
+    if c.require(world % (tp * pp * cp) == 0, f"world {world} % (tp x pp x cp = {tp * pp * cp}) != 0"):
+        dp = world // (tp * pp * cp)
+        c.require(dp == plan["job"]["data_parallel"], f"dp {dp} != the plan's {plan['job']['data_parallel']}")
+    else:
+        return c.failures
+    # Batch (A:675-687, NMC:381-391).
+    micro, global_batch = a.get("--micro-batch-size"), a.get("--global-batch-size")
+    c.require(micro is not None and micro > 0, "--micro-batch-size must be set and > 0")
+    c.require(global_batch is not None and global_batch > 0, "--global-batch-size must be > 0")
+    if micro and global_batch and c.require(global_batch % (micro * dp) == 0,
+                                            f"global batch {global_batch} % (micro {micro} x dp {dp}) != 0"):
+        m_b = global_batch // (micro * dp)
+        c.require(m_b == plan["job"]["gradient_accumulation_steps"], f"{m_b} micro-batches, the plan "
+                  f"{plan['job']['gradient_accumulation_steps']}")
+    # Model (A:1274-1316; TC:1323-1345).
+    layers, hidden, heads = a.get("--num-layers"), a.get("--hidden-size"), a.get("--num-attention-heads")
+    for flag in ("--num-layers", "--hidden-size", "--num-attention-heads", "--max-position-embeddings"):
+        c.require(flag in a, f"{flag} is required (A:1274-1277)")
+    c.require(layers == plan["model"]["layers"] and hidden == plan["model"]["hidden"]
+              and heads == plan["model"]["heads"], "model dimensions differ from the plan's")
+    if heads:
+        c.require(heads % tp == 0, f"num_attention_heads {heads} % tp {tp} != 0 (TC:1323-1327)")
+        groups = a.get("--num-query-groups", 1) if "--group-query-attention" in a else heads
+        c.require(groups == plan["model"]["kv_heads"], "query groups differ from the plan's KV heads")
+        c.require(groups % tp == 0 or tp % groups == 0, "num_query_groups and tp must divide one another")
+        if "--kv-channels" not in a:
+            c.require(hidden % heads == 0, "hidden % heads != 0 without --kv-channels (A:1291-1293)")
+    c.require(a.get("--seq-length") == plan["model"]["seq_len"], "--seq-length differs from the plan's")
+    c.require(a.get("--max-position-embeddings", 0) >= a.get("--seq-length", 0), "max_position_embeddings < seq_length")
+    if cp > 1:
+        c.require(a.get("--seq-length", 0) % (2 * cp) == 0, "seq_length % (2 x cp) != 0 (A:1295-1298)")
+    # Pipeline (A:894-975; TC:1923-2062; SCH:1133-1153).
+    c.require(sum(f in a for f in ("--num-layers-per-virtual-pipeline-stage", "--num-virtual-stages-per-pipeline-rank",
+                                   "--pipeline-model-parallel-layout")) <= 1, "more than one virtual-pipeline flag")
+    vpp = None
+    first, last = a.get("--decoder-first-pipeline-num-layers"), a.get("--decoder-last-pipeline-num-layers")
+    if "--num-layers-per-virtual-pipeline-stage" in a:
+        c.require(first is None and last is None, "uneven stages need --num-virtual-stages-per-pipeline-rank")
+        if c.require(layers % pp == 0, "layers % pp != 0"):
+            per_stage = layers // pp
+            if c.require(per_stage % a["--num-layers-per-virtual-pipeline-stage"] == 0, "per-stage layers % nlpvs"):
+                vpp = per_stage // a["--num-layers-per-virtual-pipeline-stage"]
+    elif "--num-virtual-stages-per-pipeline-rank" in a:
+        vpp = a["--num-virtual-stages-per-pipeline-rank"]
+    if vpp == 1:
+        vpp = None
+    if first is None and last is None:
+        if vpp is None and layers:
+            c.require(layers % pp == 0, f"Number of layers should be divisible by the pipeline-model-parallel size "
+                      f"({layers} layers, pp {pp}): use the uneven first / last stage flags")
+        elif vpp and layers:
+            c.require(layers % pp == 0 and (layers // pp) % vpp == 0, "layers per rank % vpp != 0 (TC:2064-2109)")
+    else:
+        rem_layers, rem_stages = layers, pp
+        for value in (first, last):
+            if value is None:
+                continue
+            c.require(value > 0, "uneven stage layers must be > 0 (TC:1997-1998)")
+            if vpp:
+                c.require(value % vpp == 0, "uneven stage layers % vpp != 0 (TC:2000-2030)")
+            rem_layers -= value
+            rem_stages -= 1
+        c.require(bool(rem_layers) == bool(rem_stages), "remaining layers and stages must both be zero or not")
+        if rem_stages > 0:
+            c.require(rem_layers % rem_stages == 0, f"{rem_layers} remaining layers on {rem_stages} stages")
+            middle = rem_layers // rem_stages if rem_stages else 0
+            fullest = max(v for v in (first, last, middle) if v is not None)
+            c.require(fullest == -(-layers // pp), f"the fullest stage holds {fullest} layers, ShardMeter costed "
+                      f"ceil({layers} / {pp})")
+    c.require((vpp or 1) == plan["plan"]["interleave"], f"virtual stages {vpp or 1}, the plan "
+              f"{plan['plan']['interleave']}")
+    if vpp:
+        c.require(pp > 1, "the interleaved schedule needs pp > 1 (A:966-975)")
+        if micro and global_batch and global_batch % (micro * dp) == 0:
+            m_b = global_batch // (micro * dp)
+            c.require(m_b >= pp and m_b % pp == 0, f"{m_b} micro-batches with pp {pp} (SCH:1133-1153)")
+    # Sequence parallelism, overlap, FSDP, precision, recompute.
+    c.require("--tp-comm-overlap" not in a or "--sequence-parallel" in a, "--tp-comm-overlap needs --sequence-parallel")
+    c.require(("--sequence-parallel" in a) == (plan["plan"]["sequence_parallel"] and tp > 1), "sequence parallelism")
+    fsdp = "--use-megatron-fsdp" in a
+    if "--overlap-param-gather" in a:
+        c.require(("--use-distributed-optimizer" in a or fsdp) and "--overlap-grad-reduce" in a,
+                  "--overlap-param-gather needs a distributed optimizer and --overlap-grad-reduce (A:990-995)")
+    if fsdp:
+        c.require(a.get("--ckpt-format") == "fsdp_dtensor", "Megatron-FSDP needs --ckpt-format fsdp_dtensor")
+        c.require(env.get("CUDA_DEVICE_MAX_CONNECTIONS") != "1", "FSDP requires CUDA_DEVICE_MAX_CONNECTIONS > 1")
+    if a.get("--ckpt-format") == "fsdp_dtensor":
+        c.require(fsdp, "--ckpt-format fsdp_dtensor needs --use-megatron-fsdp (A:1620-1621)")
+    if (tp > 1 or cp > 1) and not fsdp and gpu not in BLACKWELL:
+        c.require(env.get("CUDA_DEVICE_MAX_CONNECTIONS") == "1", "TP / CP before Blackwell require "
+                  "CUDA_DEVICE_MAX_CONNECTIONS=1 (A:1413-1439)")
+    c.require(not ("--bf16" in a and "--fp16" in a), "--bf16 and --fp16 together (A:1172-1182)")
+    granularity = a.get("--recompute-granularity")
+    if granularity == "full":
+        c.require("--recompute-method" in a and "--recompute-num-layers" in a, "full recompute needs method and layers")
+        c.require(1 <= a.get("--recompute-num-layers", 0) <= (layers or 0) // pp, "recompute_num_layers out of range")
+    if granularity == "selective":
+        c.require("--recompute-method" not in a and "--recompute-num-layers" not in a, "selective takes no method")
+    expected = {"none": None, "selective": "selective", "full": "full"}[plan["plan"]["recompute"]]
+    c.require(granularity == expected, f"recompute {granularity}, the plan {plan['plan']['recompute']}")
+    return c.failures
