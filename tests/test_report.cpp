@@ -257,6 +257,24 @@ TEST_CASE("shardmeter report writes HTML and Markdown, or nothing on bad input",
   CHECK(no_output.err.find("-o") != std::string::npos);
 }
 
+TEST_CASE("report --baseline of another scenario is refused unless --force, and then the report says so",
+          "[report][cli]") {
+  test::ScratchDir dir;
+  results::write_front(dir / "now.h5", test::front_run_info("x"), test::realistic_front());
+  results::write_front(dir / "other.h5", test::front_run_info("y"), test::realistic_front(true));
+  const std::string d = dir.path().string();
+  const auto refused = testing::run_shardmeter("report now.h5 --baseline other.h5 -o r.html", d);
+  CHECK(refused.status == 2);
+  CHECK(refused.err.find("'y', not 'x'") != std::string::npos);
+  CHECK(refused.err.find("--force") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir / "r.html"));
+  const auto forced = testing::run_shardmeter("report now.h5 --baseline other.h5 --force -o r.html", d);
+  INFO(forced.err);
+  CHECK(forced.status == 0);
+  CHECK(testing::read_text(dir / "r.html").find("another scenario's front, compared on request (--force)") !=
+        std::string::npos);
+}
+
 // Not run by default: ctest runs it (tag [report_fixture]) before the Python and Chromium checks of the HTML.
 TEST_CASE("Write a report for the XML and screenshot checks", "[.][report_fixture]") {
   const char* env = std::getenv("SHARDMETER_REPORT_FIXTURE_DIR");

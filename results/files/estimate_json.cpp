@@ -3,6 +3,7 @@
 #include <cmath>
 #include <string>
 #include <variant>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -82,7 +83,8 @@ nlohmann::json island_json(const m::Scenario& s, const m::Estimate& e, int i) {
 
 }  // namespace
 
-std::string estimate_json(const m::Scenario& s, const m::Estimate& e, std::string_view name) {
+std::string estimate_json(const m::Scenario& s, const m::Estimate& e, std::string_view name,
+                          std::span<const std::string> uncalibrated_gpus) {
   nlohmann::json j;
   j["name"] = std::string(name);
   for (const m::Metric& metric : m::metrics()) j[std::string(metric.name)] = number(metric.get(e));
@@ -104,6 +106,7 @@ std::string estimate_json(const m::Scenario& s, const m::Estimate& e, std::strin
   nlohmann::json plan = nlohmann::json::object();
   for (const ScenarioColumn& column : job_scenario_columns()) plan[column.name] = cell_json(column.get(s, -1));
   j["plan"] = plan;
+  j["uncalibrated_gpus"] = std::vector<std::string>(uncalibrated_gpus.begin(), uncalibrated_gpus.end());
   return j.dump(2) + "\n";
 }
 

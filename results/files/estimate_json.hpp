@@ -1,6 +1,7 @@
 #pragma once
 // One estimate as a JSON object (`shardmeter estimate --json`). Field names are a contract that other tools
 // read; metric names come from model/metrics.hpp and plan names from results/columns.hpp, as in every other writer.
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -11,7 +12,10 @@ namespace shardmeter::results {
 
 // The whole estimate: name, feasible, reject_reason, bottleneck, every metric of model::metrics(), the extra
 // per-step figures, `time` ({"compute_s", ..., "total_s"}), `memory` ({"weights_gb", ..., "total_gb"}), `islands`
-// (one object per island entry) and `plan` (scenario columns). Keys sorted, indented by 2, with a final newline.
-std::string estimate_json(const model::Scenario& scenario, const model::Estimate& estimate, std::string_view name);
+// (one object per island entry), `plan` (scenario columns) and `uncalibrated_gpus` (the GPU types of the scenario
+// whose efficiency constants no published run fits; the caller knows the catalog). Keys sorted, indented by 2,
+// with a final newline.
+std::string estimate_json(const model::Scenario& scenario, const model::Estimate& estimate, std::string_view name,
+                          std::span<const std::string> uncalibrated_gpus = {});
 
 }  // namespace shardmeter::results

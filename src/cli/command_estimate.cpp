@@ -7,6 +7,7 @@
 #include "src/cli/command_line.hpp"
 #include "src/cli/commands.hpp"
 #include "src/planning/search_section.hpp"
+#include "src/scenario/calibration_status.hpp"
 #include "src/scenario/scenario_parse.hpp"
 #include "src/text/estimate_table.hpp"
 
@@ -25,10 +26,14 @@ int run_estimate(const std::vector<std::string>& args, std::ostream& out) {
   const LoadedScenario loaded = load_scenario_with_search(path, line.overrides(), catalog);
   const model::Estimate estimate = model::evaluate(loaded.scenario);
 
-  if (line.json())
-    out << results::estimate_json(loaded.scenario, estimate, loaded.name);
-  else
-    out << format_estimate_table(loaded, estimate);
+  if (line.json()) {
+    std::vector<std::string> gpus;
+    for (int i = 0; i < loaded.scenario.cluster.island_entries; ++i)
+      gpus.emplace_back(loaded.scenario.cluster.islands[static_cast<std::size_t>(i)].gpu.name.view());
+    out << results::estimate_json(loaded.scenario, estimate, loaded.name, uncalibrated_among(catalog, gpus));
+  } else {
+    out << format_estimate_table(loaded, catalog, estimate);
+  }
   return 0;
 }
 

@@ -19,6 +19,7 @@ int run_report(const std::vector<std::string>& args, std::ostream& out) {
   line.text("baseline", "OLD.h5",
             "an earlier front of the same scenario: adds plans that joined or left the front and the cost change at "
             "matched throughput");
+  line.flag("force", "compare with a --baseline of another scenario (the report says so)");
   line.output("FILE.html", "the HTML report to write (required)");
   line.text("markdown", "FILE.md", "also write the Markdown variant");
   line.parse(args);
@@ -37,6 +38,11 @@ int run_report(const std::vector<std::string>& args, std::ostream& out) {
     const results::ResultFile front = results::read_front(front_path);
     std::optional<results::ResultFile> baseline;
     if (line.has("baseline")) baseline = results::read_front(line.text("baseline"));
+    if (baseline && baseline->info.scenario_name != front.info.scenario_name && !line.flag("force"))
+      throw UsageError("shardmeter report: --baseline " + line.text("baseline") + " is a front of scenario '" +
+                       baseline->info.scenario_name + "', not '" + front.info.scenario_name +
+                       "': its differences would mix scenario changes with price or model changes; add --force to "
+                       "compare anyway (the report then says so)");
     results::ReportInput input;
     input.front = &front;
     input.front_label = front_path;

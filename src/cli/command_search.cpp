@@ -8,10 +8,14 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cctype>
+#include <filesystem>
+#include <tuple>
 #include <ctime>
 #include <ostream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "results/errors.hpp"
 #include "results/front/objective.hpp"
@@ -58,6 +62,26 @@ private:
   bool installed_ = false;
 };
 
+// -o writes HDF5, --csv CSV, --json JSON: a file name whose extension says another format is refused rather than
+// silently written in the wrong one.
+void check_extensions(const CommandLine& line, const SearchJobOptions& o) {
+  const auto ext = [](const std::string& path) {
+    std::string e = std::filesystem::path(path).extension().string();
+    for (char& c : e) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return e;
+  };
+  if (!o.output_h5.empty() && ext(o.output_h5) != ".h5" && ext(o.output_h5) != ".hdf5") {
+    const std::string e = ext(o.output_h5);
+    const std::string hint = e == ".csv" ? " (use --csv " + o.output_h5 + ")" : e == ".json" ? " (use --json " + o.output_h5 + ")" : "";
+    throw line.usage("-o " + o.output_h5 + ": -o writes HDF5 and needs a .h5 or .hdf5 name" + hint);
+  }
+  for (const auto& [option, path, other] : {std::tuple{"--csv", o.output_csv, ".json"}, std::tuple{"--json", o.output_json, ".csv"}}) {
+    const std::string e = ext(path);
+    if (!path.empty() && (e == ".h5" || e == ".hdf5" || e == other))
+      throw line.usage(std::string(option) + " " + path + ": the name says another format than " + (option + 2));
+  }
+}
+
 SearchJobOptions job_options(const CommandLine& line, const std::string& scenario) {
   SearchJobOptions o;
   o.scenario_path = scenario;
@@ -75,6 +99,7 @@ SearchJobOptions job_options(const CommandLine& line, const std::string& scenari
   if (line.has("time-limit")) o.time_limit_s = line.number("time-limit");
   o.write_all = line.flag("all");
   if (o.write_all && o.output_h5.empty()) throw line.usage("--all needs -o FILE.h5 (it writes /all into the HDF5 file)");
+  check_extensions(line, o);
   o.created = utc_now_iso8601();
   return o;
 }
@@ -127,7 +152,11 @@ int run_search(const std::vector<std::string>& args, std::ostream& out) {
   if (!job.front.empty()) {
     out << fmt::format("\nPareto front: {} plans, cheapest first ({})\n\n", job.front.size(),
                        results::describe_objectives(job.info.objectives));
-    out << format_front_table(job.front, job.info.objectives);
+    const std::vector<std::string> uncalibrated = job.info.uncalibrated_gpus.value_or(std::vector<std::string>{});
+    out << format_front_table(job.front, job.info.objectives, uncalibrated);
+    if (!uncalibrated.empty())
+      out << "* uncalibrated GPU type (" << fmt::format("{}", fmt::join(uncalibrated, ", "))
+          << "): no published run fits its efficiency constants; its figures are extrapolated (docs/accuracy.md)\n";
   }
   out << "\n" << format_search_summary(job, interrupted);
   if (job.front.empty()) out << "\n" << explain_empty_front(job);

@@ -19,9 +19,12 @@ constexpr std::array kCommands = {
             "Predict every published run of the calibration table; print per-row error and MAPE", run_validate},
     Command{"calibrate", "calibrate [CSV] [--data-dir DIR]",
             "Fit one set of efficiency constants per GPU family to the table's calibrate rows", run_calibrate},
+    Command{"list", "list gpus|models|links [--json] [--data-dir DIR]",
+            "Browse the catalogs: GPU types (key numbers, prices, calibration status), model presets, link types",
+            run_list},
     Command{"schema", "schema", "Print every scenario key with its type, unit, default and meaning (Markdown)",
             run_schema},
-    Command{"report", "report FRONT.h5 [--baseline OLD.h5] -o report.html [--markdown report.md]",
+    Command{"report", "report FRONT.h5 [--baseline OLD.h5 [--force]] -o report.html [--markdown report.md]",
             "Write a self-contained HTML report (plot, tables, changes since a baseline) of a search's front",
             run_report},
     Command{"export", "export FRONT.h5 [--pick cheapest|fastest|knee|N] --format FORMAT [-o FILE] [--data-dir DIR]",
@@ -33,7 +36,7 @@ constexpr std::array kCommands = {
             run_nightly},
     Command{"sweep",
             "sweep SCENARIO --axis KEY=VALUES [--axis KEY=VALUES] [--set KEY=VALUE]... [-o FILE.csv|FILE.h5] "
-            "[--plot FILE.svg] [--knee F] [--json] [--data-dir DIR]",
+            "[--plot FILE.svg] [--json] [--data-dir DIR]",
             "Evaluate a scenario along one or two axes; report the island-size knee and the compute/communication "
             "transition",
             run_sweep},

@@ -35,6 +35,7 @@ int run_estimate(const std::vector<std::string>& args, std::ostream& out);   // 
 int run_validate(const std::vector<std::string>& args, std::ostream& out);   // src/cli/command_validate.cpp
 int run_calibrate(const std::vector<std::string>& args, std::ostream& out);  // src/cli/command_validate.cpp
 int run_schema(const std::vector<std::string>& args, std::ostream& out);     // src/cli/command_schema.cpp
+int run_list(const std::vector<std::string>& args, std::ostream& out);       // src/cli/command_list.cpp
 int run_report(const std::vector<std::string>& args, std::ostream& out);     // src/cli/command_report.cpp
 int run_export(const std::vector<std::string>& args, std::ostream& out);     // src/cli/command_export.cpp
 int run_nightly(const std::vector<std::string>& args, std::ostream& out);    // src/cli/command_nightly.cpp

@@ -16,6 +16,7 @@
 #include "search/search.hpp"
 #include "src/planning/search_section.hpp"
 #include "src/planning/search_space.hpp"
+#include "src/scenario/calibration_status.hpp"
 #include "src/scenario/version.hpp"
 
 namespace shardmeter::cli {
@@ -113,6 +114,15 @@ SearchJobResult run_search_job(const SearchJobOptions& options, const Catalog& c
   info.objectives = job.result.objectives;
   info.axes = axis_names;
   info.created = options.created;
+  // The GPU types of the front's rows whose constants no published run fits: the report, the export headers and the
+  // search table flag them.
+  std::vector<std::string> gpus;
+  const auto add_gpus = [&gpus](const model::Scenario& s) {
+    for (int i = 0; i < s.cluster.island_entries; ++i)
+      gpus.emplace_back(s.cluster.islands[static_cast<std::size_t>(i)].gpu.name.view());
+  };
+  for (const results::PlanPoint& p : job.front) add_gpus(p.scenario);
+  info.uncalibrated_gpus = uncalibrated_among(catalog, gpus);
 
   if (!options.output_h5.empty()) {
     if (!writer) writer = std::make_unique<results::FrontWriter>(options.output_h5, layout);

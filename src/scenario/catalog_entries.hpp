@@ -17,6 +17,7 @@ struct GpuEntry {
   std::string scaleout_link;           // key into links
   double price_high_usd_per_gpu_hour = 0;       // hyperscaler list price (reports only)
   std::string family;                           // types sharing a die share calibrated constants (default: name)
+  std::string calibration = "uncalibrated";     // fitted | family | uncalibrated (src/scenario/calibration_status.hpp)
   std::map<std::string, std::string> sources;   // field -> citation
 };
 

@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "src/scenario/calibration_status.hpp"
 #include "src/scenario/key_reader.hpp"
 #include "src/scenario/zeroed.hpp"
 
@@ -55,6 +56,8 @@ void apply_gpu_fields(const YamlMap& map, GpuEntry& entry, const std::map<std::s
                       const KeyTable& keys) {
   read_keys(keys, Section::gpu_fields, map, entry);
   read_keys(keys, Section::gpu_catalog, map, entry);  // absent from an island's overrides: its map rejects them
+  if (map.has("calibration") && !parse_calibration_status(entry.calibration))
+    throw map["calibration"].error("is not fitted, family or uncalibrated");
   // The scale-up link takes the bandwidth read above.
   if (map.has("scaleup_link")) entry.gpu.scaleup = resolve_link(map["scaleup_link"], links, entry.gpu.scaleup.bytes_per_s);
   if (map.has("scaleout_link")) {

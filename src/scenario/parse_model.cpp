@@ -6,6 +6,8 @@
 #include <map>
 #include <optional>
 
+#include <yaml-cpp/yaml.h>
+
 #include "src/scenario/key_reader.hpp"
 
 namespace shardmeter::cli {
@@ -94,6 +96,15 @@ void parse_model(const YamlField& field, const Catalog& catalog, m::ModelSpec& o
   if (out.moe.experts > 0 && out.moe.dense_layers >= out.layers && is_given("dense_layers"))
     throw given.at("dense_layers").field.error("leaves no MoE block: it is not smaller than model.layers = " +
                                                std::to_string(out.layers) + origin("layers"));
+}
+
+m::ModelSpec preset_model(const Catalog& catalog, const std::string& name, const KeyTable& keys) {
+  YAML::Node node(YAML::NodeType::Map);
+  node["preset"] = name;
+  const YamlSource source{"model.preset", nullptr};
+  m::ModelSpec spec{};
+  parse_model(YamlField(source, node, "model"), catalog, spec, keys);
+  return spec;
 }
 
 }  // namespace shardmeter::cli

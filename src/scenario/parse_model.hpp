@@ -9,4 +9,8 @@ namespace shardmeter::cli {
 
 void parse_model(const YamlField& field, const Catalog& catalog, model::ModelSpec& out, const KeyTable& keys);
 
+// The model a preset describes on its own (`model: {preset: NAME}`), e.g. for `shardmeter list models`.
+// Throws ScenarioError for an unknown name.
+model::ModelSpec preset_model(const Catalog& catalog, const std::string& name, const KeyTable& keys);
+
 }  // namespace shardmeter::cli

@@ -143,6 +143,7 @@ std::vector<SectionKeys> shipped_sections() {
   {Section::gpu_catalog, "gpus.NAME:", "catalog-only GPU fields (also allowed in an inline `gpu:` map)", {
     {"price_high_usd_per_gpu_hour", "", "USD per GPU-hour", D::value("0"), R::at_least(0), "Hyperscaler list price (reports only)", member<&E::price_high_usd_per_gpu_hour>, kCited},
     {"family", "string", "", D::described("the entry's name"), {}, "GPU types sharing a die share calibrated efficiency constants", member<&E::family>},
+    {"calibration", "fitted, family or uncalibrated", "", D::value("uncalibrated"), {}, "Whether the efficiency constants were fitted to published runs of this type (fitted), of another type of its family (family), or extrapolated (uncalibrated); shown by estimate, search, report, export and list", member<&E::calibration>},
     {"sources", "map", "", D::described("{}"), {}, "Field -> citation of the number", nullptr, kRequiredInCatalog},
   }},
   {Section::inline_gpu, "cluster.islands[N].gpu:", "an inline map of GPU fields instead of a catalog name: the fields above, plus", {

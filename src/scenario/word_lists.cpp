@@ -1,6 +1,7 @@
 #include "src/scenario/word_lists.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <utility>
 
 namespace shardmeter::cli {
@@ -37,19 +38,28 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
   return row[b.size()];
 }
 
+std::string lower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
 }  // namespace
 
-std::string closest_match(std::string_view word, std::span<const std::string_view> candidates) {
-  // A candidate that extends the word ("h100" -> "h100-sxm") beats one that is merely close in edit distance.
+std::string closest_match(std::string_view typed, std::span<const std::string_view> candidates) {
+  // Case does not count ("H100" -> "h100-sxm"). A candidate that extends the word ("h100" -> "h100-sxm") beats one
+  // that is merely close in edit distance.
+  const std::string word = lower(typed);
   const std::size_t limit = std::max<std::size_t>(2, word.size() / 3);
   std::string best;
   std::pair<int, std::size_t> best_score{2, 0};
-  for (std::string_view c : candidates) {
+  for (std::string_view candidate : candidates) {
+    const std::string c = lower(candidate);
     const std::size_t d = edit_distance(word, c);
     const bool prefix = word.size() >= 3 && (c.starts_with(word) || word.starts_with(c));
     const std::pair<int, std::size_t> score{prefix ? 0 : 1, d};
     if ((d <= limit || prefix) && score < best_score) {
-      best = std::string(c);
+      best = std::string(candidate);
       best_score = score;
     }
   }

@@ -1,5 +1,6 @@
 #include "src/text/estimate_table.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
@@ -9,6 +10,7 @@
 #include "model/parameters.hpp"
 #include "model/units.hpp"
 #include "results/columns.hpp"
+#include "src/scenario/calibration_status.hpp"
 #include "src/scenario/enum_names.hpp"
 #include "src/text/text_format.hpp"
 
@@ -30,13 +32,26 @@ void row(std::string& out, std::string_view label, const std::string& value) {
   out += fmt::format("{:<22}{}\n", label, value);
 }
 
-void describe_scenario(std::string& out, const LoadedScenario& loaded) {
+void describe_scenario(std::string& out, const LoadedScenario& loaded, const Catalog& catalog) {
   const m::Scenario& s = loaded.scenario;
   const m::ModelSpec& md = s.model;
   const std::optional<std::string> preset = scalar_at(loaded.doc, "model.preset");
   const std::optional<std::string> description = scalar_at(loaded.doc, "description");
   out += fmt::format("shardmeter estimate: {}\n", loaded.name);
-  if (description) out += "  " + *description + "\n";
+  // The header says what was evaluated; the file's description may no longer hold after --set.
+  std::string gpus;
+  for (int i = 0; i < s.cluster.island_entries; ++i) {
+    const m::IslandSpec& isl = s.cluster.islands[static_cast<std::size_t>(i)];
+    gpus += fmt::format("{}{} x {}", i > 0 ? " + " : "", grouped(static_cast<double>(isl.gpus) * isl.count),
+                        isl.gpu.name.view());
+  }
+  out += fmt::format("  {:.1f} B-parameter {}model on {} GPUs ({})\n", m::count_parameters(md).total / 1e9,
+                     preset ? *preset + " " : "", gpus,
+                     s.plan.sync == m::SyncMode::diloco ? "DiLoCo" : "synchronous training");
+  if (description)
+    out += loaded.doc.applied.empty()
+               ? "  " + *description + "\n"
+               : "  (the file's description, before --set: " + *description + ")\n";
   out += "\n";
 
   row(out, "Model",
@@ -63,6 +78,13 @@ void describe_scenario(std::string& out, const LoadedScenario& loaded) {
                            isl.spot ? " (spot)" : "");
   }
   row(out, "Cluster", fmt::format("{} GPUs: {}", s.cluster.total_gpus(), cluster));
+  std::vector<std::string> seen;
+  for (int i = 0; i < s.cluster.island_entries; ++i) {
+    const std::string name(s.cluster.islands[static_cast<std::size_t>(i)].gpu.name.view());
+    if (std::find(seen.begin(), seen.end(), name) != seen.end()) continue;
+    seen.push_back(name);
+    row(out, seen.size() == 1 ? "Calibration" : "", name + ": " + describe_calibration(catalog, name));
+  }
 
   const m::PlanSpec& p = s.plan;
   const int dp = m::total_data_parallel(s);
@@ -128,10 +150,10 @@ void describe_islands(std::string& out, const m::Scenario& s, const m::Estimate&
 
 }  // namespace
 
-std::string format_estimate_table(const LoadedScenario& loaded, const m::Estimate& e) {
+std::string format_estimate_table(const LoadedScenario& loaded, const Catalog& catalog, const m::Estimate& e) {
   const m::Scenario& s = loaded.scenario;
   std::string out;
-  describe_scenario(out, loaded);
+  describe_scenario(out, loaded, catalog);
   out += "\n";
   if (e.feasible) {
     row(out, "Result", "feasible");
@@ -146,6 +168,10 @@ std::string format_estimate_table(const LoadedScenario& loaded, const m::Estimat
   describe_time(out, e);
   row(out, "Throughput", fmt::format("{} tokens/s ({} tokens/s per GPU)", grouped(e.tokens_per_s),
                                      grouped(e.tokens_per_s_per_gpu)));
+  if (s.plan.sync == m::SyncMode::diloco && e.tokens_per_s > 0)
+    row(out, "Effective throughput",
+        fmt::format("{} loss-equivalent tokens/s (token efficiency {} of synchronous training)",
+                    grouped(e.effective_tokens_per_s), percent(e.effective_tokens_per_s / e.tokens_per_s)));
   row(out, "TFLOP/s per GPU", fmt::format("{:.1f} (model FLOPs)", e.tflops_per_gpu));
   row(out, "MFU / HFU", percent(e.mfu) + " / " + percent(e.hfu));
   out += "\n";
@@ -153,6 +179,9 @@ std::string format_estimate_table(const LoadedScenario& loaded, const m::Estimat
   out += "\n";
   row(out, "Cost", fmt::format("{} per hour, {} per million tokens", usd(e.cost_usd_per_hour),
                                usd(e.cost_usd_per_million_tokens)));
+  if (s.plan.sync == m::SyncMode::diloco && e.effective_tokens_per_s > 0)
+    row(out, "", fmt::format("{} per million loss-equivalent tokens",
+                             usd(e.cost_usd_per_hour / (e.effective_tokens_per_s * m::kSecondsPerHour / 1e6))));
   if (s.training.tokens > 0)
     row(out, "Token budget", fmt::format("{} tokens: {:.1f} days wall-clock, {} total", tokens(s.training.tokens),
                                          e.wall_clock_s / m::kSecondsPerDay, usd(e.total_cost_usd)));

@@ -8,6 +8,6 @@
 
 namespace shardmeter::cli {
 
-std::string format_estimate_table(const LoadedScenario& loaded, const model::Estimate& estimate);
+std::string format_estimate_table(const LoadedScenario& loaded, const Catalog& catalog, const model::Estimate& estimate);
 
 }  // namespace shardmeter::cli

@@ -20,14 +20,17 @@ namespace {
 
 const m::IslandSpec& island(const m::Scenario& s, int i) { return s.cluster.islands[static_cast<std::size_t>(i)]; }
 
-std::string gpu_types(const m::Scenario& s) {
+// An uncalibrated type carries a '*' (the search prints the legend under the table).
+std::string gpu_types(const m::Scenario& s, std::span<const std::string> uncalibrated) {
   std::vector<std::string> names;
   for (int i = 0; i < s.cluster.island_entries; ++i) {
     const std::string name(island(s, i).gpu.name.view());
     if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
   }
   std::string text;
-  for (const std::string& n : names) text += (text.empty() ? "" : "+") + n;
+  for (const std::string& n : names)
+    text += (text.empty() ? "" : "+") + n +
+            (std::find(uncalibrated.begin(), uncalibrated.end(), n) != uncalibrated.end() ? "*" : "");
   return text;
 }
 
@@ -74,7 +77,8 @@ bool shown(std::string_view metric) {
 
 }  // namespace
 
-std::string format_front_table(std::span<const results::PlanPoint> front, const std::vector<model::Objective>& objectives) {
+std::string format_front_table(std::span<const results::PlanPoint> front, const std::vector<model::Objective>& objectives,
+                               std::span<const std::string> uncalibrated_gpus) {
   constexpr Align L = Align::left, R = Align::right;
   std::vector<TextColumn> cols = {{"#", R, {}},         {"GPU", L, {}},        {"islands x GPUs", L, {}},
                                   {"tp/pp/cp", L, {}},  {"sharding", L, {}},   {"micro/global", L, {}},
@@ -101,7 +105,7 @@ std::string format_front_table(std::span<const results::PlanPoint> front, const 
     const m::Estimate& e = front[r].estimate;
     const std::vector<std::string> cells = {
         std::to_string(r + 1),
-        gpu_types(s),
+        gpu_types(s, uncalibrated_gpus),
         islands(s),
         degrees(s.plan),
         sharding(s.plan),

@@ -12,6 +12,8 @@
 
 namespace shardmeter::cli {
 
-std::string format_front_table(std::span<const results::PlanPoint> front, const std::vector<model::Objective>& objectives);
+// A GPU type listed in `uncalibrated_gpus` is marked with '*'.
+std::string format_front_table(std::span<const results::PlanPoint> front, const std::vector<model::Objective>& objectives,
+                               std::span<const std::string> uncalibrated_gpus = {});
 
 }  // namespace shardmeter::cli
