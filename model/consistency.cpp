@@ -165,6 +165,25 @@ Blame interleave_divides_microbatches(const Scenario& s, int) noexcept {
   return blame(F::plan_interleave, s.plan.interleave, F::plan_pp, s.plan.pp);
 }
 
+// Expert parallelism (docs/model.md §15.4): EP splits the routed experts (Megatron: "Number of experts should be a
+// multiple of expert model parallel_size"); a dense model has none to split.
+Blame ep_divides_experts(const Scenario& s, int) noexcept {
+  const int experts = s.model.moe.experts;
+  if (experts == 0 && s.plan.ep == 1 && s.plan.etp == 1) return {};
+  if (experts > 0 && experts % s.plan.ep == 0) return {};
+  const bool blame_etp = experts == 0 && s.plan.ep == 1;
+  return blame(blame_etp ? F::plan_etp : F::plan_ep, blame_etp ? s.plan.etp : s.plan.ep, F::model_experts, experts);
+}
+
+// The expert layers fold the GPUs of one pipeline stage as ETP x EP x EDP (Megatron-Core parallel folding):
+// etp x ep must divide them.
+Blame expert_folding_divides_island(const Scenario& s, int i) noexcept {
+  const IslandSpec& island = island_at(s, i);
+  const std::int64_t per_stage = island.gpus / std::max(1, stages_per_island(s));
+  if (per_stage % (std::int64_t{s.plan.ep} * s.plan.etp) == 0) return {};
+  return blame(F::plan_ep, s.plan.ep, F::island_gpus, static_cast<double>(island.gpus), i);
+}
+
 // ---- the table -------------------------------------------------------------------------------------------------
 
 using R = RejectReason;
@@ -175,6 +194,8 @@ constexpr std::array kRules = {
     ConsistencyRule{R::heads_not_divisible_by_tp, kJob, {F::plan_tp, F::model_heads}, &tp_divides_heads},
     ConsistencyRule{R::kv_heads_not_divisible_by_tp, kJob, {F::plan_tp, F::model_kv_heads}, &tp_divides_kv_heads},
     ConsistencyRule{R::ffn_not_divisible_by_tp, kJob, {F::plan_tp, F::model_ffn_hidden}, &tp_divides_ffn},
+    ConsistencyRule{R::experts_not_divisible_by_ep, kJob, {F::plan_ep, F::plan_etp, F::model_experts},
+                    &ep_divides_experts},
     ConsistencyRule{R::layers_not_divisible_by_pipeline, kJob, {F::plan_pp, F::plan_interleave, F::model_layers},
                     &layers_fill_the_pipeline},
     ConsistencyRule{R::seq_not_divisible_by_cp, kJob, {F::plan_cp, F::model_seq_len}, &cp_divides_sequence},
@@ -195,6 +216,9 @@ constexpr std::array kRules = {
                     &tp_cp_divides_island},
     ConsistencyRule{R::parallel_degrees_do_not_divide_gpus, kIsland,
                     kStagesPerIsland | FieldSet{F::island_gpus, F::plan_tp, F::plan_cp}, &tp_cp_pp_divides_island},
+    ConsistencyRule{R::expert_folding_does_not_divide_gpus, kIsland,
+                    kStagesPerIsland | FieldSet{F::island_gpus, F::plan_ep, F::plan_etp},
+                    &expert_folding_divides_island},
     ConsistencyRule{R::shard_group_invalid, kIsland,
                     kDataParallel | FieldSet{F::plan_sharding, F::plan_shard_group, F::island_gpus_per_node},
                     &shard_group_divides_island},
@@ -317,6 +341,8 @@ std::string_view describe(RejectReason r) noexcept {
     case RejectReason::heterogeneous_plan_invalid: return "cannot be combined with";
     case RejectReason::diloco_needs_islands: return "= diloco needs at least two islands, but";
     case RejectReason::wan_link_missing: return "needs a cluster.wan link (or cluster.links entry) between islands";
+    case RejectReason::experts_not_divisible_by_ep: return "does not divide";
+    case RejectReason::expert_folding_does_not_divide_gpus: return "(times plan.etp) does not divide the GPUs per pipeline stage of";
     case RejectReason::out_of_memory: return "does not fit in GPU memory";
     case RejectReason::count_: break;
   }

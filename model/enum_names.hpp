@@ -90,8 +90,23 @@ struct EnumNames<DilocoFastIslands> {
       {{"wait", DilocoFastIslands::wait}, {"more_steps", DilocoFastIslands::more_steps}}};
 };
 template <>
+struct EnumNames<EpDispatcher> {
+  static constexpr std::array<NamedValue<EpDispatcher>, 2> values{
+      {{"alltoall", EpDispatcher::alltoall}, {"deepep", EpDispatcher::deepep}}};
+};
+template <>
+struct EnumNames<MoeRecompute> {
+  static constexpr std::array<NamedValue<MoeRecompute>, 3> values{
+      {{"none", MoeRecompute::none}, {"activation", MoeRecompute::activation}, {"layer", MoeRecompute::layer}}};
+};
+template <>
+struct EnumNames<MoeRouter> {
+  static constexpr std::array<NamedValue<MoeRouter>, 2> values{
+      {{"softmax", MoeRouter::softmax}, {"sigmoid", MoeRouter::sigmoid}}};
+};
+template <>
 struct EnumNames<Bottleneck> {
-  static constexpr std::array<NamedValue<Bottleneck>, 9> values{{{"compute", Bottleneck::compute},
+  static constexpr std::array<NamedValue<Bottleneck>, 10> values{{{"compute", Bottleneck::compute},
                                                                  {"memory_bandwidth", Bottleneck::memory_bandwidth},
                                                                  {"tp_comm", Bottleneck::tp_comm},
                                                                  {"pp_comm", Bottleneck::pp_comm},
@@ -99,7 +114,8 @@ struct EnumNames<Bottleneck> {
                                                                  {"dp_comm", Bottleneck::dp_comm},
                                                                  {"memory_capacity", Bottleneck::memory_capacity},
                                                                  {"wan", Bottleneck::wan},
-                                                                 {"straggler", Bottleneck::straggler}}};
+                                                                 {"straggler", Bottleneck::straggler},
+                                                                 {"ep_comm", Bottleneck::ep_comm}}};
 };
 template <>
 struct EnumNames<RejectReason> {
@@ -119,6 +135,8 @@ struct EnumNames<RejectReason> {
       {"heterogeneous_plan_invalid", RejectReason::heterogeneous_plan_invalid},
       {"diloco_needs_islands", RejectReason::diloco_needs_islands},
       {"wan_link_missing", RejectReason::wan_link_missing},
+      {"experts_not_divisible_by_ep", RejectReason::experts_not_divisible_by_ep},
+      {"expert_folding_does_not_divide_gpus", RejectReason::expert_folding_does_not_divide_gpus},
       {"out_of_memory", RejectReason::out_of_memory},
   }};
 };

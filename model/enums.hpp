@@ -22,6 +22,17 @@ inline constexpr int kStackCount = 6;
 enum class SyncMode : std::uint8_t { synchronous, diloco };
 // How a synchronous job across heterogeneous islands splits the global batch.
 enum class BatchSplit : std::uint8_t { balanced, equal };
+// How an MoE router scores experts. softmax: top-k of a softmax over the experts (Mixtral, Qwen3, gpt-oss);
+// sigmoid: sigmoid scores with a per-expert bias for auxiliary-loss-free balancing (DeepSeek-V3; the bias adds E
+// parameters per MoE layer). Both cost one h x E GEMM per token and a few memory-bound passes over the scores.
+enum class MoeRouter : std::uint8_t { softmax, sigmoid };
+// How MoE tokens reach their experts (docs/model.md §15.4). alltoall: one copy per routed expert (NCCL all-to-all,
+// Megatron's alltoall dispatcher); deepep: one copy per destination node, forwarded inside it (DeepEP / HybridEP,
+// Megatron's flex dispatcher).
+enum class EpDispatcher : std::uint8_t { alltoall, deepep };
+// What MoE layers recompute in the backward pass beyond plan.recompute (Megatron --recompute-modules): activation =
+// the experts' activation function (moe_act); layer = the whole routed part, dispatch and combine included (moe).
+enum class MoeRecompute : std::uint8_t { none, activation, layer };
 // What the faster islands do in DiLoCo while slower ones finish their H inner steps.
 enum class DilocoFastIslands : std::uint8_t { wait, more_steps };
 
@@ -36,6 +47,7 @@ enum class Bottleneck : std::uint8_t {
   memory_capacity,
   wan,
   straggler,
+  ep_comm,
 };
 
 }  // namespace shardmeter::model

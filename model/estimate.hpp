@@ -21,10 +21,11 @@ struct TimeBreakdown {
   double optimizer_s = 0;        // optimizer update (memory-bound)
   double wan_s = 0;              // exposed traffic crossing the WAN
   double straggler_s = 0;        // waiting for a slower island
+  double ep_comm_s = 0;          // exposed MoE token dispatch/combine all-to-alls (docs/model.md §15.4)
 
   double total() const {
     return compute_s + recompute_s + memory_bound_s + tp_comm_s + pp_comm_s + bubble_s + dp_comm_s +
-           optimizer_s + wan_s + straggler_s;
+           optimizer_s + wan_s + straggler_s + ep_comm_s;
   }
 };
 
@@ -38,10 +39,11 @@ struct MemoryBreakdown {
   double logits_bytes = 0;
   double outer_state_bytes = 0;      // DiLoCo: previous outer parameters + outer momentum
   double runtime_overhead_bytes = 0; // CUDA context, NCCL buffers
+  double expert_states_bytes = 0;    // routed experts' weights, gradients and optimizer state (docs/model.md §15.5)
 
   double total() const {
     return weights_bytes + gradients_bytes + optimizer_bytes + activations_bytes + fsdp_buffers_bytes +
-           logits_bytes + outer_state_bytes + runtime_overhead_bytes;
+           logits_bytes + outer_state_bytes + runtime_overhead_bytes + expert_states_bytes;
   }
 };
 
@@ -101,6 +103,8 @@ struct Estimate {
   double exposed_comm_fraction = 0;      // exposed communication / step time
   double model_flops_per_step = 0;
   double hardware_flops_per_step = 0;
+  double parameters_total = 0;           // model/parameters.hpp ParameterCounts::total
+  double parameters_active = 0;          // per token (= total for dense models)
 
   double memory_per_gpu_bytes = 0;       // the fullest GPU of the job
   double memory_capacity_bytes = 0;      // its usable HBM

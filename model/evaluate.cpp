@@ -30,6 +30,7 @@ Bottleneck dominant_component(const TimeBreakdown& t) noexcept {
       {t.dp_comm_s, Bottleneck::dp_comm},
       {t.wan_s, Bottleneck::wan},
       {t.straggler_s, Bottleneck::straggler},
+      {t.ep_comm_s, Bottleneck::ep_comm},
   };
   const Candidate* best = &candidates[0];
   for (const Candidate& c : candidates)
@@ -41,12 +42,14 @@ Estimate evaluate(const Scenario& s) noexcept {
   Estimate e;
   e.island_entries = s.cluster.island_entries;
   e.gpus = s.cluster.total_gpus();
+  const ParameterCounts params = count_parameters(s.model);
+  e.parameters_total = params.total;
+  e.parameters_active = params.active;
   if (const Violation v = check_consistency(s)) {
     e.reject_reason = v.reason;
     return e;
   }
 
-  const ParameterCounts params = count_parameters(s.model);
   // HFU counts only the blocks that are recomputed: recompute_layers of each stage's ceil(L / pp) (§7.5).
   const double stage_layers = std::ceil(static_cast<double>(s.model.layers) / s.plan.pp);
   const FlopCounts flops =
@@ -103,7 +106,8 @@ Estimate evaluate(const Scenario& s) noexcept {
   e.mfu = sequences_per_s * flops.model_per_sequence / peak_flops;
   e.hfu = sequences_per_s * flops.hardware_per_sequence / peak_flops;
   e.compute_utilization = computing_gpu_s / static_cast<double>(e.gpus);
-  e.exposed_comm_fraction = (e.time.tp_comm_s + e.time.pp_comm_s + e.time.dp_comm_s + e.time.wan_s) / e.step_time_s;
+  e.exposed_comm_fraction =
+      (e.time.tp_comm_s + e.time.pp_comm_s + e.time.dp_comm_s + e.time.wan_s + e.time.ep_comm_s) / e.step_time_s;
   e.bottleneck = fits ? dominant_component(e.time) : Bottleneck::memory_capacity;
   for (int i = 0; i < s.cluster.island_entries; ++i) {
     const auto k = static_cast<std::size_t>(i);

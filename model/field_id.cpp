@@ -47,6 +47,9 @@ constexpr std::array<FieldRow, kFieldIdCount> kFields = {{
     SHARDMETER_FIELD(plan_sync, "plan.sync", plan.sync),
     SHARDMETER_FIELD(plan_pp_across_islands, "plan.pp_across_islands", plan.pp_across_islands),
     SHARDMETER_FIELD(plan_batch_split, "plan.batch_split", plan.batch_split),
+    SHARDMETER_FIELD(model_experts, "model.experts", model.moe.experts),
+    SHARDMETER_FIELD(plan_ep, "plan.ep", plan.ep),
+    SHARDMETER_FIELD(plan_etp, "plan.etp", plan.etp),
 }};
 
 #undef SHARDMETER_FIELD

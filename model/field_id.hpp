@@ -37,6 +37,9 @@ enum class FieldId : std::uint8_t {
   plan_sync,
   plan_pp_across_islands,
   plan_batch_split,
+  model_experts,
+  plan_ep,
+  plan_etp,
   count_,  // number of ids (keep last)
 };
 

@@ -1,19 +1,33 @@
 #include "model/flops.hpp"
 
+#include "model/mla.hpp"
+#include "model/moe_layers.hpp"
 #include "model/parameters.hpp"
 
 namespace shardmeter::model {
 
 FlopCounts count_flops(const ModelSpec& m, Recompute recompute, double recomputed_share) noexcept {
   const double s = m.seq_len;
-  const double q_out = static_cast<double>(m.heads) * m.head_dim;
   FlopCounts f;
-  // 2 FLOPs per multiply-accumulate, per token, per weight  [docs/model.md §1.2]
-  f.layer_matmul_fwd = 2.0 * s * count_parameters(m).layer_matmul;
-  // QK^T and AV: 2 * 2 * s^2 * (a*d) without mask; causal mask halves it (current Megatron) [docs/model.md §1.2]
-  f.attention_fwd = 0.5 * 4.0 * s * s * q_out;
+  // 2 FLOPs per multiply-accumulate, per token, per weight a token passes through (MoE: the top-k routed and the
+  // shared experts; the router is not counted, as in Megatron-Core)  [docs/model.md §1.2, §15.3]
+  const ParameterCounts p = count_parameters(m);
+  f.layer_matmul_fwd = 2.0 * s * p.layer_matmul;
+  // QK^T (a*d_qk) and AV (a*d_v): 2 * s^2 * a * (d_qk + d_v) without mask; causal mask halves it (current
+  // Megatron). Without MLA d_qk = d_v = head_dim: 0.5 * 4 * s^2 * a * d  [docs/model.md §1.2, §15.3]
+  f.attention_fwd = uses_mla(m) ? 0.5 * 2.0 * s * s * m.heads * (qk_head_dim(m) + v_head_dim(m))
+                                : 0.5 * 4.0 * s * s * (static_cast<double>(m.heads) * m.head_dim);
   f.logits_fwd = 2.0 * s * m.hidden * static_cast<double>(m.vocab);
-  const double forward = m.layers * (f.layer_matmul_fwd + f.attention_fwd) + f.logits_fwd;
+  double forward = m.layers * (f.layer_matmul_fwd + f.attention_fwd) + f.logits_fwd;
+  if (m.mtp_layers > 0) {
+    // Each multi-token-prediction depth: one more MoE block, its 2h x h projection and one more output head
+    // (Megatron-Core num_floating_point_operations)  [docs/model.md §15.3]
+    const double h = m.hidden;
+    const double moe_block = attention_matmul_params(m) +
+                             m.moe.top_k * mlp_matmul_params(m, m.moe.expert_ffn_hidden) +
+                             m.moe.shared_experts * mlp_matmul_params(m, m.moe.shared_expert_ffn_hidden);
+    forward += m.mtp_layers * (2.0 * s * (moe_block + 2.0 * h * h) + f.attention_fwd + f.logits_fwd);
+  }
   f.model_per_sequence = 3.0 * forward;  // backward = 2x forward (input and weight gradients)
   double recomputed = 0;
   if (recompute == Recompute::selective) recomputed = m.layers * f.attention_fwd;
@@ -21,7 +35,6 @@ FlopCounts count_flops(const ModelSpec& m, Recompute recompute, double recompute
   f.hardware_per_sequence = f.model_per_sequence + recomputed;
   return f;
 }
-
 double megatron_sc21_flops_per_step(const ModelSpec& m, double global_batch, bool full_recompute) noexcept {
   const double s = m.seq_len, l = m.layers, h = m.hidden, v = m.vocab;
   if (full_recompute) return 96.0 * global_batch * s * l * h * h * (1.0 + s / (6.0 * h) + v / (16.0 * l * h));

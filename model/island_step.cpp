@@ -9,6 +9,8 @@
 #include "model/kernel_time.hpp"
 #include "model/layer_cost.hpp"
 #include "model/memory.hpp"
+#include "model/moe_cost.hpp"
+#include "model/moe_memory.hpp"
 #include "model/recompute.hpp"
 #include "model/overlap.hpp"
 #include "model/tensor_bytes.hpp"
@@ -206,6 +208,24 @@ IslandStep island_step(const Scenario& s, const IslandSpec& island, const Parame
   // Optimizer update over the locally owned parameters (memory-bound; 4 kernels assumed, docs/model.md §2.7).
   const double owned = st.params_per_gpu / (plan.sharding != Sharding::none ? l.dp_shard : 1.0);
   t.optimizer_s = memory_bound_time_s(owned * optimizer_update_bytes_per_param(s.training.optimizer), 4.0, gpu);
+  // MoE hook (docs/model.md §15.4, §15.5): token all-to-alls of the stage's MoE blocks; the expert gradients'
+  // reduction over the expert-data-parallel group and their optimizer update. Hidden communication slows the compute
+  // it overlaps by its group's SM/HBM contention (§6.6), as the dense collectives do.
+  if (lc.ep_all_to_all_s > 0 || params.expert_layer > 0) {
+    MoeBlockCost a2a;
+    a2a.all_to_all_s = lc.ep_all_to_all_s;
+    const double window = lc.forward.compute_s() + lc.backward.compute_s();
+    t.ep_comm_s = mb * layers_per_stage * ep_comm_per_block_s(a2a, plan, window, group_contention(gpu, l.ep_group, l.links));
+    const double expert_params = expert_params_per_gpu(params, l, layers_per_stage);
+    const double expert_grads = expert_params * s.training.grad_reduce_bytes;
+    const double reduce = plan.sharding == Sharding::none
+                              ? hierarchical_all_reduce_s(expert_grads, l.edp_group, l.links)
+                              : hierarchical_reduce_scatter_s(expert_grads, l.edp_group, l.links) +
+                                    hierarchical_all_gather_s(expert_params * kWeightBytes, l.edp_group, l.links);
+    t.dp_comm_s += plan.overlap_grad_reduce ? exposed_after_overlap(reduce, bwd_window, group_contention(gpu, l.edp_group, l.links)) : reduce;
+    const double expert_owned = expert_params / (plan.sharding != Sharding::none ? l.edp : 1.0);
+    t.optimizer_s += memory_bound_time_s(expert_owned * optimizer_update_bytes_per_param(s.training.optimizer), 4.0, gpu);
+  }
   st.fixed_s = t.total() - mb * slowest_mb;
 
   // ---- memory --------------------------------------------------------------------------------------

@@ -3,6 +3,9 @@
 #include "model/collectives.hpp"
 #include "model/contention.hpp"
 #include "model/kernel_time.hpp"
+#include "model/mla.hpp"
+#include "model/moe_cost.hpp"
+#include "model/moe_layers.hpp"
 #include "model/overlap.hpp"
 #include "model/tensor_bytes.hpp"
 
@@ -38,10 +41,21 @@ double dense_gemms_fwd_s(const ModelSpec& m, const GpuSpec& gpu, Precision preci
   const double kv_out = static_cast<double>(m.kv_heads) * m.head_dim;
   const double up_width = (m.ffn_type == FfnType::swiglu ? 2.0 : 1.0) * f;
   // Column-parallel QKV and MLP-up split their outputs by t; row-parallel projections split their inputs.
-  return gemm_time_s(x.tokens, (q_out + 2.0 * kv_out) / x.t, h, gpu, precision) +
-         gemm_time_s(x.tokens, h, q_out / x.t, gpu, precision) +
-         gemm_time_s(x.tokens, up_width / x.t, h, gpu, precision) +
-         gemm_time_s(x.tokens, h, f / x.t, gpu, precision);
+  if (!uses_mla(m) && !is_moe(m))
+    return gemm_time_s(x.tokens, (q_out + 2.0 * kv_out) / x.t, h, gpu, precision) +
+           gemm_time_s(x.tokens, h, q_out / x.t, gpu, precision) +
+           gemm_time_s(x.tokens, up_width / x.t, h, gpu, precision) +
+           gemm_time_s(x.tokens, h, f / x.t, gpu, precision);
+  // MoE / MLA hook (docs/model.md §15.2, §15.4): MLA's latent projections as one GEMM of the same size over h;
+  // the dense MLP only in the dense blocks (the MoE blocks' experts are moe_block_cost's), averaged per block.
+  const double attention = uses_mla(m) ? gemm_time_s(x.tokens, attention_matmul_params(m) / h / x.t, h, gpu, precision)
+                                       : gemm_time_s(x.tokens, (q_out + 2.0 * kv_out) / x.t, h, gpu, precision) +
+                                             gemm_time_s(x.tokens, h, q_out / x.t, gpu, precision);
+  const double dense_share = static_cast<double>(dense_layer_count(m)) / m.layers;
+  const double mlp = dense_share > 0 ? gemm_time_s(x.tokens, up_width / x.t, h, gpu, precision) +
+                                           gemm_time_s(x.tokens, h, f / x.t, gpu, precision)
+                                     : 0.0;
+  return attention + dense_share * mlp;
 }
 
 // Core attention forward on one GPU. Flash: causal blocks skipped, one fused kernel. Standard (Megatron
@@ -50,14 +64,16 @@ PassCost attention_fwd(const ModelSpec& m, const GpuSpec& gpu, const PlanSpec& p
                        const Shape& x) {
   PassCost c;
   const double heads_local = m.heads / x.t;
-  const double full_flops = 4.0 * micro_batch * heads_local * x.seq_q * x.seq_kv * m.head_dim;
+  // MLA hook: QK^T over d + d_rope, AV over d_v (their mean for the one-dimension formulas below).
+  const double head_dim = uses_mla(m) ? 0.5 * (qk_head_dim(m) + v_head_dim(m)) : m.head_dim;
+  const double full_flops = 4.0 * micro_batch * heads_local * x.seq_q * x.seq_kv * head_dim;
   if (plan.attention == AttentionKernel::flash) {
     c.attention_s = 0.5 * full_flops / (gpu.peak_flops_per_s * gpu.attention_efficiency) + gpu.kernel_overhead_s;
     return c;
   }
   const double batch = micro_batch * heads_local;
-  c.attention_s = batch * (gemm_time_s(x.seq_q, x.seq_kv, m.head_dim, gpu, Precision::bf16) +
-                           gemm_time_s(x.seq_q, m.head_dim, x.seq_kv, gpu, Precision::bf16)) -
+  c.attention_s = batch * (gemm_time_s(x.seq_q, x.seq_kv, head_dim, gpu, Precision::bf16) +
+                           gemm_time_s(x.seq_q, head_dim, x.seq_kv, gpu, Precision::bf16)) -
                   (2.0 * batch - 2.0) * gpu.kernel_overhead_s;  // one launch per batched GEMM, not per head
   // Scaled-masked softmax reads and writes the scores; dropout reads them, writes output and a 1-byte mask.
   const double scores = batch * x.seq_q * x.seq_kv;
@@ -99,10 +115,19 @@ LayerCost layer_cost(const ModelSpec& m, const GpuSpec& gpu, const PlanSpec& pla
   const Shape x = make_shape(m, plan, micro_batch);
   LayerCost c;
 
-  const double gemm_fwd = dense_gemms_fwd_s(m, gpu, precision, x);
+  double gemm_fwd = dense_gemms_fwd_s(m, gpu, precision, x);
   const PassCost attn = attention_fwd(m, gpu, plan, micro_batch, x);
-  const double mem_fwd = memory_bound_time_s(layer_memory_traffic_fwd_bytes(m, plan, micro_batch),
-                                             kMemoryKernelsFwd, gpu);
+  double mem_fwd = memory_bound_time_s(layer_memory_traffic_fwd_bytes(m, plan, micro_batch),
+                                       kMemoryKernelsFwd, gpu);
+  if (is_moe(m)) {
+    // MoE hook: the MoE blocks' experts, router and permutation, averaged per block (docs/model.md §15.4); their
+    // all-to-alls are counted apart (TimeBreakdown::ep_comm_s, model/island_step.cpp).
+    const MoeBlockCost moe = moe_block_cost(m, gpu, plan, precision, micro_batch, layout);
+    const double moe_share = static_cast<double>(moe_layer_count(m)) / m.layers;
+    gemm_fwd += moe_share * moe.gemm_fwd_s;
+    mem_fwd += moe_share * moe.memory_fwd_s;
+    c.ep_all_to_all_s = moe_share * moe.all_to_all_s;
+  }
   double tp_one = tp_collective_s(m, plan, micro_batch, layout);
   // Hidden part still slows the GEMMs it overlaps (see model/overlap.hpp).
   if (plan.tp_comm_overlap)

@@ -19,6 +19,7 @@ struct LayerCost {
   PassCost forward;
   PassCost backward;
   PassCost recompute;       // extra forward work the recompute policy re-executes before backward
+  double ep_all_to_all_s = 0;  // MoE: one forward's dispatch + combine, averaged per block (model/moe_cost.hpp)
 };
 
 LayerCost layer_cost(const ModelSpec& model, const GpuSpec& gpu, const PlanSpec& plan, Precision precision,

@@ -44,6 +44,12 @@ IslandLayout make_layout(const IslandSpec& island, const PlanSpec& plan, int sta
   l.shard_group = place_group(l.dp_shard, tp_cp, l.domain_gpus);
   l.replicate_group = place_group(l.dp_replicate, tp_cp * l.dp_shard, l.domain_gpus);
   l.pp_crosses_domain = tp_cp * l.dp >= l.domain_gpus;
+  l.ep = plan.ep;
+  l.etp = plan.etp;
+  l.edp = std::max(1, model_parallel > 0 ? tp_cp * l.dp / std::max(1, plan.ep * plan.etp) : 1);
+  l.etp_group = place_group(plan.etp, 1, l.domain_gpus);
+  l.ep_group = place_group(plan.ep, plan.etp, l.domain_gpus);
+  l.edp_group = place_group(l.edp, plan.ep * plan.etp, l.domain_gpus);
 
   l.links.scaleup_bytes_per_s = island.gpu.scaleup.achievable_bytes_per_s();
   l.links.scaleup_latency_s = island.gpu.scaleup.latency_s;

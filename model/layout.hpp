@@ -20,6 +20,12 @@ struct IslandLayout {
   int domain_gpus = 8;        // GPUs sharing the scale-up fabric (node, or NVLink domain such as NVL72)
   GroupPlacement tp_group, cp_group, dp_group, shard_group, replicate_group;
   bool pp_crosses_domain = true;   // neighbouring pipeline stages talk over scale-out
+  // The expert layers' folding of the same GPUs per stage (Megatron-Core parallel folding, docs/model.md §15.4):
+  // expert-TP innermost, then expert-parallel, then expert-data-parallel. EP groups sit inside the scale-up domain
+  // when ETP x EP fits in it.
+  int ep = 1, etp = 1;
+  int edp = 1;                // GPUs per stage / (ep x etp)
+  GroupPlacement ep_group, etp_group, edp_group;
   GroupLinks links;
 };
 

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "model/consistency.hpp"
+#include "model/moe_memory.hpp"
 #include "model/recompute.hpp"
 #include "model/tensor_bytes.hpp"
 
@@ -70,7 +71,7 @@ bool model_states_exceed_memory(const Scenario& s) noexcept {
       if (last.weights_bytes > m.weights_bytes) m = last;
     }
     const double states = m.weights_bytes + m.gradients_bytes + m.optimizer_bytes + m.outer_state_bytes +
-                          m.runtime_overhead_bytes;
+                          m.runtime_overhead_bytes + m.expert_states_bytes;
     if (states > usable_memory_bytes(island.gpu, s.runtime)) return true;
   }
   return false;
@@ -97,6 +98,7 @@ MemoryBreakdown stage_memory(const Scenario& s, const IslandLayout& l,
     const bool tied_copy = params.output_head == 0.0 && position == StagePosition::last;
     stage_params += tied_copy ? params.embedding : params.output_head;
     stage_params += params.final_norm;
+    stage_params += params.mtp;  // MoE hook: multi-token prediction sits with the head (docs/model.md §15.5)
   }
   const double p = stage_params / plan.tp;
 
@@ -150,7 +152,10 @@ MemoryBreakdown stage_memory(const Scenario& s, const IslandLayout& l,
   kept_whole.recompute = Recompute::none;
   const double per_kept_layer =
       checkpointed < layers_per_stage ? layer_activation_bytes(m, kept_whole, b) : 0.0;
-  mem.activations_bytes = (per_layer * checkpointed + per_kept_layer * (layers_per_stage - checkpointed)) * in_flight;
+  // MoE hook: routed copies and dispatch buffers of the MoE blocks (docs/model.md §15.5).
+  mem.activations_bytes = (per_layer * checkpointed + per_kept_layer * (layers_per_stage - checkpointed) +
+                           moe_extra_activation_bytes(m, plan, b) * layers_per_stage) *
+                          in_flight;
   if (plan.recompute == Recompute::full) {
     // Plus the working set of the one block being recomputed (its full activations, no recompute).
     PlanSpec no_recompute = plan;
@@ -162,6 +167,7 @@ MemoryBreakdown stage_memory(const Scenario& s, const IslandLayout& l,
     mem.logits_bytes = kLogitBytes * tokens * m.vocab / plan.tp;  // vocab-parallel loss [docs/model.md §7.7]
   }
   mem.runtime_overhead_bytes = s.runtime.runtime_overhead_bytes;
+  mem.expert_states_bytes = expert_states_bytes(s, l, params, layers_per_stage);  // MoE hook (§15.5)
   return mem;
 }
 

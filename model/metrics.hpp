@@ -68,6 +68,9 @@ inline constexpr std::array kMetrics = {
   Metric{"goodput", metric_table::kFraction, metric_table::kMax, [](const Estimate& e) noexcept { return e.goodput; }},
   // set by the batch, not a measure of the plan's quality
   Metric{"model_flops_per_step", "FLOP", metric_table::kNone, [](const Estimate& e) noexcept { return e.model_flops_per_step; }},
+  // properties of the model (MoE: active = per token; dense: equal), not of the plan
+  Metric{"parameters_total", "parameters", metric_table::kNone, [](const Estimate& e) noexcept { return e.parameters_total; }},
+  Metric{"parameters_active", "parameters", metric_table::kNone, [](const Estimate& e) noexcept { return e.parameters_active; }},
 };
 // clang-format on
 

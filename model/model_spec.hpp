@@ -1,6 +1,7 @@
 #pragma once
 // The transformer being trained: dimensions and architectural switches that change FLOPs, parameters or memory.
 #include "model/enums.hpp"
+#include "model/moe_spec.hpp"
 
 namespace shardmeter::model {
 
@@ -19,6 +20,9 @@ struct ModelSpec {
   bool bias = true;              // linear layers carry biases (GPT-2/3 style); Llama has none
   bool tied_embeddings = true;   // output head shares the input embedding matrix
   bool dropout = true;           // dropout layers present (stores masks; Korthikanti Table 2 assumes it)
+  int mtp_layers = 0;            // multi-token prediction depth (DeepSeek-V3: 1), beyond `layers`
+  MoeSpec moe;                   // mixture-of-experts layers (docs/model.md §15)
+  MlaSpec mla;                   // multi-head latent attention (docs/model.md §15.2)
 };
 
 }  // namespace shardmeter::model

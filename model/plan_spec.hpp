@@ -37,6 +37,13 @@ struct PlanSpec {
   bool pp_across_islands = false;     // pipeline stages span islands (activations cross the WAN)
   BatchSplit batch_split = BatchSplit::balanced;
   DilocoSpec diloco;
+  // Expert parallelism (MoE models; docs/model.md §15.3). The expert layers fold the same GPUs as ETP x EP x EDP
+  // per pipeline stage, as the attention layers fold them as TP x CP x DP (Megatron-Core parallel folding).
+  int ep = 1;                         // expert-parallel degree: experts split over this many ranks
+  int etp = 1;                        // expert tensor-parallel degree: each expert's matrices split over this many
+  EpDispatcher ep_dispatcher = EpDispatcher::alltoall;
+  bool ep_overlap = false;            // dispatch/combine overlapped with another micro-batch's computation
+  MoeRecompute moe_recompute = MoeRecompute::none;
 };
 
 }  // namespace shardmeter::model

@@ -22,6 +22,8 @@ enum class RejectReason : std::uint8_t {
   heterogeneous_plan_invalid,            // an island cannot host the plan (e.g. pp spans islands of different GPUs)
   diloco_needs_islands,                  // diloco with a single island
   wan_link_missing,                      // several islands but no cluster.wan (or link) between them
+  experts_not_divisible_by_ep,           // plan.ep does not divide model.experts (or ep/etp > 1 on a dense model)
+  expert_folding_does_not_divide_gpus,   // ep*etp does not divide an island's GPUs per pipeline stage
   // capacity: found by the estimate
   out_of_memory,
   count_,  // number of reasons (keep last)

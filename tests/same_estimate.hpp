@@ -34,19 +34,21 @@ bool same(E a, E b) {
 }
 
 inline bool same(const model::TimeBreakdown& a, const model::TimeBreakdown& b) {
-  static_assert(member_count<model::TimeBreakdown>() == 10, "compare the new TimeBreakdown field below");
+  static_assert(member_count<model::TimeBreakdown>() == 11, "compare the new TimeBreakdown field below");
   return same(a.compute_s, b.compute_s) && same(a.recompute_s, b.recompute_s) &&
          same(a.memory_bound_s, b.memory_bound_s) && same(a.tp_comm_s, b.tp_comm_s) &&
          same(a.pp_comm_s, b.pp_comm_s) && same(a.bubble_s, b.bubble_s) && same(a.dp_comm_s, b.dp_comm_s) &&
-         same(a.optimizer_s, b.optimizer_s) && same(a.wan_s, b.wan_s) && same(a.straggler_s, b.straggler_s);
+         same(a.optimizer_s, b.optimizer_s) && same(a.wan_s, b.wan_s) && same(a.straggler_s, b.straggler_s) &&
+         same(a.ep_comm_s, b.ep_comm_s);
 }
 
 inline bool same(const model::MemoryBreakdown& a, const model::MemoryBreakdown& b) {
-  static_assert(member_count<model::MemoryBreakdown>() == 8, "compare the new MemoryBreakdown field below");
+  static_assert(member_count<model::MemoryBreakdown>() == 9, "compare the new MemoryBreakdown field below");
   return same(a.weights_bytes, b.weights_bytes) && same(a.gradients_bytes, b.gradients_bytes) &&
          same(a.optimizer_bytes, b.optimizer_bytes) && same(a.activations_bytes, b.activations_bytes) &&
          same(a.fsdp_buffers_bytes, b.fsdp_buffers_bytes) && same(a.logits_bytes, b.logits_bytes) &&
-         same(a.outer_state_bytes, b.outer_state_bytes) && same(a.runtime_overhead_bytes, b.runtime_overhead_bytes);
+         same(a.outer_state_bytes, b.outer_state_bytes) && same(a.runtime_overhead_bytes, b.runtime_overhead_bytes) &&
+         same(a.expert_states_bytes, b.expert_states_bytes);
 }
 
 inline bool same(const model::DataParallelDegrees& a, const model::DataParallelDegrees& b) {
@@ -77,7 +79,7 @@ inline bool same(const model::GoodputParts& a, const model::GoodputParts& b) {
 
 inline bool same_estimate(const model::Estimate& a, const model::Estimate& b) {
   using detail::same;
-  static_assert(detail::member_count<model::Estimate>() == 40, "compare the new Estimate field below");
+  static_assert(detail::member_count<model::Estimate>() == 42, "compare the new Estimate field below");
   bool islands = true;
   for (std::size_t i = 0; i < a.islands.size(); ++i) islands = islands && same(a.islands[i], b.islands[i]);
   return islands && same(a.feasible, b.feasible) && same(a.reject_reason, b.reject_reason) &&
@@ -102,7 +104,8 @@ inline bool same_estimate(const model::Estimate& a, const model::Estimate& b) {
          same(a.cost_usd_per_million_tokens, b.cost_usd_per_million_tokens) &&
          same(a.wall_clock_s, b.wall_clock_s) && same(a.gpu_usd_total, b.gpu_usd_total) &&
          same(a.egress_usd_total, b.egress_usd_total) && same(a.total_cost_usd, b.total_cost_usd) &&
-         same(a.island_entries, b.island_entries) && same(a.degrees, b.degrees);
+         same(a.island_entries, b.island_entries) && same(a.degrees, b.degrees) &&
+         same(a.parameters_total, b.parameters_total) && same(a.parameters_active, b.parameters_active);
 }
 
 }  // namespace shardmeter::test

@@ -171,6 +171,10 @@ std::vector<Field> fields(const Scenario& p) {
   f.push_back(pool<bool>(p, p.plan.pp_across_islands, {false, true}, [](S& s) -> bool& { return s.plan.pp_across_islands; }));
   f.push_back(pool<BatchSplit>(p, p.plan.batch_split, {BatchSplit::balanced, BatchSplit::equal},
                                [](S& s) -> BatchSplit& { return s.plan.batch_split; }));
+  // Mixture of experts: mostly consistent values, so that the rules after the expert rules still run often.
+  f.push_back(pool<int>(p, p.model.moe.experts, {0, 8, 16, 16}, [](S& s) -> int& { return s.model.moe.experts; }));
+  f.push_back(pool<int>(p, p.plan.ep, {1, 1, 2, 8}, [](S& s) -> int& { return s.plan.ep; }));
+  f.push_back(pool<int>(p, p.plan.etp, {1, 1, 1, 2}, [](S& s) -> int& { return s.plan.etp; }));
   f.push_back(pool<int>(p, p.plan.diloco.inner_steps, {10, 100}, [](S& s) -> int& { return s.plan.diloco.inner_steps; }));
   f.push_back(pool<int>(p, p.cluster.island_entries, {1, 2}, [](S& s) -> int& { return s.cluster.island_entries; }));
   f.push_back(pool<double>(p, p.cluster.wan.bytes_per_s, {0.0, 1.25e9, 12.5e9},

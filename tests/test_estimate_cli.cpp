@@ -58,7 +58,7 @@ TEST_CASE("estimate --json prints one object with every contract field") {
   const nlohmann::json& time = j.at("time");
   double sum = 0;
   for (const char* key : {"compute_s", "recompute_s", "memory_bound_s", "tp_comm_s", "pp_comm_s", "bubble_s",
-                          "dp_comm_s", "optimizer_s", "wan_s", "straggler_s"}) {
+                          "dp_comm_s", "optimizer_s", "wan_s", "straggler_s", "ep_comm_s"}) {
     INFO(key);
     REQUIRE(finite_number(time.at(key)));
     CHECK(time.at(key).get<double>() >= 0);

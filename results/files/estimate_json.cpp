@@ -39,6 +39,7 @@ nlohmann::json time_json(const m::TimeBreakdown& t) {
   j["optimizer_s"] = number(t.optimizer_s);
   j["wan_s"] = number(t.wan_s);
   j["straggler_s"] = number(t.straggler_s);
+  j["ep_comm_s"] = number(t.ep_comm_s);
   j["total_s"] = number(t.total());
   return j;
 }
@@ -53,6 +54,7 @@ nlohmann::json memory_json(const m::MemoryBreakdown& mem) {
   j["logits_gb"] = number(mem.logits_bytes / m::kGB);
   j["outer_state_gb"] = number(mem.outer_state_bytes / m::kGB);
   j["runtime_overhead_gb"] = number(mem.runtime_overhead_bytes / m::kGB);
+  j["expert_states_gb"] = number(mem.expert_states_bytes / m::kGB);
   j["total_gb"] = number(mem.total() / m::kGB);
   return j;
 }

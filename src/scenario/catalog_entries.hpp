@@ -44,6 +44,8 @@ struct LinkEntry {
 struct PresetInfo {
   std::string source;              // citation for the dimensions
   double published_params_b = 0;   // published parameter count, billions
+  double published_active_b = 0;   // mixture of experts: published parameters per token, billions (0 = dense)
+  bool active_excludes_embedding = false;  // the publisher's active count leaves out the input embedding table
 };
 
 }  // namespace shardmeter::cli

@@ -83,6 +83,18 @@ void parse_model(const YamlField& field, const Catalog& catalog, m::ModelSpec& o
                                           origin("kv_heads"));
     throw kv->second.field.error("does not divide model.heads = " + std::to_string(out.heads) + origin("heads"));
   }
+
+  // Mixture of experts: a token goes to at most all routed experts; some block must be an MoE block.
+  if (out.moe.experts > 0 && out.moe.top_k > out.moe.experts) {
+    if (is_given("top_k"))
+      throw given.at("top_k").field.error("exceeds model.experts = " + std::to_string(out.moe.experts) +
+                                          origin("experts"));
+    throw given.at("experts").field.error("is fewer than model.top_k = " + std::to_string(out.moe.top_k) +
+                                          " (its default); give model.top_k");
+  }
+  if (out.moe.experts > 0 && out.moe.dense_layers >= out.layers && is_given("dense_layers"))
+    throw given.at("dense_layers").field.error("leaves no MoE block: it is not smaller than model.layers = " +
+                                               std::to_string(out.layers) + origin("layers"));
 }
 
 m::ModelSpec preset_model(const Catalog& catalog, const std::string& name, const KeyTable& keys) {

@@ -129,6 +129,15 @@ std::string problem_text(const m::Scenario& s, const ScenarioDocument& doc, cons
     case m::RejectReason::wan_link_missing:
       return "(islands in total) need a WAN link between every pair: add cluster.wan {bandwidth_gbps, latency_ms} "
              "or a cluster.links entry for island " + number(v.island);
+    case m::RejectReason::experts_not_divisible_by_ep:
+      if (s.model.moe.experts == 0) return "needs a mixture-of-experts model, but " + other;
+      return "does not divide " + other;
+    case m::RejectReason::expert_folding_does_not_divide_gpus: {
+      const int stages = plan.pp_across_islands && s.cluster.total_islands() > 0 ? plan.pp / s.cluster.total_islands()
+                                                                                 : plan.pp;
+      return "gives etp x ep = " + number(plan.etp * plan.ep) + ", which does not divide the " +
+             number(v.other_value / stages) + " GPUs per pipeline stage of " + other;
+    }
     case m::RejectReason::none:
     case m::RejectReason::out_of_memory:
     case m::RejectReason::count_:

@@ -41,6 +41,9 @@ void ffn_hidden_from_hidden(m::ModelSpec& s) {
   const std::int64_t unit = 3 * 256;
   s.ffn_hidden = static_cast<int>((8LL * s.hidden + unit - 1) / unit * 256);
 }
+void expert_ffn_from_ffn(m::ModelSpec& s) { s.moe.expert_ffn_hidden = s.ffn_hidden; }
+void shared_ffn_from_expert_ffn(m::ModelSpec& s) { s.moe.shared_expert_ffn_hidden = s.moe.expert_ffn_hidden; }
+void v_head_dim_from_head_dim(m::ModelSpec& s) { s.mla.v_head_dim = s.head_dim; }
 
 constexpr double kMaxDim = 10'000'000;
 constexpr double kMaxDegree = 1 << 20;
@@ -92,6 +95,22 @@ std::vector<SectionKeys> shipped_sections() {
     {"bias", "", "", D::value("true"), {}, "Linear layers carry biases (GPT-3 style)", member<&m::ModelSpec::bias>},
     {"tied_embeddings", "", "", D::value("true"), {}, "Output head shares the input embedding", member<&m::ModelSpec::tied_embeddings>},
     {"dropout", "", "", D::value("true"), {}, "Dropout layers present (their masks take activation memory)", member<&m::ModelSpec::dropout>},
+    // Mixture of experts and multi-head latent attention (docs/moe.md, docs/model.md §15).
+    {"experts", "", "experts", D::value("0"), R::between(0, 1e6), "Routed experts E per MoE block (0 = dense model)", member<&m::ModelSpec::moe, &m::MoeSpec::experts>},
+    {"top_k", "", "experts", D::value("2"), R::between(1, 1e6), "Routed experts each token is sent to", member<&m::ModelSpec::moe, &m::MoeSpec::top_k>},
+    {"shared_experts", "", "experts", D::value("0"), R::between(0, 1e6), "Experts every token goes through (DeepSeek: 1)", member<&m::ModelSpec::moe, &m::MoeSpec::shared_experts>},
+    {"expert_ffn_hidden", "", "", D::derived("= ffn_hidden", &erased<m::ModelSpec, &expert_ffn_from_ffn>), kDim, "Inner width of one routed expert", member<&m::ModelSpec::moe, &m::MoeSpec::expert_ffn_hidden>},
+    {"shared_expert_ffn_hidden", "", "", D::derived("= expert_ffn_hidden", &erased<m::ModelSpec, &shared_ffn_from_expert_ffn>), kDim, "Inner width of one shared expert", member<&m::ModelSpec::moe, &m::MoeSpec::shared_expert_ffn_hidden>},
+    {"dense_layers", "", "blocks", D::value("0"), R::between(0, kMaxDim), "The first blocks keep a dense MLP (DeepSeek-V3: 3)", member<&m::ModelSpec::moe, &m::MoeSpec::dense_layers>},
+    {"moe_every", "", "blocks", D::value("1"), R::between(1, kMaxDim), "After them every n-th block is an MoE block", member<&m::ModelSpec::moe, &m::MoeSpec::moe_every>},
+    {"router", "", "", D::value("softmax"), {}, "Router scoring (sigmoid adds one bias per expert)", member<&m::ModelSpec::moe, &m::MoeSpec::router>},
+    {"capacity_factor", "", "× fair share", D::value("0", "{} (= dropless)"), R::at_least(0), "Tokens an expert accepts; beyond it tokens are dropped", member<&m::ModelSpec::moe, &m::MoeSpec::capacity_factor>},
+    {"load_imbalance", "", "busiest / mean", D::value("1"), R::between(1, 100), "Routed tokens of the busiest expert-parallel rank over the mean", member<&m::ModelSpec::moe, &m::MoeSpec::load_imbalance>},
+    {"mtp_layers", "", "blocks", D::value("0"), R::between(0, 64), "Multi-token-prediction depth (DeepSeek-V3: 1)", member<&m::ModelSpec::mtp_layers>},
+    {"q_lora_rank", "", "", D::value("0"), R::between(0, kMaxDim), "MLA query compression rank (0 = none)", member<&m::ModelSpec::mla, &m::MlaSpec::q_lora_rank>},
+    {"kv_lora_rank", "", "", D::value("0"), R::between(0, kMaxDim), "MLA key/value latent rank; > 0 selects multi-head latent attention", member<&m::ModelSpec::mla, &m::MlaSpec::kv_lora_rank>},
+    {"rope_head_dim", "", "", D::value("0"), R::between(0, kMaxDim), "MLA decoupled rotary dimension per head", member<&m::ModelSpec::mla, &m::MlaSpec::rope_head_dim>},
+    {"v_head_dim", "", "", D::derived("= head_dim", &erased<m::ModelSpec, &v_head_dim_from_head_dim>), kDim, "MLA value dimension per head", member<&m::ModelSpec::mla, &m::MlaSpec::v_head_dim>},
   }},
   {Section::training, "training:", "", {
     {"global_batch", "", "sequences", D::required("required", "is required (sequences per optimizer step)"), R::between(1, 1e9), "Sequences per optimizer step, all replicas", member<&m::TrainingSpec::global_batch>},
@@ -184,6 +203,11 @@ std::vector<SectionKeys> shipped_sections() {
     {"sync", "", "", D::value("synchronous"), {}, "Synchronisation across islands", member<&m::PlanSpec::sync>},
     {"pp_across_islands", "", "", D::value("false"), {}, "Pipeline stages span islands", member<&m::PlanSpec::pp_across_islands>},
     {"batch_split", "", "", D::value("balanced"), {}, "How heterogeneous islands split the global batch", member<&m::PlanSpec::batch_split>},
+    {"ep", "", "GPUs", D::value("1"), kDegree, "Expert-parallel degree (MoE): routed experts split over this many GPUs", member<&m::PlanSpec::ep>},
+    {"etp", "", "GPUs", D::value("1"), kDegree, "Expert tensor-parallel degree (MoE): each expert's matrices split", member<&m::PlanSpec::etp>},
+    {"ep_dispatcher", "", "", D::value("alltoall"), {}, "MoE token dispatch: NCCL all-to-all, or DeepEP (one copy per node)", member<&m::PlanSpec::ep_dispatcher>},
+    {"ep_overlap", "", "", D::value("false"), {}, "Overlap MoE all-to-alls with another micro-batch's compute (DualPipe / Megatron EP overlap)", member<&m::PlanSpec::ep_overlap>},
+    {"moe_recompute", "", "", D::value("none"), {}, "MoE recomputation beyond plan.recompute (layer re-runs dispatch and combine)", member<&m::PlanSpec::moe_recompute>},
     {"diloco", "map", "", D::described("all defaults"), {}, "DiLoCo settings (see plan.diloco)"},
   }},
   {Section::diloco, "plan.diloco:", "", {
@@ -239,6 +263,8 @@ std::vector<SectionKeys> shipped_sections() {
     {"name", "name", "", D::required("required", "is required in a model preset"), {}, "Preset name (= file name without .yaml)"},
     {"source", "text", "", D::required("required", "is required in a model preset"), {}, "Citation for the dimensions", member<&PresetInfo::source>},
     {"published_params_b", "", "billions", D::required("required", "is required in a model preset"), R::between(1e-6, 1e6), "Published parameter count (checked by the tests)", member<&PresetInfo::published_params_b>},
+    {"published_active_b", "", "billions", D::value("0", "{} (dense: = published_params_b)"), R::between(0, 1e6), "Mixture of experts: published parameters per token (checked by the tests)", member<&PresetInfo::published_active_b>},
+    {"active_excludes_embedding", "", "", D::value("false"), {}, "The publisher's active count leaves out the input embedding table (gpt-oss)", member<&PresetInfo::active_excludes_embedding>},
     {"model", "map", "", D::required("required", "is required in a model preset"), {}, "Model keys (as in model:, without preset)"},
   }},
   {Section::price_file, "prices.NAME:", "entries of a `--prices` file (estimate, search, sweep, thresholds, nightly), keyed by GPU type; each gives one or both", {

@@ -60,7 +60,15 @@ void describe_scenario(std::string& out, const LoadedScenario& loaded, const Cat
                   preset ? *preset + ": " : "", md.layers, md.hidden,
                   md.heads, md.kv_heads != md.heads ? fmt::format(" ({} KV)", md.kv_heads) : "", md.ffn_hidden,
                   enum_name(md.ffn_type), md.vocab, md.seq_len));
-  row(out, "", fmt::format("{:.2f} B parameters", m::count_parameters(md).total / 1e9));
+  const m::ParameterCounts params = m::count_parameters(md);
+  if (md.moe.experts == 0) {
+    row(out, "", fmt::format("{:.2f} B parameters", params.total / 1e9));
+  } else {
+    row(out, "", fmt::format("{:.2f} B parameters, {:.2f} B active per token: {} routed experts (top-{}) of width {}"
+                             "{}", params.total / 1e9, params.active / 1e9, md.moe.experts, md.moe.top_k,
+                             md.moe.expert_ffn_hidden,
+                             md.moe.shared_experts > 0 ? fmt::format(", {} shared", md.moe.shared_experts) : ""));
+  }
 
   std::string cluster;
   for (int i = 0; i < s.cluster.island_entries; ++i) {
@@ -87,6 +95,9 @@ void describe_scenario(std::string& out, const LoadedScenario& loaded, const Cat
   plan += fmt::format(", sharding {}, {} recompute, {} attention", model::enum_name(p.sharding),
                       model::enum_name(p.recompute), model::enum_name(p.attention));
   if (p.sync == m::SyncMode::diloco) plan += fmt::format(", DiLoCo H = {}", p.diloco.inner_steps);
+  if (md.moe.experts > 0)
+    plan += fmt::format("; experts ETP {} x EP {} ({} dispatch{})", p.etp, p.ep, model::enum_name(p.ep_dispatcher),
+                        p.ep_overlap ? ", overlapped" : "");
   row(out, "Plan", plan);
 
   const m::TrainingSpec& t = s.training;
@@ -104,7 +115,7 @@ void describe_time(std::string& out, const m::Estimate& e) {
       {"compute", t.compute_s},         {"recompute", t.recompute_s}, {"memory-bound", t.memory_bound_s},
       {"TP communication", t.tp_comm_s}, {"PP communication", t.pp_comm_s}, {"pipeline bubble", t.bubble_s},
       {"DP communication", t.dp_comm_s}, {"optimizer", t.optimizer_s}, {"WAN", t.wan_s},
-      {"straggler wait", t.straggler_s}};
+      {"straggler wait", t.straggler_s}, {"EP all-to-all", t.ep_comm_s}};
   for (const auto& [label, value] : parts)
     if (value != 0)
       out += fmt::format("  {:<20}{:>12}  {:>7}\n", label, seconds(value),
@@ -120,7 +131,8 @@ void describe_memory(std::string& out, const m::Scenario& s, const m::Estimate& 
       {"weights", mem.weights_bytes},       {"gradients", mem.gradients_bytes},
       {"optimizer states", mem.optimizer_bytes}, {"activations", mem.activations_bytes},
       {"FSDP buffers", mem.fsdp_buffers_bytes}, {"logits", mem.logits_bytes},
-      {"DiLoCo outer state", mem.outer_state_bytes}, {"runtime overhead", mem.runtime_overhead_bytes}};
+      {"DiLoCo outer state", mem.outer_state_bytes}, {"runtime overhead", mem.runtime_overhead_bytes},
+      {"expert states", mem.expert_states_bytes}};
   for (const auto& [label, value] : parts)
     if (value != 0) out += fmt::format("  {:<20}{:>12}\n", label, gb(value));
 }

@@ -33,6 +33,8 @@ constexpr std::array kReasons = {
   ReasonText{"heterogeneous_plan_invalid", "the plan cannot run on islands of different GPU types"},
   ReasonText{"diloco_needs_islands", "diloco needs at least two islands"},
   ReasonText{"wan_link_missing", "several islands but no cluster.wan link between them"},
+  ReasonText{"experts_not_divisible_by_ep", "ep does not divide the routed experts (or ep/etp > 1 on a dense model)"},
+  ReasonText{"expert_folding_does_not_divide_gpus", "etp x ep does not divide an island's GPUs per pipeline stage"},
   ReasonText{"out_of_memory", "does not fit in GPU memory (try fsdp/hsdp, more tp or pp, full recompute, a smaller "
                               "micro_batch, or GPUs with more HBM)"},
   ReasonText{"non_finite_objective", "an objective is not a finite number (is training.tokens set?)"},

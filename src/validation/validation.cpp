@@ -1,6 +1,8 @@
 #include "src/validation/validation.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
@@ -28,6 +30,12 @@ struct CsvRow {
       if ((*header)[i] == column) return (*cells)[i];
     throw ScenarioError({path, line, 0}, column, "", "is not a column of the table");
   }
+  // A column tables written before it existed may leave out (the mixture-of-experts columns): "" when absent.
+  std::string optional(const std::string& column) const {
+    for (std::size_t i = 0; i < header->size(); ++i)
+      if ((*header)[i] == column) return (*cells)[i];
+    return "";
+  }
 };
 
 // The row's columns, in the scenario section they belong to.
@@ -36,6 +44,9 @@ constexpr const char* kModelColumns[] = {"layers", "hidden", "heads", "kv_heads"
 constexpr const char* kTrainingColumns[] = {"global_batch", "micro_batch", "precision", "grad_reduce_dtype"};
 constexpr const char* kPlanColumns[] = {"tp", "pp", "cp", "interleave", "sequence_parallel", "sharding", "recompute", "stack",
                                         "attention", "overlap_grad_reduce", "overlap_param_gather", "tp_comm_overlap"};
+// Mixture-of-experts rows (scenarios/validation/README.md §1): the expert folding, and `extra_keys`, a list of
+// `dotted.key=value` separated by ';' for the other MoE settings (plan.ep_dispatcher, plan.ep_overlap, ...).
+constexpr const char* kMoePlanColumns[] = {"ep", "etp"};
 
 RowUse parse_use(const CsvRow& row, const std::string& path) {
   const std::string& use = row.at("use");
@@ -60,7 +71,12 @@ double parse_number(const CsvRow& row, const std::string& column, const std::str
 ScenarioDocument row_document(const CsvRow& row, const std::string& path) {
   YAML::Node root;
   root["name"] = row.at("id");
-  for (const char* c : kModelColumns) root["model"][c] = YAML::Load(row.at(c));
+  // A row naming a preset takes its dimensions from it (an MoE model's experts and MLA ranks have no columns);
+  // model columns it leaves empty are the preset's.
+  const bool preset = !row.at("model_preset").empty();
+  if (preset) root["model"]["preset"] = row.at("model_preset");
+  for (const char* c : kModelColumns)
+    if (!preset || !row.at(c).empty()) root["model"][c] = YAML::Load(row.at(c));
   for (const char* c : kTrainingColumns) root["training"][c] = YAML::Load(row.at(c));
   root["training"]["tokens"] = 1e9;
   YAML::Node island;
@@ -71,6 +87,21 @@ ScenarioDocument row_document(const CsvRow& row, const std::string& path) {
   island["node_network_gbps"] = YAML::Load(row.at("node_network_gbps"));
   root["cluster"]["islands"].push_back(island);
   for (const char* c : kPlanColumns) root["plan"][c] = YAML::Load(row.at(c));
+  for (const char* c : kMoePlanColumns)
+    if (!row.optional(c).empty()) root["plan"][c] = YAML::Load(row.optional(c));
+  const std::string extra_keys = row.optional("extra_keys");
+  std::string_view extra = extra_keys;
+  while (!extra.empty()) {
+    const std::size_t end = std::min(extra.find(';'), extra.size());
+    const std::string_view item = extra.substr(0, end);
+    extra.remove_prefix(std::min(end + 1, extra.size()));
+    const std::size_t eq = item.find('=');
+    const std::size_t dot = item.find('.');
+    if (eq == std::string_view::npos || dot == std::string_view::npos || dot > eq)
+      throw ScenarioError({path, row.line, 0}, "extra_keys", std::string(item), "is not section.key=value");
+    root[std::string(item.substr(0, dot))][std::string(item.substr(dot + 1, eq - dot - 1))] =
+        YAML::Load(std::string(item.substr(eq + 1)));
+  }
   root["goodput"]["enabled"] = false;  // published figures are per-step throughput, not wall-clock
   ScenarioDocument doc;
   doc.path = fmt::format("{}:{}", path, row.line);
@@ -104,6 +135,10 @@ double measured_step_time_s(const std::string& metric, const std::string& conven
     flops = model::megatron_core_2024_flops_per_step(s.model, batch);
   } else if (convention == "korthikanti_model") {
     flops = model::megatron_sc21_flops_per_step(s.model, batch, false);  // eq. 7: the 72-form, no recompute
+  } else if (convention == "megatron") {
+    // Megatron-Core num_floating_point_operations as of core_v0.15 (causal, MoE active experts, MLA, MTP): the
+    // model's own model FLOPs (docs/model.md §1.2, §15.3)
+    flops = batch * model::count_flops(s.model, model::Recompute::none).model_per_sequence;
   } else if (convention == "palm") {
     // PaLM App. B: 6N + 12 L h s per token (non-causal attention)
     const double n = model::count_parameters(s.model).total;

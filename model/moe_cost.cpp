@@ -1,0 +1,109 @@
+#include "model/moe_cost.hpp"
+
+#include <algorithm>
+
+#include "model/collectives.hpp"
+#include "model/kernel_time.hpp"
+#include "model/moe_layers.hpp"
+#include "model/overlap.hpp"
+#include "model/tensor_bytes.hpp"
+
+namespace shardmeter::model {
+
+namespace {
+
+// NCCL all-to-all inside an NVLink domain reaches ~370 GB/s bus bandwidth on H100 where all-reduce reaches ~480
+// (S. Jeaugey, nccl-tests issue 212): all-to-all runs at 0.77 of the collective bandwidth the links deliver.
+// Across nodes all-to-all cannot aggregate NICs and runs at one NIC's rate (nccl-tests issue 267), which is the
+// per-GPU scale-out share already. docs/model.md §15.4.
+constexpr double kAllToAllScaleupEfficiency = 0.77;
+constexpr double kAllToAllScaleoutEfficiency = 1.0;
+// Memory-bound kernels of an MoE block's forward: router softmax/sigmoid, top-k, permute, unpermute (assumed count,
+// docs/model.md §15.4).
+constexpr double kMoeMemoryKernelsFwd = 4.0;
+
+// Tokens one GPU feeds to the MoE layer per micro-batch: b*s/cp, split by TP (sequence-parallel layout).
+double tokens_in(const ModelSpec& m, const PlanSpec& plan, int micro_batch) {
+  return micro_batch * static_cast<double>(m.seq_len) / plan.cp / plan.tp;
+}
+
+}  // namespace
+
+double dispatch_bytes(const ModelSpec& m, const PlanSpec& plan, Precision precision, int micro_batch) noexcept {
+  const double element = precision == Precision::fp8 ? 1.0 : kActivationBytes;
+  const double remote = (plan.ep - 1.0) / plan.ep;
+  return tokens_in(m, plan, micro_batch) * m.moe.top_k * m.hidden * element * remote;
+}
+
+MoeBlockCost moe_block_cost(const ModelSpec& m, const GpuSpec& gpu, const PlanSpec& plan, Precision precision,
+                            int micro_batch, const IslandLayout& l) noexcept {
+  MoeBlockCost c;
+  const double h = m.hidden, k = m.moe.top_k;
+  const double t_in = tokens_in(m, plan, micro_batch);
+  const double gated = m.ffn_type == FfnType::swiglu ? 2.0 : 1.0;
+
+  // Routed experts: the expert grid (ETP x EP x EDP) processes b*s*k*ETP/(TP*CP) token copies per GPU on average;
+  // the busiest rank paces the layer. Its E/EP local experts run as one grouped GEMM of E/EP small GEMMs, each of
+  // tokens/expert rows, at the tile efficiency of that row count (one launch).
+  const double local_experts = static_cast<double>(m.moe.experts) / plan.ep;
+  const double copies = t_in * k * plan.etp * busiest_expert_share(m.moe);
+  const double rows = copies / local_experts;
+  const double f_local = static_cast<double>(m.moe.expert_ffn_hidden) / plan.etp;
+  const double one_expert = gemm_time_s(rows, gated * f_local, h, gpu, precision) +
+                            gemm_time_s(rows, h, f_local, gpu, precision) - 2.0 * gpu.kernel_overhead_s;
+  c.gemm_fwd_s = local_experts * one_expert + 2.0 * gpu.kernel_overhead_s;
+  // Shared experts: one dense MLP of width S*f_s over the block's tokens, split like the dense MLP (TP).
+  if (m.moe.shared_experts > 0) {
+    const double tokens = t_in * plan.tp;
+    const double width = static_cast<double>(m.moe.shared_experts) * m.moe.shared_expert_ffn_hidden / plan.tp;
+    c.gemm_fwd_s += gemm_time_s(tokens, gated * width, h, gpu, precision) + gemm_time_s(tokens, h, width, gpu, precision);
+  }
+  // Router: an h x E GEMM over the GPU's tokens (fp32 logits in Megatron; counted at the GEMM precision).
+  c.gemm_fwd_s += gemm_time_s(t_in, m.moe.experts, h, gpu, precision);
+
+  // Permute and unpermute read and write every routed copy; router scores in fp32 over T x E.
+  const double permute = 2.0 * 2.0 * t_in * k * h * kActivationBytes;
+  const double scores = 3.0 * 4.0 * t_in * m.moe.experts;
+  c.memory_fwd_s = memory_bound_time_s(permute + scores, kMoeMemoryKernelsFwd, gpu);
+
+  // Dispatch and combine. Inside the scale-up domain at the NVLink all-to-all rate; an EP group spanning nodes
+  // sends the share bound for other nodes over scale-out, the rest over scale-up, at the same time. DeepEP sends
+  // one copy per destination node and forwards inside it (DeepSeek-V3 §3.2.2): the scale-out bytes shrink by
+  // min(k, nodes)/k.
+  if (plan.ep > 1) {
+    const double dispatch = dispatch_bytes(m, plan, precision, micro_batch);
+    const double combine = dispatch * (precision == Precision::fp8 ? kActivationBytes : 1.0);
+    const GroupPlacement g = l.ep_group;
+    const double off_node = g.nodes > 1 ? (plan.ep - g.per_node) / (plan.ep - 1.0) : 0.0;
+    const double dedupe =
+        plan.ep_dispatcher == EpDispatcher::deepep && g.nodes > 1 ? std::min(k, static_cast<double>(g.nodes)) / k : 1.0;
+    const double up_bw = kAllToAllScaleupEfficiency * l.links.scaleup_bytes_per_s;
+    const double out_bw = kAllToAllScaleoutEfficiency * l.links.scaleout_bytes_per_s;
+    auto one = [&](double bytes) {
+      const double up = bytes * (1.0 - off_node) / up_bw;
+      const double out = off_node > 0 ? bytes * off_node * dedupe / out_bw : 0.0;
+      const double latency = off_node > 0 ? l.links.scaleout_latency_s : l.links.scaleup_latency_s;
+      return latency + std::max(up, out);
+    };
+    c.all_to_all_s = (one(dispatch) + one(combine)) * busiest_expert_share(m.moe);
+  }
+  // Expert tensor parallelism: the received tokens are all-gathered in the ETP group and reduce-scattered back
+  // (Megatron alltoall dispatcher, AllGather-V / ReduceScatter-V).
+  if (plan.etp > 1) {
+    const double bytes = copies * h * kActivationBytes;
+    c.all_to_all_s += hierarchical_all_gather_s(bytes, l.etp_group, l.links) +
+                      hierarchical_reduce_scatter_s(bytes, l.etp_group, l.links);
+  }
+  return c;
+}
+
+double ep_comm_per_block_s(const MoeBlockCost& cost, const PlanSpec& plan, double window_s,
+                           double slowdown) noexcept {
+  // Forward dispatch + combine, backward their transposes (docs/model.md §15.4); recomputing the MoE block (or
+  // the whole block under full recompute) runs the forward pair again.
+  const bool recomputed = plan.moe_recompute == MoeRecompute::layer || plan.recompute == Recompute::full;
+  const double comm = cost.all_to_all_s * (recomputed ? 3.0 : 2.0);
+  return plan.ep_overlap ? exposed_after_overlap(comm, window_s, slowdown) : comm;
+}
+
+}  // namespace shardmeter::model

@@ -1,0 +1,51 @@
+#pragma once
+// Which blocks of a mixture-of-experts model route their tokens to experts, and what one expert holds
+// (docs/model.md §15.1). With model.moe.experts = 0 every block is dense and these counts are 0.
+#include "model/model_spec.hpp"
+
+namespace shardmeter::model {
+
+inline bool is_moe(const ModelSpec& m) noexcept { return m.moe.experts > 0; }
+
+// Blocks with an MoE MLP: after the first `dense_layers`, every `moe_every`-th block (Megatron --moe-layer-freq
+// counted from the first MoE block: DeepSeek-V3 61 layers, 3 dense -> 58; Mixtral 32 of 32).
+inline int moe_layer_count(const ModelSpec& m) noexcept {
+  if (!is_moe(m) || m.layers <= m.moe.dense_layers) return 0;
+  const int after = m.layers - m.moe.dense_layers;
+  const int every = m.moe.moe_every > 0 ? m.moe.moe_every : 1;
+  return (after + every - 1) / every;
+}
+inline int dense_layer_count(const ModelSpec& m) noexcept { return m.layers - moe_layer_count(m); }
+
+// Matrices of one MLP of inner width `width`: GELU 2*h*w, SwiGLU 3*h*w [docs/model.md §1.1].
+inline double mlp_matmul_params(const ModelSpec& m, double width) noexcept {
+  return (m.ffn_type == FfnType::swiglu ? 3.0 : 2.0) * m.hidden * width;
+}
+// Biases of one such MLP when model.bias: the up (and gate) outputs and the down output.
+inline double mlp_bias_params(const ModelSpec& m, double width) noexcept {
+  return m.bias ? (m.ffn_type == FfnType::swiglu ? 2.0 : 1.0) * width + m.hidden : 0.0;
+}
+
+// One routed expert, matrices and biases (Mixtral 8x7B: 3*4096*14336 = 176,160,768).
+inline double expert_params(const ModelSpec& m) noexcept {
+  return mlp_matmul_params(m, m.moe.expert_ffn_hidden) + mlp_bias_params(m, m.moe.expert_ffn_hidden);
+}
+// The router of one MoE block: an h x E gate, plus one bias per expert when the model has biases (gpt-oss) or a
+// sigmoid router with aux-loss-free balancing (DeepSeek-V3's e_score_correction_bias).
+inline double router_params(const ModelSpec& m) noexcept {
+  const double e = m.moe.experts;
+  return e * m.hidden + (m.bias || m.moe.router == MoeRouter::sigmoid ? e : 0.0);
+}
+// The shared experts of one MoE block.
+inline double shared_expert_params(const ModelSpec& m) noexcept {
+  return m.moe.shared_experts * (mlp_matmul_params(m, m.moe.shared_expert_ffn_hidden) +
+                                 mlp_bias_params(m, m.moe.shared_expert_ffn_hidden));
+}
+
+// Ratio of the busiest expert-parallel rank's routed tokens to the mean: model.load_imbalance, cut by the capacity
+// factor when tokens beyond capacity are dropped (capacity_factor > 0).
+inline double busiest_expert_share(const MoeSpec& moe) noexcept {
+  return moe.capacity_factor > 0 && moe.capacity_factor < moe.load_imbalance ? moe.capacity_factor : moe.load_imbalance;
+}
+
+}  // namespace shardmeter::model
