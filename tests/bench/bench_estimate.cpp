@@ -49,6 +49,17 @@ std::vector<Case> cases() {
     out.push_back({"gpt-13b 64xA100 tp2 fsdp standard-attention", s});
   }
   {
+    // Mixtral-8x7B's shape (scenarios/models/mixtral-8x7b.yaml) on 64 H100: 8 experts, top-2, EP 8 inside the node.
+    model::Scenario s = test::llama70b_base();
+    s.model.layers = 32; s.model.hidden = 4096; s.model.heads = 32; s.model.kv_heads = 8; s.model.head_dim = 128;
+    s.model.ffn_hidden = 14336; s.model.vocab = 32000; s.model.seq_len = 4096;
+    s.model.moe.experts = 8; s.model.moe.top_k = 2; s.model.moe.expert_ffn_hidden = 14336;
+    s.cluster.islands[0].gpus = 64;
+    s.plan.ep = 8; s.plan.sharding = model::Sharding::fsdp; s.plan.recompute = model::Recompute::full;
+    s.training.global_batch = 512;
+    out.push_back({"MoE: mixtral-8x7b 64xH100 ep8 fsdp full-recompute", s});
+  }
+  {
     model::Scenario s = test::gpt13b_base();
     s.plan.tp = 3;  // 40 heads: rejected by the first consistency rule
     out.push_back({"gpt-13b tp3 (inconsistent: rejected)", s});
