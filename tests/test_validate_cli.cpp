@@ -2,6 +2,8 @@
 
 #include <regex>
 
+#include <nlohmann/json.hpp>
+
 #include "run_shardmeter.hpp"
 
 using shardmeter::testing::run_shardmeter;
@@ -47,6 +49,31 @@ TEST_CASE("shardmeter validate: MAPE no worse than docs/accuracy.md states, with
   CHECK(groups >= 12);
   // Every scored row shows a measured and a predicted time.
   CHECK_THAT(r.out, Catch::Contains("kor-t5-gpt-175b-seqsel") && Catch::Contains("MAPE per source"));
+}
+
+TEST_CASE("shardmeter validate --json: rows, groups and the overall MAPE of the text report") {
+  const auto text = run_shardmeter("validate");
+  const auto json = run_shardmeter("validate --json");
+  REQUIRE(json.status == 0);
+  const nlohmann::json j = nlohmann::json::parse(json.out);
+  std::smatch m;
+  REQUIRE(std::regex_search(text.out, m, std::regex(R"(\noverall MAPE ([0-9.]+)% over ([0-9]+) runs\n$)")));
+  // The text rounds to one decimal: 5.44 prints as 5.4.
+  CHECK(j.at("overall_mape_pct").get<double>() == Approx(std::stod(m[1])).margin(0.05));
+  CHECK(j.at("overall_runs").get<int>() == std::stoi(m[2]));
+  int scored = 0;
+  for (const nlohmann::json& row : j.at("rows")) {
+    for (const char* key : {"id", "source", "use", "measured", "predicted", "error_pct", "scored"})
+      CHECK(row.contains(key));
+    if (row.at("scored").get<bool>()) ++scored;
+  }
+  CHECK(scored == std::stoi(m[2]));
+  int runs = 0;
+  for (const nlohmann::json& g : j.at("groups")) {
+    runs += g.at("runs").get<int>();
+    CHECK(g.at("worst_pct").get<double>() >= g.at("mape_pct").get<double>());
+  }
+  CHECK(runs == scored);   // the groups partition the scored rows
 }
 
 TEST_CASE("shardmeter validate: a malformed table is an error naming file and line, status 2") {

@@ -3,6 +3,7 @@
 // of efficiency constants per GPU family to the `calibrate` rows, prints them for scenarios/gpus.yaml, and then
 // reports the same comparison (holdout rows stay out of sample).
 #include <optional>
+#include <string_view>
 #include <ostream>
 
 #include <fmt/format.h>
@@ -23,12 +24,14 @@ struct Table {
   std::vector<ValidationRun> runs;
   std::string data_dir;
   bool default_csv = true;   // no CSV given: the decentralized anchors are scored too
+  bool json = false;         // validate --json
 };
 
 // Both commands take the same arguments. Returns the runs, or nothing when --help was printed.
 std::optional<Table> load_table(const char* name, const std::vector<std::string>& args, std::ostream& out) {
   CommandLine line(*find_command(name));
   line.add(SharedOption::data_dir);
+  if (std::string_view(name) == "validate") line.add(SharedOption::json);
   line.parse(args);
   if (line.wants_help()) {
     line.print_help(out);
@@ -41,7 +44,8 @@ std::optional<Table> load_table(const char* name, const std::vector<std::string>
   if (line.positional().size() > 1) throw line.usage("expected at most one CSV");
   const std::string csv =
       line.positional().empty() ? dir + "/validation/published_runs.csv" : line.positional().front();
-  return Table{load_validation_runs(csv, load_catalog(dir)), dir, line.positional().empty()};
+  return Table{load_validation_runs(csv, load_catalog(dir)), dir, line.positional().empty(),
+               std::string_view(name) == "validate" && line.json()};
 }
 
 }  // namespace
@@ -49,6 +53,11 @@ std::optional<Table> load_table(const char* name, const std::vector<std::string>
 int run_validate(const std::vector<std::string>& args, std::ostream& out) {
   std::optional<Table> table = load_table("validate", args, out);
   if (!table) return 0;
+  if (table->json) {
+    predict(table->runs);
+    out << validation_json(table->runs);
+    return 0;
+  }
   // The decentralized anchors first: the report closes with the step-time line "overall MAPE X% over N runs".
   if (table->default_csv)
     out << format_anchor_report(score_decentralized_anchors(table->data_dir + "/validation/decentralized_runs.csv",

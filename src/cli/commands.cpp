@@ -16,7 +16,7 @@ constexpr std::array kCommands = {
             "[--data-dir DIR]",
             "Search the scenario's search: space for the cost-throughput Pareto front; print it and write HDF5/CSV/JSON",
             run_search},
-    Command{"validate", "validate [CSV] [--data-dir DIR]",
+    Command{"validate", "validate [CSV] [--json] [--data-dir DIR]",
             "Predict every published run of the calibration table; print per-row error and MAPE", run_validate},
     Command{"calibrate", "calibrate [CSV] [--data-dir DIR]",
             "Fit one set of efficiency constants per GPU family to the table's calibrate rows", run_calibrate},

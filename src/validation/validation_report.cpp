@@ -4,6 +4,9 @@
 #include <map>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "results/markup.hpp"
 
 namespace shardmeter::cli {
 
@@ -24,7 +27,53 @@ std::string summary_line(const std::string& label, const ErrorSummary& s) {
   return fmt::format("  {:<28} {:>4} runs  MAPE {:5.1f}%  worst {:5.1f}%\n", label, s.runs, s.mape, s.worst);
 }
 
+// The rows each summary is taken over, gathered once for the text and the JSON report.
+struct Groups {
+  std::map<std::string, std::vector<const ValidationRun*>> by_source;
+  std::map<std::string, std::vector<const ValidationRun*>> by_use;
+  std::vector<const ValidationRun*> scored, korthikanti, fully_specified;
+};
+
+Groups group_runs(const std::vector<ValidationRun>& runs) {
+  Groups g;
+  for (const ValidationRun& r : runs) {
+    const bool comparable = r.convertible && r.rejected == model::RejectReason::none;
+    if (r.scored()) {
+      g.by_source[r.source_group].push_back(&r);
+      g.scored.push_back(&r);
+      if (r.fully_specified) g.fully_specified.push_back(&r);
+    }
+    if (comparable) g.by_use[std::string(to_string(r.use))].push_back(&r);
+    if (comparable && r.source_group == "korthikanti-table5") g.korthikanti.push_back(&r);
+  }
+  return g;
+}
+
 }  // namespace
+
+std::string validation_json(const std::vector<ValidationRun>& runs) {
+  nlohmann::json j;
+  j["rows"] = nlohmann::json::array();
+  for (const ValidationRun& r : runs) {
+    const bool comparable = r.convertible && r.rejected == model::RejectReason::none;
+    nlohmann::json row = {{"id", r.id}, {"source", r.source_group}, {"use", std::string(to_string(r.use))},
+                          {"scored", r.scored()}};
+    row["measured"] = r.convertible ? nlohmann::json(r.measured_step_s) : nlohmann::json();
+    row["predicted"] = comparable ? nlohmann::json(r.predicted_step_s) : nlohmann::json();
+    row["error_pct"] = comparable ? nlohmann::json(100 * r.error()) : nlohmann::json();
+    j["rows"].push_back(row);
+  }
+  const Groups g = group_runs(runs);
+  j["groups"] = nlohmann::json::array();
+  for (const auto& [source, rows] : g.by_source) {
+    const ErrorSummary e = summarize(rows);
+    j["groups"].push_back({{"source", source}, {"runs", e.runs}, {"mape_pct", e.mape}, {"worst_pct", e.worst}});
+  }
+  const ErrorSummary all = summarize(g.scored);
+  j["overall_mape_pct"] = all.mape;
+  j["overall_runs"] = all.runs;
+  return results::json_text(j);
+}
 
 std::string format_validation_report(const std::vector<ValidationRun>& runs) {
   std::string text;
@@ -43,21 +92,8 @@ std::string format_validation_report(const std::vector<ValidationRun>& runs) {
                         comparable ? fmt::format("{:+.1f}%", 100 * r.error()) : "-", row_note(r));
   }
 
-  std::map<std::string, std::vector<const ValidationRun*>> by_source;
-  std::map<std::string, std::vector<const ValidationRun*>> by_use;
-  std::vector<const ValidationRun*> scored, reference, korthikanti, fully_specified;
-  for (const ValidationRun& r : runs) {
-    const bool comparable = r.convertible && r.rejected == model::RejectReason::none;
-    if (r.scored()) {
-      by_source[r.source_group].push_back(&r);
-      scored.push_back(&r);
-      if (r.fully_specified) fully_specified.push_back(&r);
-    }
-    if (comparable) by_use[std::string(to_string(r.use))].push_back(&r);
-    if (comparable && r.use == RowUse::reference) reference.push_back(&r);
-    if (comparable && r.source_group == "korthikanti-table5") korthikanti.push_back(&r);
-  }
-
+  Groups g = group_runs(runs);
+  auto& [by_source, by_use, scored, korthikanti, fully_specified] = g;
   text += "\nMAPE per source (scored rows: calibrate + holdout):\n";
   for (const auto& [source, rows] : by_source) text += summary_line(source, summarize(rows));
   text += "\nMAPE per use:\n";

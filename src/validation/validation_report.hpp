@@ -9,5 +9,9 @@
 namespace shardmeter::cli {
 
 std::string format_validation_report(const std::vector<ValidationRun>& runs);
+// `shardmeter validate --json`: {"rows": [{id, source, use, scored, measured, predicted, error_pct}], "groups":
+// [{source, runs, mape_pct, worst_pct}] (scored rows per source group), "overall_mape_pct", "overall_runs"}; times in
+// seconds per step, null where a row cannot be compared.
+std::string validation_json(const std::vector<ValidationRun>& runs);
 
 }  // namespace shardmeter::cli
