@@ -130,11 +130,8 @@ SearchJobResult run_search_job(const SearchJobOptions& options, const Catalog& c
   // The GPU types of the front's rows whose constants no published run fits: the report, the export headers and the
   // search table flag them.
   std::vector<std::string> gpus;
-  const auto add_gpus = [&gpus](const model::Scenario& s) {
-    for (int i = 0; i < s.cluster.island_entries; ++i)
-      gpus.emplace_back(s.cluster.islands[static_cast<std::size_t>(i)].gpu.name.view());
-  };
-  for (const results::PlanPoint& p : job.front) add_gpus(p.scenario);
+  for (const results::PlanPoint& p : job.front)
+    for (std::string& g : gpu_types_of(p.scenario)) gpus.push_back(std::move(g));
   info.uncalibrated_gpus = uncalibrated_among(catalog, gpus);
 
   if (!options.team.writes_files) return job;

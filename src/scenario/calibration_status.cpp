@@ -45,11 +45,17 @@ std::vector<std::string> uncalibrated_among(const Catalog& catalog, std::span<co
   return out;
 }
 
-std::vector<std::string> uncalibrated_in(const Catalog& catalog, const model::Scenario& scenario) {
+std::vector<std::string> gpu_types_of(const model::Scenario& scenario) {
   std::vector<std::string> gpus;
-  for (int i = 0; i < scenario.cluster.island_entries; ++i)
-    gpus.emplace_back(scenario.cluster.islands[static_cast<std::size_t>(i)].gpu.name.view());
-  return uncalibrated_among(catalog, gpus);
+  for (int i = 0; i < scenario.cluster.island_entries; ++i) {
+    const std::string name(scenario.cluster.islands[static_cast<std::size_t>(i)].gpu.name.view());
+    if (std::find(gpus.begin(), gpus.end(), name) == gpus.end()) gpus.push_back(name);
+  }
+  return gpus;
+}
+
+std::vector<std::string> uncalibrated_in(const Catalog& catalog, const model::Scenario& scenario) {
+  return uncalibrated_among(catalog, gpu_types_of(scenario));
 }
 
 }  // namespace shardmeter::cli

@@ -30,6 +30,8 @@ std::string describe_calibration(const Catalog& catalog, std::string_view gpu);
 CalibrationStatus calibration_of(const Catalog& catalog, std::string_view gpu);
 // The names in `gpus` that are uncalibrated, sorted, each once.
 std::vector<std::string> uncalibrated_among(const Catalog& catalog, std::span<const std::string> gpus);
+// The GPU types of a scenario's island entries, each once, in island order.
+std::vector<std::string> gpu_types_of(const model::Scenario& scenario);
 // The uncalibrated GPU types of a scenario's island entries (estimate --json's `uncalibrated_gpus`).
 std::vector<std::string> uncalibrated_in(const Catalog& catalog, const model::Scenario& scenario);
 

@@ -1,6 +1,5 @@
 #include "src/text/estimate_table.hpp"
 
-#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
@@ -79,12 +78,10 @@ void describe_scenario(std::string& out, const LoadedScenario& loaded, const Cat
                            isl.spot ? " (spot)" : "");
   }
   row(out, "Cluster", fmt::format("{} GPUs: {}", s.cluster.total_gpus(), cluster));
-  std::vector<std::string> seen;
-  for (int i = 0; i < s.cluster.island_entries; ++i) {
-    const std::string name(s.cluster.islands[static_cast<std::size_t>(i)].gpu.name.view());
-    if (std::find(seen.begin(), seen.end(), name) != seen.end()) continue;
-    seen.push_back(name);
-    row(out, seen.size() == 1 ? "Calibration" : "", name + ": " + describe_calibration(catalog, name));
+  bool first = true;
+  for (const std::string& name : gpu_types_of(s)) {
+    row(out, first ? "Calibration" : "", name + ": " + describe_calibration(catalog, name));
+    first = false;
   }
 
   const m::PlanSpec& p = s.plan;

@@ -9,6 +9,7 @@
 #include "model/units.hpp"
 #include "model/metrics.hpp"
 #include "results/front/front_picks.hpp"
+#include "src/scenario/calibration_status.hpp"
 #include "src/text/text_format.hpp"
 #include "src/text/text_table.hpp"
 
@@ -22,13 +23,8 @@ const m::IslandSpec& island(const m::Scenario& s, int i) { return s.cluster.isla
 
 // An uncalibrated type carries a '*' (the search prints the legend under the table).
 std::string gpu_types(const m::Scenario& s, std::span<const std::string> uncalibrated) {
-  std::vector<std::string> names;
-  for (int i = 0; i < s.cluster.island_entries; ++i) {
-    const std::string name(island(s, i).gpu.name.view());
-    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
-  }
   std::string text;
-  for (const std::string& n : names)
+  for (const std::string& n : gpu_types_of(s))
     text += (text.empty() ? "" : "+") + n +
             (std::find(uncalibrated.begin(), uncalibrated.end(), n) != uncalibrated.end() ? "*" : "");
   return text;
