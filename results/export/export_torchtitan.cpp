@@ -46,6 +46,35 @@ void check(const DeployPlan& p) {
     throw ExportError(kFormat, fmt::format("sharding {} with tp {} / pp {}: without FSDP torchtitan replicates with "
                                            "DDP, which \"has not supported > 1D parallelism\"",
                                            p.sharding, p.tp, p.pp));
+  if (p.model.moe()) {
+    // ParallelDims (distributed/parallel_dims.py:58-59, 136-157): with EP, ETP is 1 or tp; the sparse mesh
+    // dp_replicate x efsdp x ep x etp needs efsdp = dp_shard x cp x tp / (etp x ep) whole. With EP 1 the experts
+    // take the dense TP (expert_tensor_parallel_degree has no effect, job_config.py:464-472).
+    if (p.ep > 1 && p.etp != 1 && p.etp != p.tp)
+      throw ExportError(kFormat, fmt::format("etp {} with tp {} and ep {}: v0.2.2 supports ETP = TP or ETP = 1 only "
+                                             "(parallel_dims.py:58-59)", p.etp, p.tp, p.ep));
+    if (p.ep == 1 && p.etp != p.tp)
+      throw ExportError(kFormat, fmt::format("etp {} with ep 1 and tp {}: without expert parallelism torchtitan "
+                                             "shards the experts with the dense TP", p.etp, p.tp));
+    if ((p.dp_shard * p.cp * p.tp) % (p.etp * p.ep) != 0)
+      throw ExportError(kFormat, fmt::format("etp {} x ep {} does not divide dp_shard {} x cp {} x tp {}: torchtitan "
+                                             "folds the experts inside the FSDP x CP x TP ranks, not over "
+                                             "data_parallel_replicate (parallel_dims.py:136-157)",
+                                             p.etp, p.ep, p.dp_shard, p.cp, p.tp));
+    if (p.moe_recompute != "none" && p.recompute != "full")
+      throw ExportError(kFormat, fmt::format("moe_recompute {}: [activation_checkpoint] checkpoints whole blocks "
+                                             "(full) or ops by policy (selective), not the routed experts alone",
+                                             p.moe_recompute));
+    if (p.diloco())
+      throw ExportError(kFormat, "DiLoCo with an MoE model: the fragment split under TorchFT is llama3_ft's only");
+    if (p.ep_overlap)
+      throw ExportError(kFormat, "plan.ep_overlap: v0.2.2 overlaps EP communication only inside the DualPipeV "
+                                 "pipeline schedule (pipeline_parallel_expert_parallel_overlap, job_config.py:420-426), "
+                                 "not with the 1F1B schedules the plan is costed with");
+    if (const auto mm = torchtitan_v0_2_2_model(p.model); mm && mm->name == "deepseek_v3" && p.cp > 1)
+      throw ExportError(kFormat, fmt::format("cp {} with deepseek_v3: its flex attention does not run context "
+                                             "parallelism (models/deepseek_v3/model/args.py:101-109)", p.cp));
+  }
   if (p.diloco()) {
     if (p.dp_replicate > 1)
       throw ExportError(kFormat, fmt::format("DiLoCo with sharding {}: under TorchFT each replica group shards with "
@@ -66,18 +95,22 @@ Exported export_torchtitan(const DeployPlan& p, const ExportSource& source) {
   t += fmt::format("# degrees: data_parallel_shard {} x data_parallel_replicate {} x tp {} x pp {} x cp {} = {} GPUs{}\n",
                    p.dp_shard, p.dp_replicate, p.tp, p.pp, p.cp, p.dp_shard * p.dp_replicate * p.model_parallel,
                    p.diloco() ? " per island (one TorchFT replica group each)" : "");
+  if (p.model.moe())
+    t += fmt::format("# experts: data_parallel_replicate {} x efsdp {} x ep {} x etp {} x pp {} (parallel_dims.py:136-157)\n",
+                     p.dp_replicate, p.dp_shard * p.cp * p.tp / (p.ep * p.etp), p.ep, p.etp, p.pp);
 
   t += "\n[job]\ndescription = " +
        toml_string(fmt::format("shardmeter: {} row {}", source.info->scenario_name, row_number(p.row))) + "\n";
   if (p.diloco()) t += "custom_config_module = \"torchtitan.components.ft.config\"  # the DiLoCo fields below\n";
 
-  const auto flavor = llama3_flavor(p.model);
-  if (flavor || p.precision == "fp8") t += "\n[model]\n";
-  if (flavor) {
-    t += fmt::format("name = \"{}\"\nflavor = \"{}\"\n", p.diloco() ? "llama3_ft" : "llama3", *flavor);
+  const auto known = torchtitan_v0_2_2_model(p.model);
+  if (known || p.precision == "fp8") t += "\n[model]\n";
+  if (known) {
+    t += fmt::format("name = \"{}\"\nflavor = \"{}\"\n", p.diloco() ? "llama3_ft" : known->name, known->flavor);
   } else {
-    out.notes.push_back(fmt::format("torchtitan: the model is none of torchtitan's llama3 flavors: register one with "
-                                    "the dimensions of the header's model line and set [model] name and flavor"));
+    out.notes.push_back(fmt::format("torchtitan: the model is none of torchtitan's {} flavors: register one with "
+                                    "the dimensions of the header's model line and set [model] name and flavor",
+                                    p.model.moe() ? "qwen3 / deepseek_v3" : "llama3"));
   }
   if (p.precision == "fp8") t += "converters = [\"quantize.linear.float8\"]\n";
 
@@ -112,6 +145,11 @@ Exported export_torchtitan(const DeployPlan& p, const ExportSource& source) {
                      s.last_less);
   }
   t += fmt::format("context_parallel_degree = {}\n", p.cp);
+  if (p.model.moe()) {
+    t += fmt::format("expert_parallel_degree = {}\n", p.ep);
+    t += fmt::format("expert_tensor_parallel_degree = {}\n", p.etp);
+    t += fmt::format("expert_parallel_comm_backend = \"{}\"\n", p.ep_dispatcher == "deepep" ? "deepep" : "standard");
+  }
 
   t += "\n[activation_checkpoint]\n";
   t += "mode = " + toml_string(p.recompute) + "\n";

@@ -38,6 +38,12 @@ std::string_view check(const DeployPlan& p) {
     throw ExportError(kFormat, fmt::format("DiLoCo across {} islands: on torchtitan main it runs through "
                                            "experiments/torchft's own trainer, not a Trainer.Config (use torchtitan, "
                                            "the v0.2.2 TOML)", p.islands.size()));
+  if (p.model.moe())
+    throw ExportError(kFormat, fmt::format("an MoE model ({} experts): the config function starts from a llama3 "
+                                           "recipe; main's MoE models take their experts from their own recipes, and "
+                                           "its ParallelDims has expert_parallel_degree but no expert tensor "
+                                           "parallelism (distributed/parallel_dims.py:139-192; use torchtitan, the "
+                                           "v0.2.2 TOML)", p.model.experts));
   const auto flavor = llama3_flavor(p.model);
   if (!flavor)
     throw ExportError(kFormat, fmt::format("a model of {} layers, hidden {}, {} heads ({} KV): the config function "

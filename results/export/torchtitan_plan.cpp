@@ -20,7 +20,32 @@ constexpr std::array<Flavor, 3> kLlama3 = {{
     {"405B", 126, 16384, 128, 8},
 }};
 
+struct MoeFlavor {
+  std::string_view name, flavor;
+  std::int64_t layers, hidden, heads, kv_heads, experts, top_k, shared_experts, expert_ffn_hidden, dense_layers;
+};
+// torchtitan v0.2.2: models/qwen3/__init__.py:145-192, models/deepseek_v3/__init__.py:130-156 (its n_kv_heads is
+// n_heads: MLA).
+constexpr std::array<MoeFlavor, 3> kMoe = {{
+    {"qwen3", "30B-A3B", 48, 2048, 32, 4, 128, 8, 0, 768, 0},
+    {"qwen3", "235B-A22B", 94, 4096, 64, 4, 128, 8, 0, 1536, 0},
+    {"deepseek_v3", "671B", 61, 7168, 128, 128, 256, 8, 1, 2048, 3},
+}};
+
 }  // namespace
+
+std::optional<TorchtitanModel> torchtitan_v0_2_2_model(const DeployModel& m) {
+  if (!m.moe()) {
+    if (const auto flavor = llama3_flavor(m)) return TorchtitanModel{"llama3", *flavor};
+    return std::nullopt;
+  }
+  for (const MoeFlavor& f : kMoe)
+    if (f.layers == m.layers && f.hidden == m.hidden && f.heads == m.heads && f.kv_heads == m.kv_heads &&
+        f.experts == m.experts && f.top_k == m.top_k && f.shared_experts == m.shared_experts &&
+        f.expert_ffn_hidden == m.expert_ffn_hidden && f.dense_layers == m.dense_layers && m.moe_every == 1)
+      return TorchtitanModel{f.name, f.flavor};
+  return std::nullopt;
+}
 
 TorchtitanStages torchtitan_stages(std::string_view format, const DeployPlan& p) {
   const std::string f(format);

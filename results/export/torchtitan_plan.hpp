@@ -33,6 +33,14 @@ TorchtitanStages torchtitan_stages(std::string_view format, const DeployPlan& pl
 // none matches. Its dimensions are in torchtitan/models/llama3/__init__.py at both pinned commits.
 std::optional<std::string_view> llama3_flavor(const DeployModel& model);
 
+// A model torchtitan v0.2.2 registers, as [model] name and flavor: the llama3 flavors, and the MoE flavors whose
+// layers, hidden size, heads, KV heads, experts, top-k, shared experts and expert width are the model's
+// (models/qwen3/__init__.py:145-192 "30B-A3B", "235B-A22B"; models/deepseek_v3/__init__.py:130-156 "671B").
+struct TorchtitanModel {
+  std::string_view name, flavor;
+};
+std::optional<TorchtitanModel> torchtitan_v0_2_2_model(const DeployModel& model);
+
 // Plans neither target expresses: a synchronous job across islands, ZeRO-1, fp16, a sequence length the TP / CP
 // split cannot divide.
 void check_torchtitan_plan(std::string_view format, const DeployPlan& plan);

@@ -73,6 +73,25 @@ PLANTED = [
     ("autotp.deepspeed.json", '"train_micro_batch_size_per_gpu"', '"train_batch_size": 1024,\n  "train_micro_batch_size_per_gpu"',
      "AutoTP: DeepSpeed divides by the whole world: 1024 != 1 x 32 x 64"),
     ("islands.torchrun.sh", "--nnodes=24", "--nnodes=1:24", "static rendezvous takes one node count"),
+    # Mixture of experts (issue 10): values Megatron-LM, torchtitan and DeepSpeed-MoE reject.
+    ("deepseek-v3.megatron.sh", "--expert-model-parallel-size 64", "--expert-model-parallel-size 48",
+     "256 experts are not a multiple of EP 48 (A:1602), and 48 x 8 does not divide 1024 GPUs"),
+    ("deepseek-v3.megatron.sh", "  --sequence-parallel\n", "",
+     "an MoE model on tp 2 without sequence parallelism does not train (moe_layer.py:629-633)"),
+    ("deepseek-v3.megatron.sh", "([0]*3+[1]*58)", "([0]*3+[1]*57)",
+     "a 60-entry MoE layer pattern for 61 layers (gpt_layer_specs.py:652-656)"),
+    ("deepseek-v3.megatron.sh", "  --moe-router-score-function sigmoid\n", "",
+     "expert bias needs the sigmoid score function (TC:2284-2292)"),
+    ("mixtral-capacity.megatron.sh", "  --moe-grouped-gemm\n", "  --moe-router-load-balancing-type sinkhorn\n",
+     "no grouped GEMM for moe_act recompute (TC:1784-1787), and sinkhorn with a capacity factor (TC:1660-1684)"),
+    ("mixtral-capacity.megatron.sh", "  --num-virtual-stages-per-pipeline-rank 2\n", "",
+     "EP overlap on pp 4 needs virtual pipeline stages (TC:2670-2675)"),
+    ("qwen3-node.megatron.sh", "--expert-tensor-parallel-size 1", "--expert-tensor-parallel-size 3",
+     "etp 3 x ep 8 does not divide the 8 GPUs (parallel_state.py:881-884)"),
+    ("qwen3-fsdp.torchtitan.toml", "expert_parallel_degree = 8", "expert_parallel_degree = 3",
+     "efsdp = 8 / 3 is not whole: the sparse mesh cannot be built (parallel_dims.py:136-157)"),
+    ("qwen3-node.deepspeed.json", '"ep_size": 8', '"ep_size": 16',
+     "ep_size 16 does not divide the 8 ranks (utils/groups.py:250-258)"),
 ]
 
 
