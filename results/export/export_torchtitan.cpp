@@ -14,11 +14,10 @@
 //                pipeline_parallel_microbatch_size (local_batch_size / it = micro-batches),
 //                pipeline_parallel_layers_per_stage, pipeline_parallel_first/last_stage_less_layers
 //                (torchtitan_plan.hpp), context_parallel_degree
+//   ([training] and [parallelism] come from the field list both torchtitan writers share, torchtitan_plan.hpp)
 //   [activation_checkpoint] mode = "none" | "selective" | "full", selective_ac_option = "op"
 //   [fault_tolerance] enable, group_size, semi_sync_method = "diloco", and from the custom module sync_steps,
 //                should_quantize, fragment_sync_delay, num_fragments (components/ft/config/job_config.py:18-70)
-#include <cmath>
-
 #include <fmt/format.h>
 
 #include "results/export/export_formats.hpp"
@@ -114,42 +113,8 @@ Exported export_torchtitan(const DeployPlan& p, const ExportSource& source) {
   }
   if (p.precision == "fp8") t += "converters = [\"quantize.linear.float8\"]\n";
 
-  // With pipeline parallelism the whole per-replica batch is the local batch, split into micro-batches of
-  // micro_batch; without it each step accumulates gradients over local batches of micro_batch.
-  const std::int64_t local = p.pp > 1 ? p.micro_batch * p.grad_accum : p.micro_batch;
-  const std::int64_t steps = static_cast<std::int64_t>(
-      std::ceil(p.training_tokens / static_cast<double>(p.global_batch * p.model.seq_len)));
-  t += "\n[training]\n";
-  t += fmt::format("local_batch_size = {}\n", local);
-  t += fmt::format("global_batch_size = {}{}\n", p.global_batch,
-                   p.diloco() ? "  # over every replica group (island): TorchFT divides it by the groups" : "");
-  t += fmt::format("seq_len = {}\n", p.model.seq_len);
-  if (steps > 0) t += fmt::format("steps = {}  # the token budget\n", steps);
-  t += "mixed_precision_param = \"bfloat16\"\n";
-
-  t += "\n[parallelism]\n";
-  t += fmt::format("data_parallel_replicate_degree = {}\n", p.dp_replicate);
-  t += fmt::format("data_parallel_shard_degree = {}\n", p.dp_shard);
-  if (p.sharding == "zero2")
-    t += "fsdp_reshard_after_forward = \"never\"  # ZeRO-2: parameters stay gathered from forward to backward\n";
-  t += fmt::format("tensor_parallel_degree = {}\n", p.tp);
-  t += fmt::format("pipeline_parallel_degree = {}\n", p.pp);
-  if (p.pp > 1) {
-    const TorchtitanStages s = torchtitan_stages(kFormat, p);
-    t += fmt::format("pipeline_parallel_schedule = \"{}\"\n", s.schedule);
-    t += fmt::format("pipeline_parallel_microbatch_size = {}\n", p.micro_batch);
-    t += fmt::format("pipeline_parallel_layers_per_stage = {}\n", s.layers_per_stage);
-    t += fmt::format("pipeline_parallel_first_stage_less_layers = {}  # the embedding counts as this many layers\n",
-                     s.first_less);
-    t += fmt::format("pipeline_parallel_last_stage_less_layers = {}  # the output head counts as this many layers\n",
-                     s.last_less);
-  }
-  t += fmt::format("context_parallel_degree = {}\n", p.cp);
-  if (p.model.moe()) {
-    t += fmt::format("expert_parallel_degree = {}\n", p.ep);
-    t += fmt::format("expert_tensor_parallel_degree = {}\n", p.etp);
-    t += fmt::format("expert_parallel_comm_backend = \"{}\"\n", p.ep_dispatcher == "deepep" ? "deepep" : "standard");
-  }
+  t += "\n[training]\n" + toml_lines(torchtitan_training_fields(TorchtitanTarget::v0_2_2, p));
+  t += "\n[parallelism]\n" + toml_lines(torchtitan_parallelism_fields(TorchtitanTarget::v0_2_2, kFormat, p));
 
   t += "\n[activation_checkpoint]\n";
   t += "mode = " + toml_string(p.recompute) + "\n";
