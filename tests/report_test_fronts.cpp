@@ -16,7 +16,15 @@ results::PlanPoint plan_point(const PlanPoint& p) {
   s.model.hidden = p.hidden;
   s.model.heads = p.heads;
   s.model.kv_heads = p.kv_heads;
-  s.model.head_dim = p.hidden / p.heads;
+  s.model.head_dim = p.head_dim > 0 ? p.head_dim : p.hidden / p.heads;
+  s.model.moe = p.moe;
+  s.model.mla = p.mla;
+  s.model.mtp_layers = p.mtp_layers;
+  s.plan.ep = p.ep;
+  s.plan.etp = p.etp;
+  s.plan.ep_dispatcher = p.ep_dispatcher;
+  s.plan.ep_overlap = p.ep_overlap;
+  s.plan.moe_recompute = p.moe_recompute;
   s.model.ffn_hidden = p.ffn_hidden;
   s.model.ffn_type = m::FfnType::swiglu;
   s.model.vocab = 128256;

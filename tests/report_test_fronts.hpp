@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "model/enums.hpp"
+#include "model/moe_spec.hpp"
 #include "results/front/plan_point.hpp"
 #include "results/front/run_info.hpp"
 
@@ -29,6 +30,14 @@ struct PlanPoint {
   int micro_batch = 1;
   int layers = 80, hidden = 8192, seq_len = 8192;   // Llama-3-70B's shape unless a test says otherwise
   int heads = 64, kv_heads = 8, ffn_hidden = 28672;
+  int head_dim = 0;                // 0: hidden / heads
+  model::MoeSpec moe;              // experts 0 = dense
+  model::MlaSpec mla;
+  int mtp_layers = 0;
+  int ep = 1, etp = 1;
+  model::EpDispatcher ep_dispatcher = model::EpDispatcher::alltoall;
+  bool ep_overlap = false;
+  model::MoeRecompute moe_recompute = model::MoeRecompute::none;
   bool feasible = true;
   double cost_usd = 1e6;
   double tokens_per_s = 1e6;

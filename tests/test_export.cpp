@@ -28,7 +28,9 @@ struct Exporter {
   explicit Exporter(const PlanPoint& p) {
     const std::vector<results::PlanPoint> points{test::plan_point(p)};
     row = results::RowLayout::fit(points, info.axes).row(points[0]);
-    plan = results::make_deploy_plan(row, 0);
+    // An MoE row's router, capacity factor, MLA ranks and moe_recompute come from its rebuilt scenario (the CLI
+    // rebuilds it from the front file); here the scenario is the one the row was made from.
+    plan = results::make_deploy_plan(row, 0, p.moe.experts > 0 ? &points[0].scenario : nullptr);
   }
   results::Exported run(results::ExportFormat f) const {
     return results::export_plan(f, plan, results::ExportSource{&info, &row, "front.h5", "knee"});
@@ -430,6 +432,226 @@ TEST_CASE("shardmeter export: picks, formats, errors with status 2 and no file",
   CHECK_THAT(bad_format.err, Catch::Contains("did you mean torchtitan"));
 }
 
+namespace {
+
+// DeepSeek-V3's shape (scenarios/models/deepseek-v3.yaml) on the shipped scenario's plan without EP overlap: 1024 GPUs,
+// tp 2, pp 8 (61 layers: uneven end stages), EP 64, DeepEP, MoE-layer recompute.
+PlanPoint deepseek_v3() {
+  PlanPoint p;
+  p.layers = 61;
+  p.hidden = 7168;
+  p.heads = 128;
+  p.kv_heads = 128;
+  p.head_dim = 128;
+  p.ffn_hidden = 18432;
+  p.seq_len = 4096;
+  p.moe.experts = 256;
+  p.moe.top_k = 8;
+  p.moe.shared_experts = 1;
+  p.moe.expert_ffn_hidden = 2048;
+  p.moe.shared_expert_ffn_hidden = 2048;
+  p.moe.dense_layers = 3;
+  p.moe.router = m::MoeRouter::sigmoid;
+  p.mla = {1536, 512, 64, 128};
+  p.gpus = 1024;
+  p.tp = 2;
+  p.pp = 8;
+  p.ep = 64;
+  p.ep_dispatcher = m::EpDispatcher::deepep;
+  p.moe_recompute = m::MoeRecompute::layer;
+  p.global_batch = 8192;
+  return p;
+}
+
+// Qwen3-30B-A3B (scenarios/qwen3-30b-a3b-node.yaml): one 8-GPU node, EP 8, full recompute.
+PlanPoint qwen3_node() {
+  PlanPoint p;
+  p.layers = 48;
+  p.hidden = 2048;
+  p.heads = 32;
+  p.kv_heads = 4;
+  p.head_dim = 128;
+  p.ffn_hidden = 6144;
+  p.seq_len = 4096;
+  p.moe.experts = 128;
+  p.moe.top_k = 8;
+  p.moe.expert_ffn_hidden = 768;
+  p.moe.shared_expert_ffn_hidden = 768;
+  p.gpus = 8;
+  p.tp = 1;
+  p.pp = 1;
+  p.ep = 8;
+  p.recompute = m::Recompute::full;
+  p.global_batch = 256;
+  return p;
+}
+
+// Mixtral's experts with a capacity factor, every other block MoE after one dense block, interleaved pipeline and EP
+// overlap (Megatron needs virtual stages for it), moe_act recompute.
+PlanPoint mixtral_capacity() {
+  PlanPoint p;
+  p.layers = 32;
+  p.hidden = 4096;
+  p.heads = 32;
+  p.kv_heads = 8;
+  p.ffn_hidden = 14336;
+  p.seq_len = 4096;
+  p.moe.experts = 8;
+  p.moe.top_k = 2;
+  p.moe.expert_ffn_hidden = 14336;
+  p.moe.shared_expert_ffn_hidden = 14336;
+  p.moe.dense_layers = 1;
+  p.moe.moe_every = 2;
+  p.moe.capacity_factor = 1.25;
+  p.gpus = 128;
+  p.tp = 2;
+  p.pp = 4;
+  p.interleave = 2;
+  p.ep = 8;
+  p.ep_overlap = true;
+  p.moe_recompute = m::MoeRecompute::activation;
+  p.global_batch = 512;
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("megatron: an MoE plan's expert flags, MLA and the parallel folding", "[export][megatron][moe]") {
+  SECTION("DeepSeek-V3: 256 experts on EP 64, 3 dense blocks, sigmoid router, MLA, DeepEP") {
+    const Exporter e(deepseek_v3());
+    const std::string text = e.run(results::ExportFormat::megatron).text;
+    const auto a = megatron_args(text);
+    CHECK(a.at("--num-experts") == "256");
+    CHECK(a.at("--moe-router-topk") == "8");
+    CHECK(a.at("--moe-ffn-hidden-size") == "2048");
+    CHECK(a.at("--ffn-hidden-size") == "18432");   // the 3 dense blocks
+    CHECK(a.at("--moe-shared-expert-intermediate-size") == "2048");   // 1 shared x 2048
+    CHECK(a.at("--moe-layer-freq") == "\"([0]*3+[1]*58)\"");        // 3 dense + 58 MoE = 61 blocks
+    CHECK(a.count("--moe-grouped-gemm") == 1);
+    CHECK(a.at("--moe-router-score-function") == "sigmoid");
+    CHECK(a.count("--moe-router-enable-expert-bias") == 1);
+    CHECK(a.count("--moe-expert-capacity-factor") == 0);   // dropless
+    CHECK(a.at("--expert-model-parallel-size") == "64");
+    CHECK(a.at("--expert-tensor-parallel-size") == "1");
+    CHECK(a.at("--moe-token-dispatcher-type") == "flex");
+    CHECK(a.at("--moe-flex-dispatcher-backend") == "deepep");
+    CHECK(a.count("--overlap-moe-expert-parallel-comm") == 0);
+    CHECK(a.at("--recompute-granularity") == "selective");
+    CHECK(a.at("--recompute-modules") == "core_attn moe");
+    CHECK(a.count("--multi-latent-attention") == 1);
+    CHECK(a.at("--q-lora-rank") == "1536");
+    CHECK(a.at("--kv-lora-rank") == "512");
+    CHECK(a.at("--qk-head-dim") == "128");
+    CHECK(a.at("--qk-pos-emb-head-dim") == "64");
+    CHECK(a.at("--v-head-dim") == "128");
+    CHECK(a.count("--group-query-attention") == 0);   // MLA excludes it
+    CHECK(a.count("--kv-channels") == 0);
+    CHECK(a.count("--sequence-parallel") == 1);       // MoE with tp 2
+    // 1024 GPUs = etp 1 x ep 64 x pp 8 x edp 2; tp 2 x cp 1 x dp 64 = 128 per stage = 64 x 2.
+    CHECK_THAT(text, Catch::Contains("world size 1024 = etp 1 x ep 64 x pp 8 x edp 2"));
+    CHECK_THAT(text, Catch::Contains("256 routed (top-8) in 58 of 61 blocks"));
+  }
+  SECTION("every second block after a dense one, capacity factor, EP overlap with virtual stages, moe_act") {
+    const auto a = megatron_args(Exporter(mixtral_capacity()).run(results::ExportFormat::megatron).text);
+    // 32 blocks: 1 dense, then (MoE, dense) x 15, then MoE: 16 MoE blocks, (32 - 1 + 1) / 2 by hand.
+    CHECK(a.at("--moe-layer-freq") == "\"([0]*1+([1]+[0]*1)*15+[1])\"");
+    CHECK(a.at("--moe-expert-capacity-factor") == "1.25");
+    CHECK(a.at("--moe-token-dispatcher-type") == "alltoall");
+    CHECK(a.count("--overlap-moe-expert-parallel-comm") == 1);
+    CHECK(a.at("--num-virtual-stages-per-pipeline-rank") == "2");
+    CHECK(a.at("--recompute-modules") == "core_attn moe_act");
+    CHECK(a.at("--group-query-attention").empty());
+    CHECK(a.count("--moe-shared-expert-intermediate-size") == 0);
+  }
+  SECTION("full recompute takes no MoE modules; EP 8 on one node") {
+    const auto a = megatron_args(Exporter(qwen3_node()).run(results::ExportFormat::megatron).text);
+    CHECK(a.at("--recompute-granularity") == "full");
+    CHECK(a.count("--recompute-modules") == 0);
+    CHECK(a.count("--moe-layer-freq") == 0);   // every block is MoE: the default 1
+    CHECK(a.at("--expert-model-parallel-size") == "8");
+  }
+}
+
+TEST_CASE("megatron refuses MoE plans Megatron-LM would not run", "[export][megatron][moe]") {
+  PlanPoint p = deepseek_v3();
+  SECTION("EP overlap on a pipeline without virtual stages") {
+    p.ep_overlap = true;
+    p.moe_recompute = m::MoeRecompute::none;
+    CHECK_THAT(export_error(Exporter(p), results::ExportFormat::megatron),
+               Catch::Contains("virtual_pipeline_model_parallel_size is set when pp > 1"));
+  }
+  SECTION("EP overlap with the MoE layer recomputed") {
+    p.ep_overlap = true;
+    p.interleave = 1;
+    p.pp = 1;
+    CHECK_THAT(export_error(Exporter(p), results::ExportFormat::megatron),
+               Catch::Contains("moe recompute module is not allowed"));
+  }
+  SECTION("MoE with tp > 1 and no sequence parallelism") {
+    p.sequence_parallel = false;
+    CHECK_THAT(export_error(Exporter(p), results::ExportFormat::megatron), Catch::Contains("moe_layer.py:629-633"));
+  }
+  SECTION("DeepEP without expert or expert-tensor parallelism") {
+    p.ep = 1;
+    p.tp = 1;
+    CHECK_THAT(export_error(Exporter(p), results::ExportFormat::megatron), Catch::Contains("ETP x EP > 1"));
+  }
+  SECTION("an MoE row whose scenario could not be rebuilt") {
+    const Exporter e(p);
+    results::DeployPlan unknown = e.plan;
+    unknown.model.extras_known = false;
+    CHECK_THROWS_WITH(results::export_plan(results::ExportFormat::megatron, unknown,
+                                           results::ExportSource{&e.info, &e.row, "front.h5", "knee"}),
+                      Catch::Contains("could not be rebuilt"));
+  }
+}
+
+TEST_CASE("torchtitan, DeepSpeed, torchrun and plan-json carry the expert degrees", "[export][moe]") {
+  PlanPoint q = qwen3_node();
+  q.sharding = m::Sharding::fsdp;
+  SECTION("torchtitan v0.2.2: qwen3 30B-A3B with expert_parallel_degree") {
+    const auto t = toml_keys(Exporter(q).run(results::ExportFormat::torchtitan).text);
+    CHECK(t.at("model").at("name") == "\"qwen3\"");
+    CHECK(t.at("model").at("flavor") == "\"30B-A3B\"");
+    CHECK(num(t.at("parallelism"), "expert_parallel_degree") == 8);
+    CHECK(num(t.at("parallelism"), "expert_tensor_parallel_degree") == 1);
+    CHECK(t.at("parallelism").at("expert_parallel_comm_backend") == "\"standard\"");
+  }
+  SECTION("torchtitan refuses ETP other than 1 or TP, and main refuses MoE") {
+    q.tp = 2;
+    q.etp = 4;
+    q.ep = 2;
+    CHECK_THAT(export_error(Exporter(q), results::ExportFormat::torchtitan), Catch::Contains("ETP = TP or ETP = 1"));
+    CHECK_THAT(export_error(Exporter(q), results::ExportFormat::torchtitan_py), Catch::Contains("an MoE model"));
+  }
+  SECTION("DeepSpeed-MoE: the MoE layer's arguments, refused with ZeRO-3 or shared experts") {
+    const nlohmann::json j =
+        nlohmann::json::parse(Exporter(qwen3_node()).run(results::ExportFormat::deepspeed).text);
+    CHECK(j["shardmeter_moe_layer"]["num_experts"] == 128);
+    CHECK(j["shardmeter_moe_layer"]["ep_size"] == 8);
+    CHECK(j["shardmeter_moe_layer"]["k"] == 8);
+    CHECK(j["shardmeter_moe_layer"]["drop_tokens"] == false);
+    CHECK_THAT(export_error(Exporter(q), results::ExportFormat::deepspeed), Catch::Contains("Stage 3"));
+    PlanPoint d = deepseek_v3();   // one stage, no TP: what DeepSpeed's dense checks allow
+    d.tp = 1;
+    d.pp = 1;
+    CHECK_THAT(export_error(Exporter(d), results::ExportFormat::deepspeed), Catch::Contains("1 shared experts"));
+  }
+  SECTION("plan-json and torchrun") {
+    const nlohmann::json j = nlohmann::json::parse(Exporter(deepseek_v3()).run(results::ExportFormat::plan_json).text);
+    CHECK(j["plan"]["ep"] == 64);
+    CHECK(j["plan"]["etp"] == 1);
+    CHECK(j["plan"]["ep_dispatcher"] == "deepep");
+    CHECK(j["plan"]["moe_recompute"] == "layer");
+    CHECK(j["job"]["expert_data_parallel"] == 2);
+    CHECK(j["model"]["moe"]["moe_layers"] == 58);
+    CHECK(j["model"]["moe"]["router"] == "sigmoid");
+    CHECK(j["model"]["mla"]["kv_lora_rank"] == 512);
+    CHECK_THAT(Exporter(deepseek_v3()).run(results::ExportFormat::torchrun).text,
+               Catch::Contains("# experts: etp 1 x ep 64 x edp 2 per pipeline stage"));
+  }
+}
+
 // Not run by default: ctest runs it (tag [export_fixture]) before tests/python/replay/replay_exports.py, which
 // replays each framework version's own checks on these files (and checks that planted old bugs fail them).
 TEST_CASE("Write exports for the framework replays", "[.][export_fixture]") {
@@ -490,6 +712,12 @@ TEST_CASE("Write exports for the framework replays", "[.][export_fixture]") {
   fp8.layers = 80;
   fp8.interleave = 2;
   cases["fp8"] = fp8;
+  cases["deepseek-v3"] = deepseek_v3();            // Megatron: MLA, DeepEP, 3 dense blocks, uneven stages
+  cases["qwen3-node"] = qwen3_node();              // DeepSpeed-MoE, Megatron on one node
+  PlanPoint qwen3_fsdp = qwen3_node();             // torchtitan v0.2.2's qwen3 30B-A3B flavor
+  qwen3_fsdp.sharding = m::Sharding::fsdp;
+  cases["qwen3-fsdp"] = qwen3_fsdp;
+  cases["mixtral-capacity"] = mixtral_capacity();  // capacity factor, layer pattern, EP overlap with virtual stages
   for (const auto& [name, p] : cases) {
     const Exporter e(p);
     std::ofstream(dir / (name + ".plan.json")) << e.run(results::ExportFormat::plan_json).text;
@@ -510,7 +738,9 @@ TEST_CASE("Write exports for the framework replays", "[.][export_fixture]") {
   // The cases the issue names must export, not be refused.
   for (const char* must : {"interleaved.torchtitan.toml", "405b-pp16.megatron.sh", "405b-pp16.torchtitan.toml",
                            "streaming-diloco.torchtitan.toml", "autotp.deepspeed.json", "hsdp.deepspeed.json",
-                           "islands.torchrun.sh", "fp8.torchtitan-py.py", "fp8.torchtitan.toml"}) {
+                           "islands.torchrun.sh", "fp8.torchtitan-py.py", "fp8.torchtitan.toml",
+                           "deepseek-v3.megatron.sh", "qwen3-node.megatron.sh", "qwen3-node.deepspeed.json",
+                           "qwen3-fsdp.torchtitan.toml", "mixtral-capacity.megatron.sh", "deepseek-v3.torchrun.sh"}) {
     INFO(must);
     CHECK(std::filesystem::exists(dir / must));
   }

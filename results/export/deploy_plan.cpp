@@ -25,7 +25,22 @@ T column_or(const Row& r, std::string_view column, const model::Scenario* rebuil
   else return integer(r, column);
 }
 
+// A column added with the MoE keys: files written before them hold dense plans, read as `dense`.
+template <class T>
+T moe_column(const Row& r, std::string_view column, T dense) {
+  if (r.count(column) == 0) return dense;
+  if constexpr (std::is_same_v<T, bool>) return flag(r, column);
+  else if constexpr (std::is_same_v<T, std::string>) return text(r, column);
+  else return integer(r, column);
+}
+
 }  // namespace
+
+std::int64_t DeployModel::moe_layers() const {
+  if (!moe() || layers <= dense_layers) return 0;
+  const std::int64_t every = moe_every > 0 ? moe_every : 1;
+  return (layers - dense_layers + every - 1) / every;
+}
 
 DeployPlan make_deploy_plan(const Row& r, std::size_t row_index, const model::Scenario* rebuilt) {
   using model::enum_name;
@@ -52,6 +67,31 @@ DeployPlan make_deploy_plan(const Row& r, std::size_t row_index, const model::Sc
   m.bias = column_or<bool>(r, "model_bias", s, [](const model::Scenario& x) { return x.model.bias; });
   m.tied_embeddings =
       column_or<bool>(r, "model_tied_embeddings", s, [](const model::Scenario& x) { return x.model.tied_embeddings; });
+  m.experts = moe_column<std::int64_t>(r, "model_experts", 0);
+  if (m.moe()) {
+    m.top_k = integer(r, "model_top_k");
+    m.shared_experts = integer(r, "model_shared_experts");
+    m.expert_ffn_hidden = integer(r, "model_expert_ffn_hidden");
+    m.shared_expert_ffn_hidden = integer(r, "model_shared_expert_ffn_hidden");
+    m.dense_layers = integer(r, "model_dense_layers");
+    m.moe_every = integer(r, "model_moe_every");
+  }
+  // The rebuilt scenario must be the row's model (the catalog may have changed since the search).
+  if (s != nullptr && s->model.moe.experts == m.experts && s->model.layers == m.layers && s->model.hidden == m.hidden) {
+    m.extras_known = true;
+    m.router = std::string(enum_name(s->model.moe.router));
+    m.capacity_factor = s->model.moe.capacity_factor;
+    m.mtp_layers = s->model.mtp_layers;
+    m.q_lora_rank = s->model.mla.q_lora_rank;
+    m.kv_lora_rank = s->model.mla.kv_lora_rank;
+    m.rope_head_dim = s->model.mla.rope_head_dim;
+    m.v_head_dim = s->model.mla.v_head_dim > 0 ? s->model.mla.v_head_dim : s->model.head_dim;
+    p.moe_recompute = std::string(enum_name(s->plan.moe_recompute));
+  }
+  p.ep = moe_column<std::int64_t>(r, "ep", 1);
+  p.etp = moe_column<std::int64_t>(r, "etp", 1);
+  p.ep_dispatcher = moe_column<std::string>(r, "ep_dispatcher", "alltoall");
+  p.ep_overlap = moe_column<bool>(r, "ep_overlap", false);
   p.global_batch = integer(r, "global_batch");
   p.micro_batch = integer(r, "micro_batch");
   p.precision = text(r, "precision");

@@ -2,6 +2,7 @@
 // A front row as a deployment: the model, the degrees, batches and per-island ranks a training framework needs,
 // read once from the file's columns (results/README.md; the degrees are the model's) so every export format agrees.
 // Formats that cannot express a plan throw ExportError naming the format and the plan feature; nothing is written.
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -44,6 +45,20 @@ struct DeployModel {
   std::int64_t layers = 0, hidden = 0, heads = 0, kv_heads = 0, head_dim = 0, ffn_hidden = 0, vocab = 0, seq_len = 0;
   std::string ffn_type, norm, position_embedding;   // "gelu" | "swiglu", "layernorm" | "rmsnorm", "learned" | ...
   bool bias = true, tied_embeddings = true;
+  // Mixture of experts (docs/moe.md), from the row's model_experts ... model_moe_every columns; experts 0 = dense.
+  std::int64_t experts = 0, top_k = 0, shared_experts = 0, expert_ffn_hidden = 0, shared_expert_ffn_hidden = 0;
+  std::int64_t dense_layers = 0, moe_every = 1;
+  // Keys no column holds, from the row's scenario rebuilt from the file (`extras_known`); defaults otherwise.
+  bool extras_known = false;
+  std::string router = "softmax";         // "softmax" | "sigmoid"
+  double capacity_factor = 0;             // 0 = dropless
+  std::int64_t mtp_layers = 0;
+  std::int64_t q_lora_rank = 0, kv_lora_rank = 0, rope_head_dim = 0, v_head_dim = 0;   // MLA when kv_lora_rank > 0
+
+  bool moe() const { return experts > 0; }
+  bool mla() const { return kv_lora_rank > 0; }
+  // MoE blocks: after dense_layers, every moe_every-th block (model/moe_layers.hpp moe_layer_count).
+  std::int64_t moe_layers() const;
 };
 
 struct DeployPlan {
@@ -59,6 +74,10 @@ struct DeployPlan {
   std::int64_t shard_group = 0;
   bool overlap_grad_reduce = true, overlap_param_gather = true, tp_comm_overlap = false;
   bool pp_across_islands = false;
+  std::int64_t ep = 1, etp = 1;               // expert-parallel and expert tensor-parallel degrees (columns ep, etp)
+  std::string ep_dispatcher = "alltoall";     // "alltoall" | "deepep"
+  bool ep_overlap = false;
+  std::string moe_recompute = "none";         // "none" | "activation" | "layer" (rebuilt scenario; no column)
   std::int64_t diloco_inner_steps = 0, diloco_outer_bits = 32, diloco_fragments = 1, diloco_overlap_steps = 0;
   std::int64_t total_gpus = 0;
   std::vector<DeployIsland> islands;          // every island, entry by entry, copy by copy
@@ -75,12 +94,16 @@ struct DeployPlan {
   bool multi_island() const { return islands.size() > 1; }
   // GPUs of one job: every GPU (synchronous) or one island's (DiLoCo).
   std::int64_t job_gpus() const { return diloco() && !islands.empty() ? islands.front().gpus : total_gpus; }
+  // Expert data-parallel degree: the GPUs of a pipeline stage (tp x cp x dp) over ETP x EP (parallel folding).
+  std::int64_t expert_data_parallel() const { return tp * cp * data_parallel / std::max<std::int64_t>(1, ep * etp); }
   // Transformer layers per pipeline stage of the fullest stage, as the model charges it (docs/model.md §5.4).
   std::int64_t fullest_stage_layers() const { return (model.layers + pp - 1) / pp; }
 };
 
 // Reads the row. Columns that files before schema_version 3 lack (model dimensions, overlap flags, DiLoCo fragments)
-// come from `rebuilt`, the row's scenario rebuilt from the file, when given. Throws ResultsError for a column that
+// come from `rebuilt`, the row's scenario rebuilt from the file, when given; so do the keys no column holds (the MoE
+// router, capacity factor, MTP depth, MLA ranks and plan.moe_recompute: DeployModel::extras_known). Files written
+// before the MoE columns existed hold dense plans: missing MoE columns read as no experts and EP 1. Throws ResultsError for a column that
 // is missing with no scenario to take it from (search again), and ExportError("plan", ...) for a row that cannot be
 // deployed: not feasible, or without a data-parallel degree.
 DeployPlan make_deploy_plan(const Row& row, std::size_t row_index, const model::Scenario* rebuilt = nullptr);

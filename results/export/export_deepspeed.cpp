@@ -12,6 +12,15 @@
 //   pipeline: read by the pipeline engine, ZeRO stages 0-1 only (PIPE:77-78); one stage per rank
 // Top-level keys DeepSpeed does not know are ignored (CFG reads known keys with .get): "shardmeter_export" carries
 // the header.
+// Mixture of experts: DeepSpeed-MoE's experts, top-k, EP degree and capacity are arguments of
+// deepspeed.moe.layer.MoE(hidden_size, expert, num_experts, ep_size, k, capacity_factor, drop_tokens, ...) in the
+// model code (moe/layer.py:38-53), not config keys. The file carries them under "shardmeter_moe_layer", which
+// DeepSpeed ignores, for the model code and the replay: num_experts % ep_size == 0 (moe/layer.py:59), ep_size
+// divides world / pp (utils/groups.py:250-258), no ZeRO-3 (ENG:1675 "MoE not supported with Stage 3"). Refused:
+// what its TopKGate / MOELayer cannot run as the plan is costed: shared experts (its use_residual is PR-MoE's
+// residual expert with a learned mix, not an always-on expert), the sigmoid router (TopKGate scores with softmax,
+// moe/sharded_moe.py), expert tensor parallelism, DeepEP dispatch and overlapped all-to-alls (MOELayer runs its own
+// blocking _AllToAll), and plan.moe_recompute (model code).
 #include <nlohmann/json.hpp>
 #include <fmt/format.h>
 
@@ -44,6 +53,22 @@ void check(const DeployPlan& p) {
                                            "ZeRO stages 0-2", p.tp, p.sharding));
   if (p.tp > 1 && p.pp > 1)
     throw ExportError(kFormat, "tensor and pipeline parallelism together: AutoTP is not combined with the pipeline engine");
+  if (p.model.moe()) {
+    const DeployModel& m = p.model;
+    const auto refuse = [](const std::string& why) { throw ExportError(kFormat, "DeepSpeed-MoE with " + why); };
+    if (zero_stage(p.sharding) == 3) refuse(fmt::format("sharding {}: \"MoE not supported with Stage 3\" "
+                                                        "(runtime/engine.py:1675)", p.sharding));
+    if (m.shared_experts > 0) refuse(fmt::format("{} shared experts: deepspeed.moe.layer.MoE has no always-on expert "
+                                                 "(use_residual is PR-MoE's mixed residual expert)", m.shared_experts));
+    if (!m.extras_known) refuse("a router and capacity factor no column holds, and the row's scenario could not be "
+                                "rebuilt from the front file");
+    if (m.router != "softmax") refuse(fmt::format("the {} router: TopKGate scores with softmax", m.router));
+    if (p.etp > 1) refuse(fmt::format("etp {}: the experts are not tensor-parallel here", p.etp));
+    if (p.ep_dispatcher == "deepep") refuse("DeepEP dispatch: MOELayer runs its own NCCL all-to-all");
+    if (p.ep_overlap) refuse("plan.ep_overlap: MOELayer's all-to-alls block the computation");
+    if (p.moe_recompute != "none") refuse("plan.moe_recompute " + p.moe_recompute + ": recompute lives in the model code");
+    if (m.mla()) refuse("multi-head latent attention: no DeepSpeed module or key for it");
+  }
   if (p.interleave > 1)
     throw ExportError(kFormat, fmt::format("interleaved pipeline stages (interleave = {}): the pipeline engine runs one "
                                            "stage per rank", p.interleave));
@@ -77,6 +102,24 @@ Exported export_deepspeed(const DeployPlan& p, const ExportSource& source) {
   if (p.pp > 1)
     j["pipeline"] = {{"stages", p.pp}, {"activation_checkpoint_interval", p.recompute == "full" ? 1 : 0}};
   j["steps_per_print"] = 100;
+  if (p.model.moe()) {
+    const DeployModel& m = p.model;
+    // Not read by DeepSpeed: the arguments of deepspeed.moe.layer.MoE for every MoE block of the model code.
+    j["shardmeter_moe_layer"] = {{"num_experts", m.experts},
+                                 {"ep_size", p.ep},
+                                 {"k", m.top_k},
+                                 {"capacity_factor", m.capacity_factor > 0 ? m.capacity_factor : 1.0},
+                                 {"drop_tokens", m.capacity_factor > 0},
+                                 {"expert_ffn_hidden", m.expert_ffn_hidden},
+                                 {"moe_blocks", m.moe_layers()}};
+    out.notes.push_back(fmt::format("deepspeed: build each of the {} MoE blocks as deepspeed.moe.layer.MoE("
+                                    "hidden_size={}, expert=<an FFN of width {}>, num_experts={}, ep_size={}, k={}{}) "
+                                    "and pass its parameters through deepspeed.moe.utils."
+                                    "split_params_into_different_moe_groups_for_optimizer",
+                                    m.moe_layers(), m.hidden, m.expert_ffn_hidden, m.experts, p.ep, m.top_k,
+                                    m.capacity_factor > 0 ? fmt::format(", capacity_factor={}", m.capacity_factor)
+                                                          : std::string(", drop_tokens=False")));
+  }
   if (p.sharding == "hsdp")
     out.notes.push_back(fmt::format("deepspeed: hsdp is ZeRO-3 with MiCS shard groups of {} GPUs: build the model "
                                     "under deepspeed.zero.MiCS_Init", p.dp_shard));

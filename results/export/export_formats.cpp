@@ -26,12 +26,35 @@ constexpr std::array<ExportTarget, 6> kTargets = {{
     {"PyTorch torchrun", "v2.6.0", "pytorch/pytorch v2.6.0, torch/distributed/run.py"},
 }};
 
+// "; MoE: 256 experts (top-8, 1 shared of 2048, expert FFN 2048), first 3 blocks dense, 58 MoE blocks, sigmoid
+// router, dropless; MLA (q rank 1536, kv rank 512, rope 64, v 128)" for MoE / MLA models, "" for dense ones.
+std::string moe_text(const DeployModel& m) {
+  std::string out;
+  if (m.moe()) {
+    out += fmt::format("; MoE: {} experts (top-{}, {} shared{}, expert FFN {}), ", m.experts, m.top_k, m.shared_experts,
+                       m.shared_experts > 0 ? fmt::format(" of {}", m.shared_expert_ffn_hidden) : "",
+                       m.expert_ffn_hidden);
+    if (m.dense_layers > 0) out += fmt::format("first {} blocks dense, ", m.dense_layers);
+    if (m.moe_every > 1) out += fmt::format("every {}th block, ", m.moe_every);
+    out += fmt::format("{} MoE blocks", m.moe_layers());
+    if (m.extras_known)
+      out += fmt::format(", {} router, {}", m.router,
+                         m.capacity_factor > 0 ? fmt::format("capacity factor {}", m.capacity_factor) : "dropless");
+    if (m.mtp_layers > 0) out += fmt::format(", {} MTP layer(s)", m.mtp_layers);
+  }
+  if (m.mla())
+    out += fmt::format("; MLA (q rank {}, kv rank {}, rope {}, v {})", m.q_lora_rank, m.kv_lora_rank, m.rope_head_dim,
+                       m.v_head_dim);
+  return out;
+}
+
 std::string model_line(const DeployModel& m) {
   return fmt::format("model: {} layers, hidden {}, {} heads ({} KV, head dim {}), FFN {} ({}), vocab {}, sequence {}; "
                      "{}, {} position embedding, {} embeddings, {}",
                      m.layers, m.hidden, m.heads, m.kv_heads, m.head_dim, m.ffn_hidden, m.ffn_type, m.vocab, m.seq_len,
                      m.norm, m.position_embedding, m.tied_embeddings ? "tied" : "untied",
-                     m.bias ? "linear biases" : "no linear biases");
+                     m.bias ? "linear biases" : "no linear biases") +
+         moe_text(m);
 }
 
 }  // namespace

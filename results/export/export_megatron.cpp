@@ -20,6 +20,30 @@
 //   numerics  --bf16, --fp16, --fp8-format hybrid
 // TP or CP without Megatron-FSDP on GPUs older than Blackwell needs CUDA_DEVICE_MAX_CONNECTIONS=1 (A:1413-1439); with
 // Megatron-FSDP it must not be 1 (A:1143-1144): the file exports it when needed.
+// Mixture of experts (docs/moe.md; flags from A:3348-3378 (_add_moe_args), A:3380-3392 (_add_mla_args) and the
+// TransformerConfig / ModelParallelConfig fields the parser generates, A:2195-2291, argument_utils.py:95-212):
+//   experts   --num-experts, --moe-router-topk, --moe-ffn-hidden-size (TC:719), --moe-shared-expert-intermediate-size
+//             = shared experts x their width (TC:680, 1637-1643), --moe-layer-freq as a 0/1 pattern when the first
+//             blocks are dense or only every n-th block is MoE (A:326-349; gpt_layer_specs.py:643-661: its length
+//             must be the layer count), --moe-grouped-gemm (compute capability >= 8, A:1338-1340),
+//             --moe-router-score-function sigmoid with --moe-router-enable-expert-bias for DeepSeek-V3's
+//             aux-loss-free router (TC:787, 795, 2284-2292), --moe-expert-capacity-factor (dropless without it,
+//             TC:888, 1660-1684), --mtp-num-layers (TC:68, A:855-860: rope only)
+//   layout    --expert-model-parallel-size (EP divides the experts, A:1599-1603), --expert-tensor-parallel-size
+//             (defaults to tp, A:569-570; ETP x EP x PP divides the world, parallel_state.py:874-884; biases only with
+//             ETP 1, TC:2279-2282); MoE with tp > 1 needs --sequence-parallel (moe_layer.py:629-633)
+//   dispatch  --moe-token-dispatcher-type alltoall, or flex with --moe-flex-dispatcher-backend deepep and
+//             --moe-router-dtype fp32 (TC:862-869; token_dispatcher.py:1303-1309 warns and casts other probs to
+//             fp32, 1769-1770 needs ETP x EP > 1); --overlap-moe-expert-parallel-comm (MPC:343; TC:2669-2713: EP > 1, alltoall or flex,
+//             virtual pipeline stages when pp > 1, no full recompute, no moe recompute module, bf16/fp16, MTP <= 1)
+//   recompute --recompute-modules core_attn / moe_act / moe under selective granularity (TC:546, 1763-1832: moe_act
+//             needs --moe-grouped-gemm and is not supported with fp8 delayed scaling)
+//   MLA       --multi-latent-attention (TC:281, not with --group-query-attention A:1892-1893), --q-lora-rank,
+//             --kv-lora-rank, --qk-head-dim, --qk-pos-emb-head-dim, --v-head-dim (A:3380-3392)
+// The load-balancing loss (--moe-router-load-balancing-type, --moe-aux-loss-coeff) is no ShardMeter key: Megatron's
+// default applies and a note says so.
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "results/export/export_formats.hpp"
@@ -51,6 +75,67 @@ UnevenStages uneven_stages(const DeployPlan& p) {
 
 bool blackwell(const std::string& gpu) { return gpu == "b200" || gpu == "gb200"; }
 
+// --moe-layer-freq as Megatron's pattern expression (A:244-252 allows digits, [ ] ( ) + * and commas): block i is
+// MoE when i >= dense_layers and (i - dense_layers) % moe_every == 0, as model/moe_layers.hpp counts them.
+// "" when every block is MoE (the default 1).
+std::string moe_layer_pattern(const DeployModel& m) {
+  const std::int64_t dense = std::min(m.dense_layers, m.layers), every = std::max<std::int64_t>(1, m.moe_every);
+  if (dense == 0 && every == 1) return "";
+  const std::int64_t after = m.layers - dense, periods = after / every, rest = after % every;
+  std::string out = dense > 0 ? fmt::format("[0]*{}", dense) : "";
+  const auto add = [&](const std::string& term) { out += (out.empty() ? "" : "+") + term; };
+  if (every == 1) {
+    if (after > 0) add(fmt::format("[1]*{}", after));
+  } else {
+    if (periods > 0) add(fmt::format("([1]+[0]*{})*{}", every - 1, periods));
+    if (rest > 0) add(rest == 1 ? std::string("[1]") : fmt::format("[1]+[0]*{}", rest - 1));
+  }
+  return "(" + out + ")";
+}
+
+void check_moe(const DeployPlan& p) {
+  const DeployModel& m = p.model;
+  if (!m.moe()) {
+    if (p.ep > 1 || p.etp > 1)
+      throw ExportError(kFormat, fmt::format("ep {} / etp {} on a dense model: expert parallelism needs experts "
+                                             "(A:1599-1603)", p.ep, p.etp));
+    return;
+  }
+  if (!m.extras_known)
+    throw ExportError(kFormat, "an MoE row whose router, capacity factor, MTP depth, MLA ranks and plan.moe_recompute "
+                               "no column holds, and the row's scenario could not be rebuilt from the front file "
+                               "(the note above says why; search again with this catalog)");
+  if (m.experts % p.ep != 0)
+    throw ExportError(kFormat, fmt::format("{} experts on ep {}: the experts must be a multiple of EP (A:1602-1603)",
+                                           m.experts, p.ep));
+  if (p.tp > 1 && !p.sequence_parallel)
+    throw ExportError(kFormat, fmt::format("an MoE model on tp {} without sequence parallelism: Megatron's MoE layer "
+                                           "refuses to train so (moe_layer.py:629-633)", p.tp));
+  if (m.bias && p.etp > 1)
+    throw ExportError(kFormat, fmt::format("linear biases with etp {}: Megatron supports biases in MoE layers only with "
+                                           "ETP 1 (TC:2279-2282)", p.etp));
+  if (p.ep_dispatcher == "deepep" && p.ep * p.etp == 1)
+    throw ExportError(kFormat, "the DeepEP dispatcher with ep 1 and etp 1: Megatron's flex dispatcher needs "
+                               "ETP x EP > 1 (token_dispatcher.py:1769-1770)");
+  if (p.moe_recompute == "activation" && p.precision == "fp8" && p.recompute != "full")
+    throw ExportError(kFormat, "moe_recompute activation with fp8: the moe_act recompute module does not support the "
+                               "delayed-scaling recipe the export uses (TC:1822-1827)");
+  if (p.ep_overlap) {
+    const auto refuse = [&](const std::string& why) {
+      throw ExportError(kFormat, "plan.ep_overlap (--overlap-moe-expert-parallel-comm) with " + why);
+    };
+    if (p.ep == 1) refuse("ep 1: it needs expert parallelism (TC:2680-2682)");
+    if (p.pp > 1 && p.interleave == 1)
+      refuse(fmt::format("pp {} and no virtual pipeline stages: Megatron asserts "
+                         "virtual_pipeline_model_parallel_size is set when pp > 1 (TC:2670-2675)", p.pp));
+    if (p.recompute == "full") refuse("full recompute (TC:2688-2690)");
+    if (p.moe_recompute == "layer") refuse("moe_recompute layer: the moe recompute module is not allowed (TC:2697-2699)");
+    if (m.mtp_layers > 1) refuse(fmt::format("{} MTP layers: at most one (TC:2709-2713)", m.mtp_layers));
+  }
+  if (m.mtp_layers > 0 && m.position_embedding != "rope")
+    throw ExportError(kFormat, "multi-token prediction without rope position embeddings (A:855-860)");
+}
+
 void check(const DeployPlan& p) {
   require_single_uniform_job(kFormat, p);
   if (p.sharding == "hsdp")
@@ -65,6 +150,7 @@ void check(const DeployPlan& p) {
   if (p.model.kv_heads % p.tp != 0 && p.tp % p.model.kv_heads != 0)
     throw ExportError(kFormat, fmt::format("{} key/value heads on tp {}: Megatron needs one to divide the other",
                                            p.model.kv_heads, p.tp));
+  check_moe(p);
   if (p.cp > 1 && p.model.seq_len % (2 * p.cp) != 0)
     throw ExportError(kFormat, fmt::format("sequence length {} with cp {}: Megatron needs it divisible by 2 x cp",
                                            p.model.seq_len, p.cp));
@@ -81,6 +167,11 @@ Exported export_megatron(const DeployPlan& p, const ExportSource& source) {
   t = export_header_comment(ExportFormat::megatron, p, source);
   t += fmt::format("# world size {} = tp {} x pp {} x cp {} x dp {}; {} micro-batches of {} per replica per step\n",
                    p.total_gpus, p.tp, p.pp, p.cp, p.data_parallel, p.grad_accum, p.micro_batch);
+  if (p.model.moe())
+    t += fmt::format("# experts: {} routed (top-{}) in {} of {} blocks; world size {} = etp {} x ep {} x pp {} x edp {} "
+                     "(parallel folding)\n",
+                     p.model.experts, p.model.top_k, p.model.moe_layers(), p.model.layers, p.total_gpus, p.etp, p.ep,
+                     p.pp, p.expert_data_parallel());
   t += fmt::format("# vocabulary: {} tokens, set by your tokenizer arguments\n", p.model.vocab);
   if ((p.tp > 1 || p.cp > 1) && !fsdp && !blackwell(p.islands.front().gpu))
     t += "export CUDA_DEVICE_MAX_CONNECTIONS=1  # TP/CP communication overlap on GPUs before Blackwell\n";
@@ -90,12 +181,21 @@ Exported export_megatron(const DeployPlan& p, const ExportSource& source) {
   arg(fmt::format("--num-layers {}", m.layers));
   arg(fmt::format("--hidden-size {}", m.hidden));
   arg(fmt::format("--num-attention-heads {}", m.heads));
-  if (m.kv_heads != m.heads) {
+  if (m.mla()) {
+    // MLA replaces grouped-query attention (A:1892-1893); head_dim is the part of a query/key head without RoPE.
+    arg("--multi-latent-attention");
+    if (m.q_lora_rank > 0) arg(fmt::format("--q-lora-rank {}", m.q_lora_rank));
+    arg(fmt::format("--kv-lora-rank {}", m.kv_lora_rank));
+    arg(fmt::format("--qk-head-dim {}", m.head_dim));
+    arg(fmt::format("--qk-pos-emb-head-dim {}", m.rope_head_dim));
+    arg(fmt::format("--v-head-dim {}", m.v_head_dim));
+  } else if (m.kv_heads != m.heads) {
     arg("--group-query-attention");
     arg(fmt::format("--num-query-groups {}", m.kv_heads));
   }
   arg(fmt::format("--ffn-hidden-size {}", m.ffn_hidden));
-  if (m.head_dim * m.heads != m.hidden || m.hidden % m.heads != 0) arg(fmt::format("--kv-channels {}", m.head_dim));
+  if (!m.mla() && (m.head_dim * m.heads != m.hidden || m.hidden % m.heads != 0))
+    arg(fmt::format("--kv-channels {}", m.head_dim));
   arg(fmt::format("--seq-length {}", m.seq_len));
   arg(fmt::format("--max-position-embeddings {}", m.seq_len));
   arg(fmt::format("--position-embedding-type {}", m.position_embedding == "rope" ? "rope" : "learned_absolute"));
@@ -103,6 +203,22 @@ Exported export_megatron(const DeployPlan& p, const ExportSource& source) {
   arg(fmt::format("--normalization {}", m.norm == "rmsnorm" ? "RMSNorm" : "LayerNorm"));
   if (!m.tied_embeddings) arg("--untie-embeddings-and-output-weights");
   if (!m.bias) arg("--disable-bias-linear");
+  if (m.moe()) {
+    arg(fmt::format("--num-experts {}", m.experts));
+    arg(fmt::format("--moe-router-topk {}", m.top_k));
+    arg(fmt::format("--moe-ffn-hidden-size {}", m.expert_ffn_hidden));
+    if (m.shared_experts > 0)
+      arg(fmt::format("--moe-shared-expert-intermediate-size {}", m.shared_experts * m.shared_expert_ffn_hidden));
+    if (const std::string pattern = moe_layer_pattern(m); !pattern.empty())
+      arg(fmt::format("--moe-layer-freq \"{}\"", pattern));
+    arg("--moe-grouped-gemm");
+    if (m.router == "sigmoid") {
+      arg("--moe-router-score-function sigmoid");
+      arg("--moe-router-enable-expert-bias");
+    }
+    if (m.capacity_factor > 0) arg(fmt::format("--moe-expert-capacity-factor {}", m.capacity_factor));
+    if (m.mtp_layers > 0) arg(fmt::format("--mtp-num-layers {}", m.mtp_layers));
+  }
 
   arg(fmt::format("--tensor-model-parallel-size {}", p.tp));
   arg(fmt::format("--pipeline-model-parallel-size {}", p.pp));
@@ -112,11 +228,33 @@ Exported export_megatron(const DeployPlan& p, const ExportSource& source) {
     arg(fmt::format("--decoder-first-pipeline-num-layers {}", uneven.first));
     arg(fmt::format("--decoder-last-pipeline-num-layers {}", uneven.last));
   }
+  if (m.moe()) {
+    arg(fmt::format("--expert-model-parallel-size {}", p.ep));
+    arg(fmt::format("--expert-tensor-parallel-size {}", p.etp));
+    if (p.ep_dispatcher == "deepep") {
+      arg("--moe-token-dispatcher-type flex");
+      arg("--moe-flex-dispatcher-backend deepep");
+      arg("--moe-router-dtype fp32");
+    } else {
+      arg("--moe-token-dispatcher-type alltoall");
+    }
+    if (p.ep_overlap) arg("--overlap-moe-expert-parallel-comm");
+  }
   const bool sequence_parallel = p.sequence_parallel && p.tp > 1;
   if (sequence_parallel) arg("--sequence-parallel");
   arg(fmt::format("--micro-batch-size {}", p.micro_batch));
   arg(fmt::format("--global-batch-size {}", p.global_batch));
-  if (p.recompute == "selective") {
+  // ShardMeter's selective recompute is core attention (Megatron's default module); plan.moe_recompute adds the
+  // experts' activation (moe_act) or the whole routed part (moe) under selective granularity. Full recompute
+  // recomputes everything and takes no modules.
+  const std::string moe_module = !m.moe()                       ? ""
+                                 : p.moe_recompute == "activation" ? "moe_act"
+                                 : p.moe_recompute == "layer"      ? "moe"
+                                                                   : "";
+  if (p.recompute != "full" && !moe_module.empty()) {
+    arg("--recompute-granularity selective");
+    arg(std::string("--recompute-modules ") + (p.recompute == "selective" ? "core_attn " : "") + moe_module);
+  } else if (p.recompute == "selective") {
     arg("--recompute-granularity selective");
   } else if (p.recompute == "full") {
     arg("--recompute-granularity full");
@@ -144,6 +282,11 @@ Exported export_megatron(const DeployPlan& p, const ExportSource& source) {
   t += ")\n";
   out.notes.push_back("megatron: add the data, tokenizer and optimizer arguments; the array holds the model, the "
                       "parallel layout and the batch");
+  if (m.moe())
+    out.notes.push_back("megatron: the router's load-balancing loss is not a plan key: add "
+                        "--moe-router-load-balancing-type and --moe-aux-loss-coeff (default aux_loss with coefficient "
+                        "0)" + std::string(m.capacity_factor > 0 ? "; with the capacity factor it must be aux_loss, "
+                                                                    "seq_aux_loss, global_aux_loss or none" : ""));
   return out;
 }
 

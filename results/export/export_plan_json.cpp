@@ -38,6 +38,24 @@ Exported export_plan_json(const DeployPlan& p, const ExportSource& source) {
                 {"seq_len", m.seq_len},       {"norm", m.norm},
                 {"position_embedding", m.position_embedding},
                 {"bias", m.bias},             {"tied_embeddings", m.tied_embeddings}};
+  if (m.moe()) {
+    json moe = {{"experts", m.experts},
+                {"top_k", m.top_k},
+                {"shared_experts", m.shared_experts},
+                {"expert_ffn_hidden", m.expert_ffn_hidden},
+                {"shared_expert_ffn_hidden", m.shared_expert_ffn_hidden},
+                {"dense_layers", m.dense_layers},
+                {"moe_every", m.moe_every},
+                {"moe_layers", m.moe_layers()}};
+    // Keys no column holds: from the rebuilt scenario, null when it could not be rebuilt.
+    moe["router"] = m.extras_known ? json(m.router) : json(nullptr);
+    moe["capacity_factor"] = m.extras_known ? json(m.capacity_factor) : json(nullptr);
+    moe["mtp_layers"] = m.extras_known ? json(m.mtp_layers) : json(nullptr);
+    j["model"]["moe"] = moe;
+  }
+  if (m.mla())
+    j["model"]["mla"] = {{"q_lora_rank", m.q_lora_rank}, {"kv_lora_rank", m.kv_lora_rank},
+                         {"rope_head_dim", m.rope_head_dim}, {"v_head_dim", m.v_head_dim}};
   j["training"] = {{"global_batch", p.global_batch}, {"micro_batch", p.micro_batch}, {"precision", p.precision},
                    {"tokens", p.training_tokens}};
   json plan = {{"tp", p.tp},
@@ -54,6 +72,13 @@ Exported export_plan_json(const DeployPlan& p, const ExportSource& source) {
   plan["overlap_grad_reduce"] = p.overlap_grad_reduce;
   plan["overlap_param_gather"] = p.overlap_param_gather;
   plan["tp_comm_overlap"] = p.tp_comm_overlap;
+  plan["ep"] = p.ep;
+  plan["etp"] = p.etp;
+  if (m.moe()) {
+    plan["ep_dispatcher"] = p.ep_dispatcher;
+    plan["ep_overlap"] = p.ep_overlap;
+    plan["moe_recompute"] = m.extras_known ? json(p.moe_recompute) : json(nullptr);
+  }
   if (p.diloco())
     plan["diloco"] = {{"inner_steps", p.diloco_inner_steps}, {"outer_bits", p.diloco_outer_bits},
                       {"fragments", p.diloco_fragments}, {"overlap_steps", p.diloco_overlap_steps}};
@@ -65,6 +90,7 @@ Exported export_plan_json(const DeployPlan& p, const ExportSource& source) {
               {"data_parallel", p.data_parallel},
               {"data_parallel_shard", p.dp_shard},
               {"data_parallel_replicate", p.dp_replicate},
+              {"expert_data_parallel", p.expert_data_parallel()},
               {"batch_per_step", p.batch_per_job},
               {"gradient_accumulation_steps", p.identical_islands || p.diloco() ? json(p.grad_accum) : json(nullptr)}};
   j["total_gpus"] = p.total_gpus;

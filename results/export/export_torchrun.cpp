@@ -38,6 +38,9 @@ Exported export_torchrun(const DeployPlan& p, const ExportSource& source) {
   t = "#!/bin/sh\n" + export_header_comment(ExportFormat::torchrun, p, source);
   t += fmt::format("# one job: {} nodes x {} GPUs = {} ranks (tp {} x pp {} x cp {} x dp {})\n", nodes, per_node,
                    p.total_gpus, p.tp, p.pp, p.cp, p.data_parallel);
+  if (p.model.moe())
+    t += fmt::format("# experts: etp {} x ep {} x edp {} per pipeline stage (the training script's expert groups)\n",
+                     p.etp, p.ep, p.expert_data_parallel());
   t += "# Run on every node: ISLAND=<island> NODE_RANK=<node rank> MASTER_ADDR=<a node of island 0> sh <this file> ARGS\n";
   t += ": \"${MASTER_PORT:=29500}\"\n: \"${TRAIN_SCRIPT:=train.py}\"\n";
   t += fmt::format("case \"${{ISLAND:?set ISLAND to 0..{}}}\" in\n", p.islands.size() - 1);

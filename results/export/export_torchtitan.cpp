@@ -14,11 +14,10 @@
 //                pipeline_parallel_microbatch_size (local_batch_size / it = micro-batches),
 //                pipeline_parallel_layers_per_stage, pipeline_parallel_first/last_stage_less_layers
 //                (torchtitan_plan.hpp), context_parallel_degree
+//   ([training] and [parallelism] come from the field list both torchtitan writers share, torchtitan_plan.hpp)
 //   [activation_checkpoint] mode = "none" | "selective" | "full", selective_ac_option = "op"
 //   [fault_tolerance] enable, group_size, semi_sync_method = "diloco", and from the custom module sync_steps,
 //                should_quantize, fragment_sync_delay, num_fragments (components/ft/config/job_config.py:18-70)
-#include <cmath>
-
 #include <fmt/format.h>
 
 #include "results/export/export_formats.hpp"
@@ -46,6 +45,35 @@ void check(const DeployPlan& p) {
     throw ExportError(kFormat, fmt::format("sharding {} with tp {} / pp {}: without FSDP torchtitan replicates with "
                                            "DDP, which \"has not supported > 1D parallelism\"",
                                            p.sharding, p.tp, p.pp));
+  if (p.model.moe()) {
+    // ParallelDims (distributed/parallel_dims.py:58-59, 136-157): with EP, ETP is 1 or tp; the sparse mesh
+    // dp_replicate x efsdp x ep x etp needs efsdp = dp_shard x cp x tp / (etp x ep) whole. With EP 1 the experts
+    // take the dense TP (expert_tensor_parallel_degree has no effect, job_config.py:464-472).
+    if (p.ep > 1 && p.etp != 1 && p.etp != p.tp)
+      throw ExportError(kFormat, fmt::format("etp {} with tp {} and ep {}: v0.2.2 supports ETP = TP or ETP = 1 only "
+                                             "(parallel_dims.py:58-59)", p.etp, p.tp, p.ep));
+    if (p.ep == 1 && p.etp != p.tp)
+      throw ExportError(kFormat, fmt::format("etp {} with ep 1 and tp {}: without expert parallelism torchtitan "
+                                             "shards the experts with the dense TP", p.etp, p.tp));
+    if ((p.dp_shard * p.cp * p.tp) % (p.etp * p.ep) != 0)
+      throw ExportError(kFormat, fmt::format("etp {} x ep {} does not divide dp_shard {} x cp {} x tp {}: torchtitan "
+                                             "folds the experts inside the FSDP x CP x TP ranks, not over "
+                                             "data_parallel_replicate (parallel_dims.py:136-157)",
+                                             p.etp, p.ep, p.dp_shard, p.cp, p.tp));
+    if (p.moe_recompute != "none" && p.recompute != "full")
+      throw ExportError(kFormat, fmt::format("moe_recompute {}: [activation_checkpoint] checkpoints whole blocks "
+                                             "(full) or ops by policy (selective), not the routed experts alone",
+                                             p.moe_recompute));
+    if (p.diloco())
+      throw ExportError(kFormat, "DiLoCo with an MoE model: the fragment split under TorchFT is llama3_ft's only");
+    if (p.ep_overlap)
+      throw ExportError(kFormat, "plan.ep_overlap: v0.2.2 overlaps EP communication only inside the DualPipeV "
+                                 "pipeline schedule (pipeline_parallel_expert_parallel_overlap, job_config.py:420-426), "
+                                 "not with the 1F1B schedules the plan is costed with");
+    if (const auto mm = torchtitan_v0_2_2_model(p.model); mm && mm->name == "deepseek_v3" && p.cp > 1)
+      throw ExportError(kFormat, fmt::format("cp {} with deepseek_v3: its flex attention does not run context "
+                                             "parallelism (models/deepseek_v3/model/args.py:101-109)", p.cp));
+  }
   if (p.diloco()) {
     if (p.dp_replicate > 1)
       throw ExportError(kFormat, fmt::format("DiLoCo with sharding {}: under TorchFT each replica group shards with "
@@ -66,52 +94,27 @@ Exported export_torchtitan(const DeployPlan& p, const ExportSource& source) {
   t += fmt::format("# degrees: data_parallel_shard {} x data_parallel_replicate {} x tp {} x pp {} x cp {} = {} GPUs{}\n",
                    p.dp_shard, p.dp_replicate, p.tp, p.pp, p.cp, p.dp_shard * p.dp_replicate * p.model_parallel,
                    p.diloco() ? " per island (one TorchFT replica group each)" : "");
+  if (p.model.moe())
+    t += fmt::format("# experts: data_parallel_replicate {} x efsdp {} x ep {} x etp {} x pp {} (parallel_dims.py:136-157)\n",
+                     p.dp_replicate, p.dp_shard * p.cp * p.tp / (p.ep * p.etp), p.ep, p.etp, p.pp);
 
   t += "\n[job]\ndescription = " +
        toml_string(fmt::format("shardmeter: {} row {}", source.info->scenario_name, row_number(p.row))) + "\n";
   if (p.diloco()) t += "custom_config_module = \"torchtitan.components.ft.config\"  # the DiLoCo fields below\n";
 
-  const auto flavor = llama3_flavor(p.model);
-  if (flavor || p.precision == "fp8") t += "\n[model]\n";
-  if (flavor) {
-    t += fmt::format("name = \"{}\"\nflavor = \"{}\"\n", p.diloco() ? "llama3_ft" : "llama3", *flavor);
+  const auto known = torchtitan_v0_2_2_model(p.model);
+  if (known || p.precision == "fp8") t += "\n[model]\n";
+  if (known) {
+    t += fmt::format("name = \"{}\"\nflavor = \"{}\"\n", p.diloco() ? "llama3_ft" : known->name, known->flavor);
   } else {
-    out.notes.push_back(fmt::format("torchtitan: the model is none of torchtitan's llama3 flavors: register one with "
-                                    "the dimensions of the header's model line and set [model] name and flavor"));
+    out.notes.push_back(fmt::format("torchtitan: the model is none of torchtitan's {} flavors: register one with "
+                                    "the dimensions of the header's model line and set [model] name and flavor",
+                                    p.model.moe() ? "qwen3 / deepseek_v3" : "llama3"));
   }
   if (p.precision == "fp8") t += "converters = [\"quantize.linear.float8\"]\n";
 
-  // With pipeline parallelism the whole per-replica batch is the local batch, split into micro-batches of
-  // micro_batch; without it each step accumulates gradients over local batches of micro_batch.
-  const std::int64_t local = p.pp > 1 ? p.micro_batch * p.grad_accum : p.micro_batch;
-  const std::int64_t steps = static_cast<std::int64_t>(
-      std::ceil(p.training_tokens / static_cast<double>(p.global_batch * p.model.seq_len)));
-  t += "\n[training]\n";
-  t += fmt::format("local_batch_size = {}\n", local);
-  t += fmt::format("global_batch_size = {}{}\n", p.global_batch,
-                   p.diloco() ? "  # over every replica group (island): TorchFT divides it by the groups" : "");
-  t += fmt::format("seq_len = {}\n", p.model.seq_len);
-  if (steps > 0) t += fmt::format("steps = {}  # the token budget\n", steps);
-  t += "mixed_precision_param = \"bfloat16\"\n";
-
-  t += "\n[parallelism]\n";
-  t += fmt::format("data_parallel_replicate_degree = {}\n", p.dp_replicate);
-  t += fmt::format("data_parallel_shard_degree = {}\n", p.dp_shard);
-  if (p.sharding == "zero2")
-    t += "fsdp_reshard_after_forward = \"never\"  # ZeRO-2: parameters stay gathered from forward to backward\n";
-  t += fmt::format("tensor_parallel_degree = {}\n", p.tp);
-  t += fmt::format("pipeline_parallel_degree = {}\n", p.pp);
-  if (p.pp > 1) {
-    const TorchtitanStages s = torchtitan_stages(kFormat, p);
-    t += fmt::format("pipeline_parallel_schedule = \"{}\"\n", s.schedule);
-    t += fmt::format("pipeline_parallel_microbatch_size = {}\n", p.micro_batch);
-    t += fmt::format("pipeline_parallel_layers_per_stage = {}\n", s.layers_per_stage);
-    t += fmt::format("pipeline_parallel_first_stage_less_layers = {}  # the embedding counts as this many layers\n",
-                     s.first_less);
-    t += fmt::format("pipeline_parallel_last_stage_less_layers = {}  # the output head counts as this many layers\n",
-                     s.last_less);
-  }
-  t += fmt::format("context_parallel_degree = {}\n", p.cp);
+  t += "\n[training]\n" + toml_lines(torchtitan_training_fields(TorchtitanTarget::v0_2_2, p));
+  t += "\n[parallelism]\n" + toml_lines(torchtitan_parallelism_fields(TorchtitanTarget::v0_2_2, kFormat, p));
 
   t += "\n[activation_checkpoint]\n";
   t += "mode = " + toml_string(p.recompute) + "\n";

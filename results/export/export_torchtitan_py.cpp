@@ -16,9 +16,8 @@
 //                                 pipeline parallelism (lines 171-176)
 //   torchtitan/distributed/activation_checkpoint.py  SelectiveAC.Config(), FullAC.Config(), or None
 //   torchtitan/models/llama3/__init__.py  model_registry(flavor, converters=[Float8LinearConverter.Config(...)])
+// TrainingConfig and ParallelismConfig take the field list both torchtitan writers share (torchtitan_plan.hpp).
 // DiLoCo lives in experiments/torchft with its own trainer there: this target refuses it (use torchtitan, v0.2.2).
-#include <cmath>
-
 #include <fmt/format.h>
 
 #include "results/export/export_formats.hpp"
@@ -38,6 +37,12 @@ std::string_view check(const DeployPlan& p) {
     throw ExportError(kFormat, fmt::format("DiLoCo across {} islands: on torchtitan main it runs through "
                                            "experiments/torchft's own trainer, not a Trainer.Config (use torchtitan, "
                                            "the v0.2.2 TOML)", p.islands.size()));
+  if (p.model.moe())
+    throw ExportError(kFormat, fmt::format("an MoE model ({} experts): the config function starts from a llama3 "
+                                           "recipe; main's MoE models take their experts from their own recipes, and "
+                                           "its ParallelDims has expert_parallel_degree but no expert tensor "
+                                           "parallelism (distributed/parallel_dims.py:139-192; use torchtitan, the "
+                                           "v0.2.2 TOML)", p.model.experts));
   const auto flavor = llama3_flavor(p.model);
   if (!flavor)
     throw ExportError(kFormat, fmt::format("a model of {} layers, hidden {}, {} heads ({} KV): the config function "
@@ -84,39 +89,10 @@ Exported export_torchtitan_py(const DeployPlan& p, const ExportSource& source) {
     t += fmt::format("    config.model_spec = model_registry(\"{}\")\n", flavor);
   t += "    config.compile = CompileConfig()  # the plan assumes no torch.compile\n";
 
-  const std::int64_t steps = static_cast<std::int64_t>(
-      std::ceil(p.training_tokens / static_cast<double>(p.global_batch * p.model.seq_len)));
-  t += "    config.training = TrainingConfig(\n";
-  t += fmt::format("        num_tokens_per_microbatch_per_dp_rank={},  # micro-batch {} x sequence {}\n",
-                   p.micro_batch * p.model.seq_len, p.micro_batch, p.model.seq_len);
-  t += fmt::format("        num_tokens_per_train_step={},  # global batch {} x sequence {}\n",
-                   p.global_batch * p.model.seq_len, p.global_batch, p.model.seq_len);
-  t += fmt::format("        max_context_length={},\n", p.model.seq_len);
-  if (steps > 0) t += fmt::format("        steps={},  # the token budget\n", steps);
-  t += "        mixed_precision_param=\"bfloat16\",\n";
-  if (p.pp > 1) t += "        disable_cuda_graphs=True,  # CUDA graphs do not support pipeline parallelism yet\n";
-  t += "    )\n";
-
-  t += "    config.parallelism = ParallelismConfig(\n";
-  t += fmt::format("        data_parallel_replicate_degree={},\n", p.dp_replicate);
-  t += fmt::format("        data_parallel_shard_degree={},\n", p.dp_shard);
-  if (p.sharding == "zero2")
-    t += "        fsdp_reshard_after_forward=\"never\",  # ZeRO-2: parameters stay gathered until backward\n";
-  t += fmt::format("        tensor_parallel_degree={},\n", p.tp);
-  if (p.tp > 1) t += fmt::format("        enable_sequence_parallel={},\n", p.sequence_parallel ? "True" : "False");
-  t += fmt::format("        pipeline_parallel_degree={},\n", p.pp);
-  if (p.pp > 1) {
-    const TorchtitanStages s = torchtitan_stages(kFormat, p);
-    t += fmt::format("        pipeline_parallel_schedule=\"{}\",\n", s.schedule);
-    t += fmt::format("        pipeline_parallel_layers_per_stage={},\n", s.layers_per_stage);
-    t += fmt::format("        pipeline_parallel_first_stage_less_layers={},  # the embedding's weight in layers\n",
-                     s.first_less);
-    t += fmt::format("        pipeline_parallel_last_stage_less_layers={},  # the output head's weight in layers\n",
-                     s.last_less);
-    t += fmt::format("        num_pp_microbatches={},\n", p.grad_accum);
-  }
-  t += fmt::format("        context_parallel_degree={},\n", p.cp);
-  t += "    )\n";
+  t += "    config.training = TrainingConfig(\n" +
+       python_arguments(torchtitan_training_fields(TorchtitanTarget::main, p), "        ") + "    )\n";
+  t += "    config.parallelism = ParallelismConfig(\n" +
+       python_arguments(torchtitan_parallelism_fields(TorchtitanTarget::main, kFormat, p), "        ") + "    )\n";
   if (p.recompute == "none") t += "    config.activation_checkpoint = None\n";
   else t += fmt::format("    config.activation_checkpoint = {}.Config()\n", p.recompute == "full" ? "FullAC" : "SelectiveAC");
   t += "    return config\n";

@@ -1,6 +1,7 @@
 #include "results/export/torchtitan_plan.hpp"
 
 #include <array>
+#include <cmath>
 #include <string>
 
 #include <fmt/format.h>
@@ -20,7 +21,32 @@ constexpr std::array<Flavor, 3> kLlama3 = {{
     {"405B", 126, 16384, 128, 8},
 }};
 
+struct MoeFlavor {
+  std::string_view name, flavor;
+  std::int64_t layers, hidden, heads, kv_heads, experts, top_k, shared_experts, expert_ffn_hidden, dense_layers;
+};
+// torchtitan v0.2.2: models/qwen3/__init__.py:145-192, models/deepseek_v3/__init__.py:130-156 (its n_kv_heads is
+// n_heads: MLA).
+constexpr std::array<MoeFlavor, 3> kMoe = {{
+    {"qwen3", "30B-A3B", 48, 2048, 32, 4, 128, 8, 0, 768, 0},
+    {"qwen3", "235B-A22B", 94, 4096, 64, 4, 128, 8, 0, 1536, 0},
+    {"deepseek_v3", "671B", 61, 7168, 128, 128, 256, 8, 1, 2048, 3},
+}};
+
 }  // namespace
+
+std::optional<TorchtitanModel> torchtitan_v0_2_2_model(const DeployModel& m) {
+  if (!m.moe()) {
+    if (const auto flavor = llama3_flavor(m)) return TorchtitanModel{"llama3", *flavor};
+    return std::nullopt;
+  }
+  for (const MoeFlavor& f : kMoe)
+    if (f.layers == m.layers && f.hidden == m.hidden && f.heads == m.heads && f.kv_heads == m.kv_heads &&
+        f.experts == m.experts && f.top_k == m.top_k && f.shared_experts == m.shared_experts &&
+        f.expert_ffn_hidden == m.expert_ffn_hidden && f.dense_layers == m.dense_layers && m.moe_every == 1)
+      return TorchtitanModel{f.name, f.flavor};
+  return std::nullopt;
+}
 
 TorchtitanStages torchtitan_stages(std::string_view format, const DeployPlan& p) {
   const std::string f(format);
@@ -51,6 +77,95 @@ std::optional<std::string_view> llama3_flavor(const DeployModel& m) {
   for (const Flavor& f : kLlama3)
     if (f.layers == m.layers && f.hidden == m.hidden && f.heads == m.heads && f.kv_heads == m.kv_heads) return f.name;
   return std::nullopt;
+}
+
+namespace {
+
+TorchtitanField int_field(std::string name, std::int64_t v, std::string comment = "") {
+  return {std::move(name), std::to_string(v), std::to_string(v), std::move(comment)};
+}
+TorchtitanField string_field(std::string name, std::string_view v, std::string comment = "") {
+  // Only fixed identifiers reach here (no quotes or backslashes to escape in either syntax).
+  const std::string quoted = fmt::format("\"{}\"", v);
+  return {std::move(name), quoted, quoted, std::move(comment)};
+}
+TorchtitanField bool_field(std::string name, bool v, std::string comment = "") {
+  return {std::move(name), v ? "true" : "false", v ? "True" : "False", std::move(comment)};
+}
+
+}  // namespace
+
+std::vector<TorchtitanField> torchtitan_training_fields(TorchtitanTarget target, const DeployPlan& p) {
+  const bool v0 = target == TorchtitanTarget::v0_2_2;
+  const std::int64_t steps = static_cast<std::int64_t>(
+      std::ceil(p.training_tokens / static_cast<double>(p.global_batch * p.model.seq_len)));
+  std::vector<TorchtitanField> f;
+  if (v0) {
+    // With pipeline parallelism the whole per-replica batch is the local batch, split into micro-batches of
+    // micro_batch; without it each step accumulates gradients over local batches of micro_batch.
+    f.push_back(int_field("local_batch_size", p.pp > 1 ? p.micro_batch * p.grad_accum : p.micro_batch));
+    f.push_back(int_field("global_batch_size", p.global_batch,
+                          p.diloco() ? "over every replica group (island): TorchFT divides it by the groups" : ""));
+    f.push_back(int_field("seq_len", p.model.seq_len));
+  } else {
+    f.push_back(int_field("num_tokens_per_microbatch_per_dp_rank", p.micro_batch * p.model.seq_len,
+                          fmt::format("micro-batch {} x sequence {}", p.micro_batch, p.model.seq_len)));
+    f.push_back(int_field("num_tokens_per_train_step", p.global_batch * p.model.seq_len,
+                          fmt::format("global batch {} x sequence {}", p.global_batch, p.model.seq_len)));
+    f.push_back(int_field("max_context_length", p.model.seq_len));
+  }
+  if (steps > 0) f.push_back(int_field("steps", steps, "the token budget"));
+  f.push_back(string_field("mixed_precision_param", "bfloat16"));
+  if (!v0 && p.pp > 1)
+    f.push_back(bool_field("disable_cuda_graphs", true, "CUDA graphs do not support pipeline parallelism yet"));
+  return f;
+}
+
+std::vector<TorchtitanField> torchtitan_parallelism_fields(TorchtitanTarget target, std::string_view format,
+                                                           const DeployPlan& p) {
+  const bool v0 = target == TorchtitanTarget::v0_2_2;
+  std::vector<TorchtitanField> f;
+  f.push_back(int_field("data_parallel_replicate_degree", p.dp_replicate));
+  f.push_back(int_field("data_parallel_shard_degree", p.dp_shard));
+  if (p.sharding == "zero2")
+    f.push_back(string_field("fsdp_reshard_after_forward", "never",
+                             v0 ? "ZeRO-2: parameters stay gathered from forward to backward"
+                                : "ZeRO-2: parameters stay gathered until backward"));
+  f.push_back(int_field("tensor_parallel_degree", p.tp));
+  if (!v0 && p.tp > 1) f.push_back(bool_field("enable_sequence_parallel", p.sequence_parallel));
+  f.push_back(int_field("pipeline_parallel_degree", p.pp));
+  if (p.pp > 1) {
+    const TorchtitanStages s = torchtitan_stages(format, p);
+    f.push_back(string_field("pipeline_parallel_schedule", s.schedule));
+    if (v0) f.push_back(int_field("pipeline_parallel_microbatch_size", p.micro_batch));
+    f.push_back(int_field("pipeline_parallel_layers_per_stage", s.layers_per_stage));
+    f.push_back(int_field("pipeline_parallel_first_stage_less_layers", s.first_less,
+                          v0 ? "the embedding counts as this many layers" : "the embedding's weight in layers"));
+    f.push_back(int_field("pipeline_parallel_last_stage_less_layers", s.last_less,
+                          v0 ? "the output head counts as this many layers" : "the output head's weight in layers"));
+    if (!v0) f.push_back(int_field("num_pp_microbatches", p.grad_accum));
+  }
+  f.push_back(int_field("context_parallel_degree", p.cp));
+  if (v0 && p.model.moe()) {   // main has no MoE export (export_torchtitan_py.cpp)
+    f.push_back(int_field("expert_parallel_degree", p.ep));
+    f.push_back(int_field("expert_tensor_parallel_degree", p.etp));
+    f.push_back(string_field("expert_parallel_comm_backend", p.ep_dispatcher == "deepep" ? "deepep" : "standard"));
+  }
+  return f;
+}
+
+std::string toml_lines(const std::vector<TorchtitanField>& fields) {
+  std::string out;
+  for (const TorchtitanField& f : fields)
+    out += fmt::format("{} = {}{}\n", f.name, f.toml, f.comment.empty() ? "" : "  # " + f.comment);
+  return out;
+}
+
+std::string python_arguments(const std::vector<TorchtitanField>& fields, std::string_view indent) {
+  std::string out;
+  for (const TorchtitanField& f : fields)
+    out += fmt::format("{}{}={},{}\n", indent, f.name, f.python, f.comment.empty() ? "" : "  # " + f.comment);
+  return out;
 }
 
 void check_torchtitan_plan(std::string_view format, const DeployPlan& p) {

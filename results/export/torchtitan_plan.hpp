@@ -14,7 +14,9 @@
 // E.g. Llama-3-405B, 126 layers on pp 16: lps 8, first_less = last_less = 1 -> stages of 7, 8 x 14, 7 layers.
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "results/export/deploy_plan.hpp"
 
@@ -32,6 +34,31 @@ TorchtitanStages torchtitan_stages(std::string_view format, const DeployPlan& pl
 // torchtitan's llama3 flavor with the model's layers, hidden size and heads ("8B", "70B", "405B"); nullopt when
 // none matches. Its dimensions are in torchtitan/models/llama3/__init__.py at both pinned commits.
 std::optional<std::string_view> llama3_flavor(const DeployModel& model);
+
+// A model torchtitan v0.2.2 registers, as [model] name and flavor: the llama3 flavors, and the MoE flavors whose
+// layers, hidden size, heads, KV heads, experts, top-k, shared experts and expert width are the model's
+// (models/qwen3/__init__.py:145-192 "30B-A3B", "235B-A22B"; models/deepseek_v3/__init__.py:130-156 "671B").
+struct TorchtitanModel {
+  std::string_view name, flavor;
+};
+std::optional<TorchtitanModel> torchtitan_v0_2_2_model(const DeployModel& model);
+
+// The two targets' [training] and [parallelism] fields as one list, rendered by each writer in its syntax (TOML
+// `name = value  # comment` for v0.2.2, keyword arguments `name=value,  # comment` for main): the names, values and
+// comments are decided here once, per target where the versions differ (v0.2.2: local/global batch sizes and the
+// pipeline micro-batch size; main: token counts, sequence parallelism as a switch, num_pp_microbatches, CUDA graphs).
+enum class TorchtitanTarget { v0_2_2, main };
+struct TorchtitanField {
+  std::string name;
+  std::string toml, python;   // the value as a TOML literal and as a Python literal
+  std::string comment;        // "" for none
+};
+std::vector<TorchtitanField> torchtitan_training_fields(TorchtitanTarget target, const DeployPlan& plan);
+// Throws ExportError (via torchtitan_stages) when the pipeline cannot be split.
+std::vector<TorchtitanField> torchtitan_parallelism_fields(TorchtitanTarget target, std::string_view format,
+                                                           const DeployPlan& plan);
+std::string toml_lines(const std::vector<TorchtitanField>& fields);                          // "name = value\n"
+std::string python_arguments(const std::vector<TorchtitanField>& fields, std::string_view indent);  // "name=value,\n"
 
 // Plans neither target expresses: a synchronous job across islands, ZeRO-1, fp16, a sequence length the TP / CP
 // split cannot divide.

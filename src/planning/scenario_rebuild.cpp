@@ -30,7 +30,9 @@ std::optional<model::Scenario> rebuild_scenario(const results::RunInfo& info, co
                       s.training.global_batch == results::integer(row, "global_batch") &&
                       s.cluster.total_gpus() == results::integer(row, "total_gpus") &&
                       model::enum_name(s.plan.sharding) == results::text(row, "sharding") &&
-                      model::enum_name(s.plan.sync) == results::text(row, "sync");
+                      model::enum_name(s.plan.sync) == results::text(row, "sync") &&
+                      (row.count("ep") == 0 || (s.plan.ep == results::integer(row, "ep") &&
+                                                s.plan.etp == results::integer(row, "etp")));
     if (!same) {
       why_not = "the rebuilt scenario's plan differs from the row's columns";
       return std::nullopt;

@@ -105,4 +105,25 @@ def check(text, plan):
     expected_stage = {"none": 0, "zero1": 1, "zero2": 2, "fsdp": 3, "hsdp": 3}[plan["plan"]["sharding"]]
     c.require(stage == expected_stage, f"ZeRO stage {stage}, the plan shards {plan['plan']['sharding']}")
     c.require((mics > 0) == (plan["plan"]["sharding"] == "hsdp"), "hsdp is MiCS, MiCS only for hsdp")
+    # DeepSpeed-MoE: the arguments of deepspeed.moe.layer.MoE the file carries for the model code.
+    moe, layer = plan["model"].get("moe"), j.get("shardmeter_moe_layer")
+    c.require((moe is None) == (layer is None), "an MoE plan needs shardmeter_moe_layer, a dense one none")
+    if moe is not None and layer is not None:
+        experts, ep, k = layer.get("num_experts"), layer.get("ep_size", 1), layer.get("k", 1)
+        c.require(experts == moe["experts"] and k == moe["top_k"], "experts / k differ from the plan's")
+        c.require(ep == plan["plan"]["ep"], f"ep_size {ep}, the plan's ep {plan['plan']['ep']}")
+        c.require(isinstance(ep, int) and ep >= 1 and experts % ep == 0,
+                  f"Number of experts ({experts}) should be divisible by expert parallel size ({ep}) (moe/layer.py:59)")
+        c.require((world // pp) % ep == 0, f"ep_size {ep} must divide world / pp = {world // pp} "
+                  "(utils/groups.py:250-258, _ensure_divisibility)")
+        c.require(stage < 3, "MoE not supported with Stage 3 (runtime/engine.py:1675)")
+        c.require(isinstance(k, int) and k >= 1, "k must be a positive int (TopKGate, moe/sharded_moe.py:513-523)")
+        drops = layer.get("drop_tokens", True)
+        c.require(drops == (moe["capacity_factor"] not in (None, 0)), "drop_tokens differs from the plan's capacity")
+        if drops:
+            c.require(layer.get("capacity_factor") == moe["capacity_factor"], "capacity_factor differs from the plan's")
+        c.require(moe["shared_experts"] == 0, "deepspeed.moe.layer.MoE has no shared expert")
+        c.require(moe["router"] == "softmax", "TopKGate scores with softmax")
+        c.require(plan["plan"]["etp"] == 1, "DeepSpeed-MoE experts are not tensor-parallel in this export")
+        c.require(layer.get("moe_blocks") == moe["moe_layers"], "MoE blocks differ from the plan's")
     return c.failures

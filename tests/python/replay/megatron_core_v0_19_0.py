@@ -33,7 +33,36 @@ FLAGS = {
     "--ckpt-format": {"torch", "torch_dist", "torch_dcp", "fsdp_dtensor"},               # training_config.py:486
     "--tp-comm-overlap": SWITCH, "--bf16": SWITCH, "--fp16": SWITCH,                     # MPC:265, 180, 177
     "--fp8-format": {"e4m3", "hybrid"},                                                  # TC:566-567
+    # Mixture of experts: A:3348-3378 (_add_moe_args) and generated TransformerConfig / ModelParallelConfig fields.
+    "--num-experts": INT, "--moe-router-topk": INT, "--moe-ffn-hidden-size": INT,          # A:3351, TC:739, 719
+    "--moe-shared-expert-intermediate-size": INT, "--moe-layer-freq": "freq",             # TC:680, A:3353
+    "--moe-grouped-gemm": SWITCH,                                                          # TC:829
+    "--moe-router-score-function": {"softmax", "sigmoid", "sqrtsoftplus"},                 # TC:787
+    "--moe-router-enable-expert-bias": SWITCH, "--moe-router-dtype": {"fp32", "fp64"},     # TC:795, 790
+    "--moe-router-load-balancing-type": {"aux_loss", "seq_aux_loss", "global_aux_loss", "sinkhorn",
+                                         "quantile_balancing", "none"},                   # A:3365-3368
+    "--moe-expert-capacity-factor": "float", "--mtp-num-layers": INT,                     # TC:888, 68
+    "--expert-model-parallel-size": INT, "--expert-tensor-parallel-size": INT,            # MPC:127, 130
+    "--moe-token-dispatcher-type": {"allgather", "alltoall", "flex"},                     # TC:862
+    "--moe-flex-dispatcher-backend": {"deepep", "hybridep", "ncclep"},                    # TC:869
+    "--overlap-moe-expert-parallel-comm": SWITCH, "--recompute-modules": "list",          # MPC:343, TC:546
+    # Multi-head latent attention: TC:281, A:3380-3392 (_add_mla_args).
+    "--multi-latent-attention": SWITCH, "--q-lora-rank": INT, "--kv-lora-rank": INT, "--qk-head-dim": INT,
+    "--qk-pos-emb-head-dim": INT, "--v-head-dim": INT,
 }
+RECOMPUTE_MODULES = {"core_attn", "moe_act", "layernorm", "mla_up_proj", "mlp", "moe", "shared_experts",
+                     "gdn_norm_out"}   # TC:1766-1783
+# torch.cuda.get_device_capability() major of the catalog's GPUs (--moe-grouped-gemm needs >= 8, A:1338-1340);
+# ROCm reports gfx942 (MI300X / MI325X) as 9.4.
+COMPUTE_CAPABILITY = {"a100-sxm-40gb": 8, "a100-sxm-80gb": 8, "h100-sxm": 9, "h100-pcie": 9, "h200-sxm": 9,
+                      "b200": 10, "gb200": 10, "mi300x": 9, "mi325x": 9, "l40s": 8, "rtx-4090": 8}
+
+
+def eval_pattern(text):
+    """A:244-252: only digits, commas, brackets, parentheses, + and * are allowed, then Python evaluates it."""
+    if re.search(r"[^,\d\[\]\(\)\+\*]", text):
+        return None
+    return eval(text)  # noqa: S307 -- the characters are restricted as Megatron restricts them
 BLACKWELL = {"b200", "gb200"}   # get_device_arch_version() >= 10 (A:1413-1439)
 
 
@@ -56,7 +85,31 @@ def parse(text, c):
             args[flag] = True
             i += 1
             continue
+        if kind == "list":   # nargs="+": every following token up to the next flag
+            values = []
+            i += 1
+            while i < len(tokens) and not tokens[i].startswith("--"):
+                values.append(tokens[i])
+                i += 1
+            c.require(values, f"{flag} needs at least one value")
+            args[flag] = values
+            continue
         value = tokens[i + 1] if i + 1 < len(tokens) else None
+        if kind == "freq":   # moe_freq_type (A:326-349): an int or a pattern expression
+            if value is not None and re.fullmatch(r"\d+", value):
+                args[flag] = int(value)
+            else:
+                pattern = eval_pattern(value or "")
+                c.require(isinstance(pattern, list), f"{flag} {value}: not an int or an allowed pattern (A:244-252)")
+                args[flag] = pattern if isinstance(pattern, list) else None
+            i += 2
+            continue
+        if kind == "float":
+            c.require(value is not None and re.fullmatch(r"-?\d+(\.\d*)?([eE]-?\d+)?", value) is not None,
+                      f"{flag} {value}: not a float")
+            args[flag] = float(value) if value and re.fullmatch(r"-?\d+(\.\d*)?([eE]-?\d+)?", value) else None
+            i += 2
+            continue
         if kind == INT:
             c.require(value is not None and re.fullmatch(r"-?\d+", value) is not None, f"{flag} {value}: not an int")
             args[flag] = int(value) if value and re.fullmatch(r"-?\d+", value) else None
@@ -171,7 +224,8 @@ def check(text, plan):
         c.require(env.get("CUDA_DEVICE_MAX_CONNECTIONS") != "1", "FSDP requires CUDA_DEVICE_MAX_CONNECTIONS > 1")
     if a.get("--ckpt-format") == "fsdp_dtensor":
         c.require(fsdp, "--ckpt-format fsdp_dtensor needs --use-megatron-fsdp (A:1620-1621)")
-    if (tp > 1 or cp > 1) and not fsdp and gpu not in BLACKWELL:
+    # With --overlap-moe-expert-parallel-comm Megatron only warns (A:1426-1435).
+    if (tp > 1 or cp > 1) and not fsdp and gpu not in BLACKWELL and "--overlap-moe-expert-parallel-comm" not in a:
         c.require(env.get("CUDA_DEVICE_MAX_CONNECTIONS") == "1", "TP / CP before Blackwell require "
                   "CUDA_DEVICE_MAX_CONNECTIONS=1 (A:1413-1439)")
     c.require(not ("--bf16" in a and "--fp16" in a), "--bf16 and --fp16 together (A:1172-1182)")
@@ -181,6 +235,135 @@ def check(text, plan):
         c.require(1 <= a.get("--recompute-num-layers", 0) <= (layers or 0) // pp, "recompute_num_layers out of range")
     if granularity == "selective":
         c.require("--recompute-method" not in a and "--recompute-num-layers" not in a, "selective takes no method")
-    expected = {"none": None, "selective": "selective", "full": "full"}[plan["plan"]["recompute"]]
-    c.require(granularity == expected, f"recompute {granularity}, the plan {plan['plan']['recompute']}")
+    modules = set(a.get("--recompute-modules") or ["core_attn"]) if granularity == "selective" else set()  # TC:1763
+    c.require(modules <= RECOMPUTE_MODULES, f"recompute modules {sorted(modules - RECOMPUTE_MODULES)} are not "
+              "allowed (TC:1766-1783)")
+    # What ShardMeter costed: selective = core attention; plan.moe_recompute adds moe_act or moe (docs/moe.md).
+    moe_recompute = plan["plan"].get("moe_recompute") or "none"
+    moe_module = {"none": set(), "activation": {"moe_act"}, "layer": {"moe"}}[moe_recompute]
+    recompute = plan["plan"]["recompute"]
+    if recompute == "full":
+        c.require(granularity == "full", f"recompute {granularity}, the plan full")
+    elif recompute == "selective" or moe_module:
+        expected_modules = ({"core_attn"} if recompute == "selective" else set()) | moe_module
+        c.require(granularity == "selective" and modules == expected_modules,
+                  f"recompute {granularity} {sorted(modules)}, the plan {recompute} + moe_recompute {moe_recompute}")
+    else:
+        c.require(granularity is None, f"recompute {granularity}, the plan none")
+    check_moe(a, plan, c, world, tp, pp, cp, dp, gpu, env, modules)
     return c.failures
+
+
+def check_moe(a, plan, c, world, tp, pp, cp, dp, gpu, env, modules):
+    """validate_args' and TransformerConfig's MoE and MLA checks, and the plan's experts as ShardMeter costed them."""
+    moe = plan["model"].get("moe")
+    experts = a.get("--num-experts")
+    ep = a.get("--expert-model-parallel-size", 1)
+    etp = a.get("--expert-tensor-parallel-size", tp)                  # A:569-570
+    if moe is None:
+        c.require(experts is None and ep == 1, "expert flags on a dense plan")
+        c.require("--multi-latent-attention" not in a or plan["model"].get("mla"), "MLA the plan does not have")
+        return
+    c.require((ep, etp) == (plan["plan"].get("ep", 1), plan["plan"].get("etp", 1)),
+              f"ep {ep} / etp {etp}, the plan {plan['plan'].get('ep', 1)} / {plan['plan'].get('etp', 1)}")
+    if ep > 1:   # A:1599-1603
+        c.require(experts is not None, "num_experts must be non None to use expert model parallelism (A:1601)")
+        c.require(experts is not None and experts % ep == 0,
+                  f"Number of experts ({experts}) should be a multiple of expert model parallel_size ({ep}) (A:1602)")
+    # parallel_state.py:874-884: the expert grid ETP x EP x PP divides the world; EDP is the rest.
+    if c.require(world % (etp * ep * pp) == 0, f"world {world} % (etp {etp} x ep {ep} x pp {pp}) != 0 "
+                 "(parallel_state.py:881-884)"):
+        edp = world // (etp * ep * pp)
+        c.require(edp == plan["job"].get("expert_data_parallel", edp),
+                  f"expert data parallel {edp}, the plan {plan['job'].get('expert_data_parallel')}")
+    c.require(experts == moe["experts"], f"--num-experts {experts}, the plan {moe['experts']}")
+    c.require(a.get("--moe-router-topk", 2) == moe["top_k"], "--moe-router-topk differs from the plan's top-k")   # TC:739
+    c.require(a.get("--moe-ffn-hidden-size", a.get("--ffn-hidden-size")) == moe["expert_ffn_hidden"],
+              "--moe-ffn-hidden-size differs from the expert width (A:1595-1597 defaults it to ffn_hidden_size)")
+    shared = a.get("--moe-shared-expert-intermediate-size")
+    if shared is not None:
+        c.require(shared > 0, "moe_shared_expert_intermediate_size must be > 0 (TC:1637-1643)")
+    c.require((shared or 0) == moe["shared_experts"] * moe["shared_expert_ffn_hidden"],
+              f"shared experts' width {shared}, the plan {moe['shared_experts']} x {moe['shared_expert_ffn_hidden']}")
+    # Which blocks are MoE (gpt_layer_specs.py:643-661).
+    freq, layers = a.get("--moe-layer-freq", 1), plan["model"]["layers"]
+    if isinstance(freq, int):
+        pattern = [1 if i % freq == 0 else 0 for i in range(layers)] if freq > 0 else []
+    else:
+        pattern = freq or []
+        c.require(len(pattern) == layers, f"Invalid length of moe_layer_pattern: {len(pattern)}, expected {layers} "
+                  "(gpt_layer_specs.py:652-656)")
+    expected = [1 if i >= moe["dense_layers"] and (i - moe["dense_layers"]) % moe["moe_every"] == 0 else 0
+                for i in range(layers)]
+    c.require(pattern == expected, f"{sum(pattern)} MoE blocks in Megatron's pattern, the plan's "
+              f"{moe['moe_layers']} (first {moe['dense_layers']} dense, then every {moe['moe_every']})")
+    # Router (TC:787-795, 2284-2292) and dropping (TC:888, 1660-1684).
+    score = a.get("--moe-router-score-function", "softmax")
+    if "--moe-router-enable-expert-bias" in a:
+        c.require(score in ("sigmoid", "sqrtsoftplus"), "expert bias needs a sigmoid or sqrtsoftplus score (TC:2284)")
+    c.require(score == moe["router"], f"router score {score}, the plan's {moe['router']}")
+    c.require(("--moe-router-enable-expert-bias" in a) == (moe["router"] == "sigmoid"),
+              "the sigmoid router's per-expert bias (DeepSeek-V3's aux-loss-free balancing, which ShardMeter counts)")
+    capacity = a.get("--moe-expert-capacity-factor")
+    if capacity is not None and capacity >= 0:
+        c.require(a.get("--moe-router-load-balancing-type", "aux_loss") in
+                  ("aux_loss", "seq_aux_loss", "global_aux_loss", "none"),
+                  "moe_expert_capacity_factor only works with aux_loss, seq_aux_loss, global_aux_loss or none load "
+                  "balancing (TC:1660-1684)")
+    c.require((capacity or 0) == moe["capacity_factor"], f"capacity factor {capacity}, the plan {moe['capacity_factor']}")
+    mtp = a.get("--mtp-num-layers")
+    if mtp:
+        c.require(a.get("--position-embedding-type") in ("rope", "none"), "MTP needs rope or none (A:855-860)")
+    c.require((mtp or 0) == moe["mtp_layers"], f"{mtp} MTP layers, the plan {moe['mtp_layers']}")
+    # Grouped GEMM (A:1338-1340), the compute ShardMeter costs (docs/model.md §15).
+    c.require("--moe-grouped-gemm" in a, "the plan is costed with grouped GEMMs: --moe-grouped-gemm")
+    if "--moe-grouped-gemm" in a:
+        c.require(COMPUTE_CAPABILITY.get(gpu, 0) >= 8, f"GroupedGEMM needs compute capability >= 8 ({gpu}, A:1340)")
+    if "moe_act" in modules:
+        c.require("--moe-grouped-gemm" in a, "moe_act in recompute_modules is only supported with moe_grouped_gemm "
+                  "(TC:1784-1787)")
+        c.require("--fp8-format" not in a, "delayed scaling does not support moe_act recompute for fp8 (TC:1822-1827)")
+    # Biases (TC:2279-2282) and sequence parallelism with TP (moe_layer.py:629-633).
+    if "--disable-bias-linear" not in a:
+        c.require(etp == 1, "Bias in Moe is only supported when ETP==1 (TC:2279-2282)")
+    if tp > 1:
+        c.require("--sequence-parallel" in a, "MoE with tensor parallelism trains only with sequence parallelism "
+                  "(moe_layer.py:629-633)")
+    # Dispatcher (TC:862-869, 1589-1614; token_dispatcher.py:1769-1770). DeepEP casts non-fp32 router probs with a
+    # warning (token_dispatcher.py:1303-1309): --moe-router-dtype fp32 is the export's choice, not a check.
+    dispatcher = a.get("--moe-token-dispatcher-type", "allgather")
+    backend = a.get("--moe-flex-dispatcher-backend", "deepep")
+    c.require(dispatcher == {"alltoall": "alltoall", "deepep": "flex"}[plan["plan"]["ep_dispatcher"]],
+              f"token dispatcher {dispatcher}, the plan {plan['plan']['ep_dispatcher']}")
+    if dispatcher == "flex":
+        c.require(backend == "deepep", f"flex backend {backend}, the plan deepep")
+        c.require(etp * ep > 1, "DeepEP dispatcher requires TPxEP > 1 (token_dispatcher.py:1770)")
+    else:
+        c.require("--moe-flex-dispatcher-backend" not in a or backend != "ncclep", "ncclep needs flex (TC:1609-1614)")
+    # Expert-parallel communication overlap (TC:2669-2713).
+    overlap = "--overlap-moe-expert-parallel-comm" in a
+    c.require(overlap == plan["plan"]["ep_overlap"], f"EP overlap {overlap}, the plan {plan['plan']['ep_overlap']}")
+    if overlap:
+        vpp = a.get("--num-virtual-stages-per-pipeline-rank") or a.get("--num-layers-per-virtual-pipeline-stage")
+        if pp > 1:
+            c.require(vpp is not None, "EP A2A overlap needs virtual_pipeline_model_parallel_size when pp > 1 "
+                      "(TC:2670-2675)")
+        c.require(ep > 1, "overlap_moe_expert_parallel_comm is only supported with expert model parallelism (TC:2681)")
+        c.require(dispatcher in ("alltoall", "flex"), "overlap needs the alltoall or flex dispatcher (TC:2683-2686)")
+        c.require(a.get("--recompute-granularity") != "full", "disable full recomputation with the overlap (TC:2688)")
+        c.require("--recompute-method" not in a and "--recompute-num-layers" not in a,
+                  "no recompute method or layers with the overlap (TC:2691-2696)")
+        c.require("moe" not in modules, "disable moe in recompute_modules with the overlap (TC:2697-2699)")
+        c.require("--bf16" in a or "--fp16" in a, "the overlap needs a bf16 or fp16 model (TC:2702-2704)")
+        c.require((mtp or 0) <= 1, "MTP supports at most one layer with the overlap (TC:2709-2713)")
+    # Multi-head latent attention (A:1892-1893; A:3380-3392).
+    mla = plan["model"].get("mla")
+    c.require(("--multi-latent-attention" in a) == (mla is not None), "multi-latent attention differs from the plan's")
+    if "--multi-latent-attention" in a:
+        c.require("--group-query-attention" not in a, "Group query attention is mutually exclusive with multi latent "
+                  "attention (A:1892-1893)")
+        got = (a.get("--q-lora-rank") or 0, a.get("--kv-lora-rank", 32), a.get("--qk-head-dim", 128),
+               a.get("--qk-pos-emb-head-dim", 64), a.get("--v-head-dim", 128))
+        want = (mla["q_lora_rank"], mla["kv_lora_rank"], plan["model"]["head_dim"], mla["rope_head_dim"],
+                mla["v_head_dim"])
+        c.require(got == want, f"MLA ranks and head dims {got}, the plan {want}")

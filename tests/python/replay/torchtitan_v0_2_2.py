@@ -43,9 +43,11 @@ INTS = {("training", "local_batch_size"), ("training", "global_batch_size"), ("t
         ("parallelism", "pipeline_parallel_first_stage_less_layers"),
         ("parallelism", "pipeline_parallel_last_stage_less_layers"), ("parallelism", "context_parallel_degree"),
         ("fault_tolerance", "group_size"), ("fault_tolerance", "sync_steps"),
-        ("fault_tolerance", "fragment_sync_delay"), ("fault_tolerance", "num_fragments")}
+        ("fault_tolerance", "fragment_sync_delay"), ("fault_tolerance", "num_fragments"),
+        ("parallelism", "expert_parallel_degree"), ("parallelism", "expert_tensor_parallel_degree")}
 LITERALS = {("training", "mixed_precision_param"): {"bfloat16", "float32"},
             ("parallelism", "fsdp_reshard_after_forward"): {"default", "always", "never"},
+            ("parallelism", "expert_parallel_comm_backend"): {"standard", "deepep"},
             ("activation_checkpoint", "mode"): {"selective", "full", "memory_budget", "none"}}
 # PyTorch 2.6 get_schedule_class (torch/distributed/pipelining/schedules.py:2361-2384), case-insensitive; torchtitan
 # v0.2.2 also knows DualPipeV (distributed/pipeline_parallel.py:216-219).
@@ -58,6 +60,11 @@ CONVERTERS = {"quantize.linear.float8", "quantize.grouped_mm.float8", "quantize.
 # llama3 flavors' layers and the longest sequence (models/llama3/__init__.py:30-100, model/args.py:28-55).
 LLAMA3_LAYERS = {"8B": 32, "70B": 80, "405B": 126}
 MAX_SEQ_LEN = 131072
+# MoE flavors (layers, experts, top-k, shared experts, expert width, dense layers): models/qwen3/__init__.py:145-192,
+# models/deepseek_v3/__init__.py:130-156. Their update_from_config only warns above max_seq_len
+# (qwen3/model/args.py:49-55, deepseek_v3/model/args.py:87-92).
+MOE_FLAVORS = {("qwen3", "30B-A3B"): (48, 128, 8, 0, 768, 0), ("qwen3", "235B-A22B"): (94, 128, 8, 0, 1536, 0),
+               ("deepseek_v3", "671B"): (61, 256, 8, 1, 2048, 3)}
 
 
 def stage_layers(num_stages, layers, input_weight, output_weight):
@@ -120,7 +127,16 @@ def check(text, plan):
 
     # The model: a registered flavor whose layers are the plan's (models/llama3/__init__.py).
     layers = plan["model"]["layers"]
-    if "flavor" in model:
+    moe = plan["model"].get("moe")
+    if "flavor" in model and (model.get("name"), model["flavor"]) in MOE_FLAVORS:
+        f = MOE_FLAVORS[(model["name"], model["flavor"])]
+        c.require(moe is not None and f == (plan["model"]["layers"], moe["experts"], moe["top_k"],
+                                            moe["shared_experts"], moe["expert_ffn_hidden"], moe["dense_layers"]),
+                  f"{model['name']} {model['flavor']} {f} is not the plan's model")
+        c.require(not (model["name"] == "deepseek_v3" and toml.get("parallelism", {}).get("context_parallel_degree", 1)
+                       > 1), "Context Parallel only supports SDPA attention (deepseek_v3/model/args.py:101-109)")
+    elif "flavor" in model:
+        c.require(moe is None, "an MoE plan on a dense flavor")
         c.require(model.get("name") in ("llama3", "llama3_ft"), f"model.name {model.get('name')!r}")
         c.require(model["flavor"] in LLAMA3_LAYERS, f"model.flavor {model['flavor']!r} is not a llama3 flavor")
         layers = LLAMA3_LAYERS.get(model["flavor"], layers)
@@ -148,6 +164,29 @@ def check(text, plan):
     c.require((tp, pp, cp) == (plan["plan"]["tp"], plan["plan"]["pp"], plan["plan"]["cp"]),
               f"tp/pp/cp {tp}/{pp}/{cp} differ from the plan's")
     c.require(dp_rep * dp_shard == plan["job"]["data_parallel"], "dp_replicate x dp_shard != the plan's replicas")
+    # Experts (parallel_dims.py:45-46, 58-59, 136-157, 190-210): degrees >= 1, ETP = TP or 1 with EP, and the sparse
+    # mesh pp x dp_replicate x efsdp x ep x etp over the world, efsdp = dp_shard x cp x tp / (etp x ep).
+    ep, etp = par.get("expert_parallel_degree", 1), par.get("expert_tensor_parallel_degree", 1)
+    c.require(ep >= 1 and etp >= 1, "expert degrees must be >= 1")
+    if ep > 1:
+        c.require(etp in (tp, 1), "Currently we only support ETP=TP or ETP=1 (parallel_dims.py:58-59)")
+    fsdp = dp_shard * cp
+    if c.require((fsdp * tp) % (etp * ep) == 0, f"efsdp = dp_shard x cp x tp / (etp x ep) = {fsdp * tp}/{etp * ep} "
+                 "is not whole: the sparse mesh cannot be unflattened (parallel_dims.py:136-157)"):
+        efsdp = fsdp * tp // (etp * ep)
+        c.require(pp * dp_rep * efsdp * ep * etp == world, "the sparse mesh does not cover the world")
+    if moe is not None:
+        c.require(ep == plan["plan"]["ep"], f"expert_parallel_degree {ep}, the plan's ep {plan['plan']['ep']}")
+        # With EP 1 the experts are sharded by the dense TP (job_config.py:464-472: etp has no effect).
+        c.require((etp if ep > 1 else tp) == plan["plan"]["etp"],
+                  f"expert tensor parallelism {etp if ep > 1 else tp}, the plan's etp {plan['plan']['etp']}")
+        c.require(moe["experts"] % ep == 0, f"{moe['experts']} experts on ep {ep}")
+        backend = par.get("expert_parallel_comm_backend", "standard")
+        c.require(backend in ("standard", "deepep"), f"expert_parallel_comm_backend {backend!r}")
+        c.require(backend == {"alltoall": "standard", "deepep": "deepep"}[plan["plan"]["ep_dispatcher"]],
+                  f"expert_parallel_comm_backend {backend}, the plan's dispatcher {plan['plan']['ep_dispatcher']}")
+    else:
+        c.require(ep == 1, "expert parallelism on a dense plan")
     # models/llama3/infra/parallelize.py:69-74: seq_len % (tp x 2 x cp) == 0 (parallel_dims.py:365-372).
     c.require(seq_len % (tp * cp * 2) == 0, f"seq_len {seq_len} not divisible by tp x 2 x cp = {tp * cp * 2}")
     # parallelize.py:148-151: no FSDP (dp_shard = 1, cp = 1) and replication = DDP, which spans the world only.
