@@ -91,7 +91,10 @@ double layer_memory_traffic_fwd_bytes(const ModelSpec& m, const PlanSpec& plan, 
   // adds (read 2, write 1, mask 1/2 each: 6 + d).
   const double replicated = 4.0 + 6.0 + d;
   // Split by TP: the MLP activation (GELU reads/writes f; SwiGLU reads 2f, writes f) and rotary on Q and K.
-  const double act = (m.ffn_type == FfnType::swiglu ? 3.0 : 2.0) * m.ffn_hidden / static_cast<double>(m.hidden);
+  // MoE hook: the dense MLP's activation only in the dense blocks; the experts' is moe_block_cost's (§15.4).
+  const double dense_share = is_moe(m) ? static_cast<double>(dense_layer_count(m)) / m.layers : 1.0;
+  const double act =
+      dense_share * (m.ffn_type == FfnType::swiglu ? 3.0 : 2.0) * m.ffn_hidden / static_cast<double>(m.hidden);
   const double rope = m.position_embedding == PositionEmbedding::rope
                           ? 2.0 * (m.heads + m.kv_heads) * static_cast<double>(m.head_dim) / m.hidden
                           : 0.0;

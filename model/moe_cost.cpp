@@ -64,7 +64,16 @@ MoeBlockCost moe_block_cost(const ModelSpec& m, const GpuSpec& gpu, const PlanSp
   // Permute and unpermute read and write every routed copy; router scores in fp32 over T x E.
   const double permute = 2.0 * 2.0 * t_in * k * h * kActivationBytes;
   const double scores = 3.0 * 4.0 * t_in * m.moe.experts;
-  c.memory_fwd_s = memory_bound_time_s(permute + scores, kMoeMemoryKernelsFwd, gpu);
+  // The experts' activation (SwiGLU reads 2f and writes f, GELU reads and writes f; §2.4) over the busiest rank's
+  // routed copies at the expert width per ETP rank, and the shared experts' over the block's tokens split by TP.
+  // Megatron fuses bias, gate and the routing-probability weighting into one kernel per block (weighted_bias_swiglu /
+  // weighted_bias_quick_geglu in TEGroupedMLP), counted within the kMoeMemoryKernelsFwd launches.
+  const double per_width = gated + 1.0;
+  double act_width_rows = copies * f_local;
+  if (m.moe.shared_experts > 0)
+    act_width_rows += t_in * static_cast<double>(m.moe.shared_experts) * m.moe.shared_expert_ffn_hidden;
+  const double activation = kActivationBytes * per_width * act_width_rows;
+  c.memory_fwd_s = memory_bound_time_s(permute + scores + activation, kMoeMemoryKernelsFwd, gpu);
 
   // Dispatch and combine. Inside the scale-up domain at the NVLink all-to-all rate; an EP group spanning nodes
   // sends the share bound for other nodes over scale-out, the rest over scale-up, at the same time. DeepEP sends

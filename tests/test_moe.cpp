@@ -136,6 +136,22 @@ TEST_CASE("token dispatch bytes: tokens x top-k x hidden x element, the remote s
   CHECK(m::dispatch_bytes(s.model, s.plan, m::Precision::bf16, 2) == 384.0);
 }
 
+TEST_CASE("MoE block memory-bound traffic: permutation, router scores and the experts' activation over the routed copies") {
+  m::Scenario s = tiny_scenario(4);
+  const m::IslandLayout l = m::make_layout(s.cluster.islands[0], s.plan);
+  const m::GpuSpec& gpu = s.cluster.islands[0].gpu;
+  // By hand, micro-batch 2 x 16 = 32 tokens on the GPU, top-2, h 8, 4 experts of width 6, one shared of width 6:
+  //   permute/unpermute (each reads and writes every copy) 2 x 2 x 32 tokens x 2 copies x 8 x 2 bytes = 4096; router scores 3 x 4 bytes x 32 x 4 = 1536;
+  //   SwiGLU activation (read 2f, write f) 2 bytes x 3 x (64 routed copies x 6 + 32 tokens x 6 shared) = 3456;
+  //   9088 bytes / (3.35e12 x 0.85) + 4 launches x 4 us.
+  const m::MoeBlockCost c = m::moe_block_cost(s.model, gpu, s.plan, m::Precision::bf16, 2, l);
+  CHECK(c.memory_fwd_s == Approx(9088.0 / (3.35e12 * 0.85) + 4 * 4e-6).epsilon(1e-12));
+  // Top-4 doubles the routed copies: permute 8192, activation 2 x 3 x (128 x 6 + 192) = 5760, scores unchanged.
+  s.model.moe.top_k = 4;
+  const m::MoeBlockCost c4 = m::moe_block_cost(s.model, gpu, s.plan, m::Precision::bf16, 2, l);
+  CHECK(c4.memory_fwd_s == Approx((8192.0 + 1536.0 + 5760.0) / (3.35e12 * 0.85) + 4 * 4e-6).epsilon(1e-12));
+}
+
 TEST_CASE("expert states: split by EP x ETP, optimizer sharded over the expert-data-parallel group") {
   m::Scenario s = tiny_scenario(2);
   const m::ParameterCounts p = m::count_parameters(s.model);
