@@ -20,7 +20,7 @@ struct TimeBreakdown {
   double dp_comm_s = 0;          // exposed data-parallel / ZeRO / FSDP / HSDP collectives inside islands
   double optimizer_s = 0;        // optimizer update (memory-bound)
   double wan_s = 0;              // exposed traffic crossing the WAN
-  double straggler_s = 0;        // waiting for a slower island
+  double straggler_s = 0;        // waiting for the slowest rank (docs/model.md §5.6) and for slower islands (§8.6)
   double ep_comm_s = 0;          // exposed MoE token dispatch/combine all-to-alls (docs/model.md §15.4)
 
   double total() const {

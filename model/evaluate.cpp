@@ -60,6 +60,7 @@ Estimate evaluate(const Scenario& s) noexcept {
   double peak_flops = 0, fullest = -1, computing_gpu_s = 0;
   bool fits = true;
   std::size_t slowest = 0;
+  double slowest_wait = 1e300;   // the slowest island waits for no one
   for (int i = 0; i < s.cluster.island_entries; ++i) {
     const auto k = static_cast<std::size_t>(i);
     const IslandSpec& island = s.cluster.islands[k];
@@ -67,7 +68,8 @@ Estimate evaluate(const Scenario& s) noexcept {
     IslandEstimate& ie = e.islands[k];
     ie.time = st.time;
     ie.time.wan_s = job.wan_s[k];
-    ie.time.straggler_s = std::max(0.0, job.wait_s[k]);
+    const double wait = std::max(0.0, job.wait_s[k]);   // for slower islands (§8.6)
+    ie.time.straggler_s += wait;                           // after the island's own slowest-rank wait (§5.6)
     ie.step_time_s = st.time.total() - st.time.wan_s;
     ie.memory = st.memory;
     ie.memory_per_gpu_bytes = st.memory_bytes;
@@ -75,11 +77,14 @@ Estimate evaluate(const Scenario& s) noexcept {
     ie.feasible = st.fits;
     ie.degrees = DataParallelDegrees{st.layout.dp, st.layout.dp_shard, st.layout.dp_replicate, st.microbatches};
     ie.bottleneck = st.fits ? dominant_component(ie.time) : Bottleneck::memory_capacity;
-    ie.utilization = std::clamp(1.0 - (ie.time.wan_s + ie.time.straggler_s) / job.step_time_s, 0.0, 1.0);
+    ie.utilization = std::clamp(1.0 - (ie.time.wan_s + wait) / job.step_time_s, 0.0, 1.0);
     fits = fits && st.fits;
     peak_flops += island.total_gpus() * island.gpu.peak_flops_per_s;
     computing_gpu_s += island.total_gpus() * ie.utilization;
-    if (ie.time.straggler_s < e.islands[slowest].time.straggler_s) slowest = k;
+    if (wait < slowest_wait) {
+      slowest_wait = wait;
+      slowest = k;
+    }
     if (st.memory_bytes / st.capacity_bytes > fullest) {
       fullest = st.memory_bytes / st.capacity_bytes;
       e.memory_per_gpu_bytes = st.memory_bytes;

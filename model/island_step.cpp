@@ -13,6 +13,7 @@
 #include "model/moe_memory.hpp"
 #include "model/recompute.hpp"
 #include "model/overlap.hpp"
+#include "model/rank_jitter.hpp"
 #include "model/tensor_bytes.hpp"
 
 namespace shardmeter::model {
@@ -226,7 +227,12 @@ IslandStep island_step(const Scenario& s, const IslandSpec& island, const Parame
     const double expert_owned = expert_params / (plan.sharding != Sharding::none ? l.edp : 1.0);
     t.optimizer_s += memory_bound_time_s(expert_owned * optimizer_update_bytes_per_param(s.training.optimizer), 4.0, gpu);
   }
-  st.fixed_s = t.total() - mb * slowest_mb;
+  // Every step waits for the slowest rank it synchronises with (docs/model.md §5.6): the job's GPUs, or the island's
+  // under DiLoCo (inner steps are island-local). The wait grows with the rank count and the work per micro-batch.
+  const double ranks = s.plan.sync == SyncMode::diloco ? island.gpus : static_cast<double>(s.cluster.total_gpus());
+  t.straggler_s = rank_jitter_s(t.compute_s + t.recompute_s + t.memory_bound_s, ranks);
+  st.stage_microbatch_s = slowest_mb + t.straggler_s / mb;
+  st.fixed_s = t.total() - mb * st.stage_microbatch_s;
 
   // ---- memory --------------------------------------------------------------------------------------
   const MemoryBreakdown mem_first =

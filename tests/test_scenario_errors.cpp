@@ -179,3 +179,14 @@ TEST_CASE("messages stay on one line whatever the value holds") {
   const std::string message = load_error("small.yaml", {"plan.tp=\"4\\n5\""});
   CHECK(message == "--set plan.tp=\"4\\n5\": plan.tp = 4?5 is not an integer");
 }
+
+TEST_CASE("a model without a preset that leaves out a dimension is a located error, not a default (issue 9 item 10)") {
+  const std::string message = load_error("bad_model_missing_hidden.yaml");
+  INFO(message);
+  CHECK_THAT(message, Catch::Contains("bad_model_missing_hidden.yaml:4:3: model.hidden") && Catch::Contains("model.hidden") &&
+                          Catch::Contains("is required (give it, or a model.preset that sets it)"));
+  const auto result = run_shardmeter("estimate bad_model_missing_hidden.yaml");
+  CHECK(result.status == 2);
+  CHECK(result.err.starts_with("bad_model_missing_hidden.yaml:4:3: model.hidden is required"));
+  CHECK(result.out.empty());
+}

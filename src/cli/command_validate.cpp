@@ -37,7 +37,8 @@ std::optional<Table> load_table(const char* name, const std::vector<std::string>
     line.print_help(out);
     out << "\nCSV defaults to <data-dir>/validation/published_runs.csv. Rows marked `calibrate` and `holdout` are\n"
            "scored; `reference` rows (uncertain configurations) are shown but not scored. Without a CSV, `validate`\n"
-           "also scores <data-dir>/validation/decentralized_runs.csv as groups of its own (docs/accuracy.md).\n";
+           "also scores <data-dir>/validation/decentralized_runs.csv as groups of its own and the held-out published runs\n"
+           "of <data-dir>/validation/heldout_runs.csv as a section of their own (docs/accuracy.md).\n";
     return std::nullopt;
   }
   const std::string dir = line.data_dir();
@@ -53,16 +54,24 @@ std::optional<Table> load_table(const char* name, const std::vector<std::string>
 int run_validate(const std::vector<std::string>& args, std::ostream& out) {
   std::optional<Table> table = load_table("validate", args, out);
   if (!table) return 0;
+  // Without a CSV argument the held-out published runs are scored too, as a section of their own (never fitted).
+  std::optional<std::vector<ValidationRun>> heldout;
+  if (table->default_csv) {
+    heldout = load_validation_runs(table->data_dir + "/validation/heldout_runs.csv", load_catalog(table->data_dir));
+    predict(*heldout);
+  }
   if (table->json) {
     predict(table->runs);
-    out << validation_json(table->runs);
+    out << validation_json(table->runs, heldout ? &*heldout : nullptr);
     return 0;
   }
-  // The decentralized anchors first: the report closes with the step-time line "overall MAPE X% over N runs".
+  // The decentralized anchors and the held-out runs first: the report closes with the step-time line
+  // "overall MAPE X% over N runs".
   if (table->default_csv)
     out << format_anchor_report(score_decentralized_anchors(table->data_dir + "/validation/decentralized_runs.csv",
                                                             table->data_dir, load_catalog(table->data_dir)))
         << "\n";
+  if (heldout) out << format_heldout_report(*heldout) << "\n";
   predict(table->runs);
   out << format_validation_report(table->runs);
   return 0;

@@ -49,33 +49,8 @@ Groups group_runs(const std::vector<ValidationRun>& runs) {
   return g;
 }
 
-}  // namespace
-
-std::string validation_json(const std::vector<ValidationRun>& runs) {
-  nlohmann::json j;
-  j["rows"] = nlohmann::json::array();
-  for (const ValidationRun& r : runs) {
-    const bool comparable = r.convertible && r.rejected == model::RejectReason::none;
-    nlohmann::json row = {{"id", r.id}, {"source", r.source_group}, {"use", std::string(to_string(r.use))},
-                          {"scored", r.scored()}};
-    row["measured"] = r.convertible ? nlohmann::json(r.measured_step_s) : nlohmann::json();
-    row["predicted"] = comparable ? nlohmann::json(r.predicted_step_s) : nlohmann::json();
-    row["error_pct"] = comparable ? nlohmann::json(100 * r.error()) : nlohmann::json();
-    j["rows"].push_back(row);
-  }
-  const Groups g = group_runs(runs);
-  j["groups"] = nlohmann::json::array();
-  for (const auto& [source, rows] : g.by_source) {
-    const ErrorSummary e = summarize(rows);
-    j["groups"].push_back({{"source", source}, {"runs", e.runs}, {"mape_pct", e.mape}, {"worst_pct", e.worst}});
-  }
-  const ErrorSummary all = summarize(g.scored);
-  j["overall_mape_pct"] = all.mape;
-  j["overall_runs"] = all.runs;
-  return results::json_text(j);
-}
-
-std::string format_validation_report(const std::vector<ValidationRun>& runs) {
+// One line per row: what was published, the measured and the predicted step time, the error.
+std::string row_lines(const std::vector<ValidationRun>& runs) {
   std::string text;
   text += fmt::format("{:<34} {:<9} {:>12} {:<18} {:>10} {:>10} {:>8}  {}\n", "run", "use", "published",
                       "FLOP convention", "measured_s", "model_s", "error", "note");
@@ -91,7 +66,36 @@ std::string format_validation_report(const std::vector<ValidationRun>& runs) {
                         comparable ? format_seconds(r.predicted_step_s) : "-",
                         comparable ? fmt::format("{:+.1f}%", 100 * r.error()) : "-", row_note(r));
   }
+  return text;
+}
 
+nlohmann::json rows_json(const std::vector<ValidationRun>& runs) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const ValidationRun& r : runs) {
+    const bool comparable = r.convertible && r.rejected == model::RejectReason::none;
+    nlohmann::json row = {{"id", r.id}, {"source", r.source_group}, {"use", std::string(to_string(r.use))},
+                          {"scored", r.scored()}};
+    row["measured"] = r.convertible ? nlohmann::json(r.measured_step_s) : nlohmann::json();
+    row["predicted"] = comparable ? nlohmann::json(r.predicted_step_s) : nlohmann::json();
+    row["error_pct"] = comparable ? nlohmann::json(100 * r.error()) : nlohmann::json();
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+nlohmann::json groups_json(const std::map<std::string, std::vector<const ValidationRun*>>& by_source) {
+  nlohmann::json groups = nlohmann::json::array();
+  for (const auto& [source, rows] : by_source) {
+    const ErrorSummary e = summarize(rows);
+    groups.push_back({{"source", source}, {"runs", e.runs}, {"mape_pct", e.mape}, {"worst_pct", e.worst}});
+  }
+  return groups;
+}
+
+}  // namespace
+
+std::string format_validation_report(const std::vector<ValidationRun>& runs) {
+  std::string text = row_lines(runs);
   Groups g = group_runs(runs);
   auto& [by_source, by_use, scored, korthikanti, fully_specified] = g;
   text += "\nMAPE per source (scored rows: calibrate + holdout):\n";
@@ -109,6 +113,34 @@ std::string format_validation_report(const std::vector<ValidationRun>& runs) {
   }
   const ErrorSummary all = summarize(scored);
   text += fmt::format("\noverall MAPE {:.1f}% over {} runs\n", all.mape, all.runs);
+  return text;
+}
+
+std::string validation_json(const std::vector<ValidationRun>& runs, const std::vector<ValidationRun>* heldout) {
+  nlohmann::json j;
+  j["rows"] = rows_json(runs);
+  const Groups g = group_runs(runs);
+  j["groups"] = groups_json(g.by_source);
+  const ErrorSummary all = summarize(g.scored);
+  j["overall_mape_pct"] = all.mape;
+  j["overall_runs"] = all.runs;
+  if (heldout) {
+    const Groups h = group_runs(*heldout);
+    const ErrorSummary e = summarize(h.scored);
+    j["heldout"] = {{"rows", rows_json(*heldout)}, {"groups", groups_json(h.by_source)}, {"mape_pct", e.mape},
+                    {"worst_pct", e.worst}, {"runs", e.runs}};
+  }
+  return results::json_text(j);
+}
+
+std::string format_heldout_report(const std::vector<ValidationRun>& runs) {
+  std::string text = "Held-out published runs (validation/heldout_runs.csv: not in the calibration table, never fitted):\n\n";
+  text += row_lines(runs);
+  const Groups g = group_runs(runs);
+  text += "\nHeld-out runs by source:\n";
+  for (const auto& [source, rows] : g.by_source) text += summary_line(source, summarize(rows));
+  const ErrorSummary all = summarize(g.scored);
+  text += fmt::format("\nheld-out MAPE {:.1f}% over {} runs (worst {:.1f}%)\n", all.mape, all.runs, all.worst);
   return text;
 }
 
