@@ -58,6 +58,7 @@ struct DeployPlan {
   std::string sharding, recompute, attention, sync;
   std::int64_t shard_group = 0;
   bool overlap_grad_reduce = true, overlap_param_gather = true, tp_comm_overlap = false;
+  bool reshard_after_forward = true;          // fsdp/hsdp: gathered weights freed after forward (docs/model.md §6.3)
   bool pp_across_islands = false;
   std::int64_t diloco_inner_steps = 0, diloco_outer_bits = 32, diloco_fragments = 1, diloco_overlap_steps = 0;
   std::int64_t total_gpus = 0;
