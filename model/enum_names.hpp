@@ -57,8 +57,10 @@ struct EnumNames<Sharding> {
 };
 template <>
 struct EnumNames<Recompute> {
-  static constexpr std::array<NamedValue<Recompute>, 3> values{
-      {{"none", Recompute::none}, {"selective", Recompute::selective}, {"full", Recompute::full}}};
+  static constexpr std::array<NamedValue<Recompute>, 4> values{{{"none", Recompute::none},
+                                                                 {"selective", Recompute::selective},
+                                                                 {"full", Recompute::full},
+                                                                 {"op_selective", Recompute::op_selective}}};
 };
 template <>
 struct EnumNames<AttentionKernel> {

@@ -11,7 +11,8 @@ enum class PositionEmbedding : std::uint8_t { learned, rope, alibi };
 enum class Precision : std::uint8_t { bf16, fp16, fp8 };
 enum class Optimizer : std::uint8_t { adamw, adamw_8bit, sgd_momentum, lion };
 enum class Sharding : std::uint8_t { none, zero1, zero2, fsdp, hsdp };
-enum class Recompute : std::uint8_t { none, selective, full };
+// selective = Megatron's core-attention recompute; op_selective = torchtitan's per-op policy (docs/model.md §7.5).
+enum class Recompute : std::uint8_t { none, selective, full, op_selective };
 enum class AttentionKernel : std::uint8_t { flash, standard };
 // The training software stack: how it executes ZeRO/FSDP and which calibrated efficiency set applies
 // (docs/model.md §6.7): Megatron-LM with apex kernels (2021-22), Megatron-Core with Transformer Engine, PyTorch

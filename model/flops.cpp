@@ -6,6 +6,25 @@
 
 namespace shardmeter::model {
 
+namespace {
+// Forward FLOPs per sequence of one block that torchtitan's per-op policy re-runs (docs/model.md §7.5): wk, wo
+// and the MLP's second matmul (h x f) of a dense block; half of MLA's projections; an MoE block's routed and
+// shared experts whole. Core attention is saved, its output being on the policy's list.
+double op_selective_recomputed_flops(const ModelSpec& m) {
+  const double s = m.seq_len, h = m.hidden;
+  const double attention = uses_mla(m) ? 0.5 * attention_matmul_params(m)
+                                       : h * (static_cast<double>(m.kv_heads) + m.heads) * m.head_dim;
+  double mlp = h * static_cast<double>(m.ffn_hidden);
+  if (is_moe(m)) {
+    const double moe_share = static_cast<double>(moe_layer_count(m)) / m.layers;
+    const double routed = m.moe.top_k * mlp_matmul_params(m, m.moe.expert_ffn_hidden) +
+                          m.moe.shared_experts * mlp_matmul_params(m, m.moe.shared_expert_ffn_hidden);
+    mlp = (1.0 - moe_share) * mlp + moe_share * routed;
+  }
+  return 2.0 * s * (attention + mlp);
+}
+}  // namespace
+
 FlopCounts count_flops(const ModelSpec& m, Recompute recompute, double recomputed_share) noexcept {
   const double s = m.seq_len;
   FlopCounts f;
@@ -32,6 +51,7 @@ FlopCounts count_flops(const ModelSpec& m, Recompute recompute, double recompute
   double recomputed = 0;
   if (recompute == Recompute::selective) recomputed = m.layers * f.attention_fwd;
   if (recompute == Recompute::full) recomputed = recomputed_share * m.layers * (f.layer_matmul_fwd + f.attention_fwd);
+  if (recompute == Recompute::op_selective) recomputed = m.layers * op_selective_recomputed_flops(m);
   f.hardware_per_sequence = f.model_per_sequence + recomputed;
   return f;
 }

@@ -13,6 +13,7 @@ struct FsdpPass {
   double slowdown = 0;            // contention of the collectives with overlapped compute (§6.6)
   bool gather_overlaps = true;    // plan.overlap_param_gather: the next unit's gather is prefetched
   bool reduce_overlaps = true;    // plan.overlap_grad_reduce: reduce-scatters run under the next unit's backward
+  bool backward_gathers = true;   // plan.reshard_after_forward: backward gathers each unit again
 };
 
 // Exposed communication of one micro-batch (forward gathers + backward gathers and reduce-scatters).

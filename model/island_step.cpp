@@ -80,6 +80,7 @@ DpCost dp_cost(const PlanSpec& plan, const IslandLayout& l, const DpTraffic& in)
   if (plan.sharding == Sharding::fsdp || plan.sharding == Sharding::hsdp) {
     // Forward all-gather, backward all-gather and gradient reduce-scatter every micro-batch (ZeRO §7,
     // FSDP §3.2: 1.5x DDP volume).
+    // (Without resharding after forward the backward gathers nothing: FsdpPass::backward_gathers.)
     const double wan_share = in.wan_per_microbatch_s / 3.0;
     const double ag = shard_collective_s(in.param_bytes, plan, l) + wan_share;
     const double rs = shard_collective_s(in.grad_bytes, plan, l) + wan_share;
@@ -92,6 +93,7 @@ DpCost dp_cost(const PlanSpec& plan, const IslandLayout& l, const DpTraffic& in)
     pass.slowdown = in.slowdown;
     pass.gather_overlaps = plan.overlap_param_gather;
     pass.reduce_overlaps = plan.overlap_grad_reduce;
+    pass.backward_gathers = plan.reshard_after_forward;
     c.per_microbatch_s = fsdp_exposed_s(pass);
     if (plan.sharding == Sharding::hsdp) {
       // Replicas all-reduce their gradient shard once per step, overlapped with the last backward.

@@ -58,6 +58,21 @@ double dense_gemms_fwd_s(const ModelSpec& m, const GpuSpec& gpu, Precision preci
   return attention + dense_share * mlp;
 }
 
+// The forward matmuls torchtitan's per-op policy recomputes: the even-numbered of each block (docs/model.md §7.5).
+// Dense MHA/GQA: wk (h -> g*d), wo (a*d -> h) and the MLP's second matmul (h x f). MLA: half of its projections.
+// MoE blocks recompute their routed part whole; that share is added by layer_cost.
+double op_selective_gemms_fwd_s(const ModelSpec& m, const GpuSpec& gpu, Precision precision, const Shape& x) {
+  const double h = m.hidden, f = m.ffn_hidden;
+  const double q_out = static_cast<double>(m.heads) * m.head_dim;
+  const double kv_out = static_cast<double>(m.kv_heads) * m.head_dim;
+  const double attention =
+      uses_mla(m) ? 0.5 * gemm_time_s(x.tokens, attention_matmul_params(m) / h / x.t, h, gpu, precision)
+                  : gemm_time_s(x.tokens, kv_out / x.t, h, gpu, precision) +
+                        gemm_time_s(x.tokens, h, q_out / x.t, gpu, precision);
+  const double dense_share = is_moe(m) ? static_cast<double>(dense_layer_count(m)) / m.layers : 1.0;
+  return attention + dense_share * gemm_time_s(x.tokens, f / x.t, h, gpu, precision);
+}
+
 // Core attention forward on one GPU. Flash: causal blocks skipped, one fused kernel. Standard (Megatron
 // 2021-22): two batched GEMMs over every s^2 entry, plus softmax/dropout traffic over the score matrix.
 PassCost attention_fwd(const ModelSpec& m, const GpuSpec& gpu, const PlanSpec& plan, int micro_batch,
@@ -122,12 +137,14 @@ LayerCost layer_cost(const ModelSpec& m, const GpuSpec& gpu, const PlanSpec& pla
   const PassCost attn = attention_fwd(m, gpu, plan, micro_batch, x);
   double mem_fwd = memory_bound_time_s(layer_memory_traffic_fwd_bytes(m, plan, micro_batch),
                                        kMemoryKernelsFwd, gpu);
+  double moe_gemm_fwd = 0;  // the routed part's GEMMs, averaged per block
   if (is_moe(m)) {
     // MoE hook: the MoE blocks' experts, router and permutation, averaged per block (docs/model.md §15.4); their
     // all-to-alls are counted apart (TimeBreakdown::ep_comm_s, model/island_step.cpp).
     const MoeBlockCost moe = moe_block_cost(m, gpu, plan, precision, micro_batch, layout);
     const double moe_share = static_cast<double>(moe_layer_count(m)) / m.layers;
-    gemm_fwd += moe_share * moe.gemm_fwd_s;
+    moe_gemm_fwd = moe_share * moe.gemm_fwd_s;
+    gemm_fwd += moe_gemm_fwd;
     mem_fwd += moe_share * moe.memory_fwd_s;
     c.ep_all_to_all_s = moe_share * moe.all_to_all_s;
   }
@@ -170,6 +187,19 @@ LayerCost layer_cost(const ModelSpec& m, const GpuSpec& gpu, const PlanSpec& pla
       // Re-run the whole block forward, including its 2 TP collectives (Shoeybi/Narayanan: 6 per block).
       c.recompute = c.forward;
       break;
+    case Recompute::op_selective: {
+      // torchtitan's per-op policy: every second matmul (wk, wo, and w3 or the second MLP matmul) and every
+      // memory-bound kernel run again; attention and the other matmuls are saved. The all-gathers (SP) or
+      // all-reduces (TP without SP) feeding the recomputed matmuls run again; SP's reduce-scatters are saved.
+      // MLA: half of its projection time; MoE: the routed part (grouped GEMMs, router, permutation) whole
+      // (docs/model.md §7.5).
+      // Standard (non-flash) attention keeps no score matrix here, so core attention runs again too (assumed).
+      const bool standard = plan.attention == AttentionKernel::standard;
+      c.recompute = PassCost{op_selective_gemms_fwd_s(m, gpu, precision, x) + moe_gemm_fwd,
+                             standard ? attn.attention_s : 0.0, mem_fwd + (standard ? attn.memory_s : 0.0),
+                             (plan.sequence_parallel ? 1.0 : 2.0) * tp_one};
+      break;
+    }
   }
   return c;
 }

@@ -37,6 +37,17 @@ double layer_activation_bytes(const ModelSpec& m, const PlanSpec& plan, int micr
     // Only the block input survives (2sbh), sequence-split under SP [Korthikanti Table 2, last row].
     return 2.0 * sbh / (plan.sequence_parallel ? t : 1.0);
   }
+  if (plan.recompute == Recompute::op_selective) {
+    // torchtitan's per-op policy keeps the outputs of every odd matmul (wq, wv, w1, w2), of attention and of the
+    // SP reduce-scatters; the rest is recomputed from the block input [docs/model.md §7.5]. In sbh units: block
+    // input 2 (/t under SP); w2's output 2 (under TP a partial sum of full width on every rank); with SP the two
+    // reduce-scatter outputs 2/t each; split by t: Q 2, V 2g/a, attention output 2, the first MLP matmul 2f/h.
+    const double sp_outputs = plan.sequence_parallel && plan.tp > 1 ? 4.0 / t : 0.0;
+    const double kept = 2.0 / (plan.sequence_parallel ? t : 1.0) + 2.0 + sp_outputs +
+                        (2.0 + 2.0 * kv + 2.0 + 2.0 * f_over_h) / t;
+    const bool flash = plan.attention == AttentionKernel::flash;  // standard attention re-runs (layer_cost.cpp)
+    return sbh * kept + (flash ? 4.0 * m.heads * static_cast<double>(m.seq_len) / plan.cp * micro_batch / t : 0.0);
+  }
   // Not split by TP: QKV input 2, MLP input 2, two norm inputs 4, two dropout masks 1 each [Korthikanti §4.1].
   const double replicated = 2.0 + 2.0 + 4.0 + 2.0 * d;
   // Split by TP: Q 2, K and V 2*g/a each, attention output (projection input) 2, MLP activations
@@ -133,7 +144,10 @@ MemoryBreakdown stage_memory(const Scenario& s, const IslandLayout& l,
     double unit = params.layer;
     if (holds_embedding || holds_head) unit = std::max(unit, params.embedding);
     unit /= plan.tp;
-    mem.fsdp_buffers_bytes = (2.0 * kWeightBytes + kGradBytes) * unit;
+    // reshard_after_forward: false keeps every unit's gathered weights from its forward to its backward: the
+    // whole stage's 16-bit weights stay resident besides the shards (FSDP2; docs/model.md §7.6).
+    mem.fsdp_buffers_bytes = plan.reshard_after_forward ? (2.0 * kWeightBytes + kGradBytes) * unit
+                                                        : kWeightBytes * p + kGradBytes * unit;
   }
 
   // Activations. 1F1B keeps up to p micro-batches in flight on the first stage, fewer further down;
@@ -161,6 +175,9 @@ MemoryBreakdown stage_memory(const Scenario& s, const IslandLayout& l,
     PlanSpec no_recompute = plan;
     no_recompute.recompute = Recompute::selective;
     mem.activations_bytes += layer_activation_bytes(m, no_recompute, b);
+  } else if (plan.recompute == Recompute::op_selective) {
+    // Plus what the one block being recomputed re-creates before its backward (§7.5).
+    mem.activations_bytes += layer_activation_bytes(m, kept_whole, b) - per_layer;
   }
   if (holds_head) {
     const double tokens = b * static_cast<double>(m.seq_len) / plan.cp;

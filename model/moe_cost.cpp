@@ -110,7 +110,8 @@ double ep_comm_per_block_s(const MoeBlockCost& cost, const PlanSpec& plan, doubl
                            double slowdown) noexcept {
   // Forward dispatch + combine, backward their transposes (docs/model.md §15.4); recomputing the MoE block (or
   // the whole block under full recompute) runs the forward pair again.
-  const bool recomputed = plan.moe_recompute == MoeRecompute::layer || plan.recompute == Recompute::full;
+  const bool recomputed = plan.moe_recompute == MoeRecompute::layer || plan.recompute == Recompute::full ||
+                          plan.recompute == Recompute::op_selective;
   const double comm = cost.all_to_all_s * (recomputed ? 3.0 : 2.0);
   return plan.ep_overlap ? exposed_after_overlap(comm, window_s, slowdown) : comm;
 }

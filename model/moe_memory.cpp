@@ -40,6 +40,9 @@ double moe_extra_activation_bytes(const ModelSpec& m, const PlanSpec& plan, int 
   // width, is not stored); `layer` re-runs the whole routed part, which then stores only its input.
   const double dense_mlp = per_f * m.ffn_hidden / plan.tp;
   if (plan.moe_recompute == MoeRecompute::layer) return -tokens * dense_mlp * moe_layers / m.layers;
+  // torchtitan's per-op policy saves no grouped-GEMM output: the routed part stores only its input, and the dense
+  // block's share it replaces is the one saved matmul output, 2f/h (docs/model.md §7.5, §15.5).
+  if (plan.recompute == Recompute::op_selective) return -tokens * 2.0 * m.ffn_hidden / plan.tp * moe_layers / m.layers;
   const double expert_per_f = per_f - (plan.moe_recompute == MoeRecompute::activation ? 2.0 : 0.0);
   const double share = busiest_expert_share(m.moe);
   const double moe_mlp = (m.moe.top_k * share * m.moe.expert_ffn_hidden +

@@ -32,6 +32,7 @@ struct PlanSpec {
   Stack stack = Stack::megatron_te;  // training software stack (docs/model.md §6.7)
   bool overlap_grad_reduce = true;    // DP gradient reduction overlapped with backward
   bool overlap_param_gather = true;   // ZeRO/FSDP parameter all-gathers prefetched under compute
+  bool reshard_after_forward = true;  // fsdp/hsdp: free gathered weights after forward, re-gather in backward (§6.3)
   bool tp_comm_overlap = false;       // TP collectives overlapped with GEMMs (userbuffers-style)
   SyncMode sync = SyncMode::synchronous;
   bool pp_across_islands = false;     // pipeline stages span islands (activations cross the WAN)

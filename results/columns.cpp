@@ -58,6 +58,7 @@ const std::array kJobColumns = {
   ScenarioColumn{"attention", kName, [](const m::Scenario& s, int) { return str(m::enum_name(s.plan.attention)); }},
   ScenarioColumn{"overlap_grad_reduce", kBoolean, [](const m::Scenario& s, int) { return flag(s.plan.overlap_grad_reduce); }},
   ScenarioColumn{"overlap_param_gather", kBoolean, [](const m::Scenario& s, int) { return flag(s.plan.overlap_param_gather); }},
+  ScenarioColumn{"reshard_after_forward", kBoolean, [](const m::Scenario& s, int) { return flag(s.plan.reshard_after_forward); }},
   ScenarioColumn{"tp_comm_overlap", kBoolean, [](const m::Scenario& s, int) { return flag(s.plan.tp_comm_overlap); }},
   ScenarioColumn{"sync", kName, [](const m::Scenario& s, int) { return str(m::enum_name(s.plan.sync)); }},
   ScenarioColumn{"pp_across_islands", kBoolean, [](const m::Scenario& s, int) { return flag(s.plan.pp_across_islands); }},

@@ -49,3 +49,22 @@ TEST_CASE("FSDP: hidden traffic still costs its contention slowdown, and what do
   // forward = 1 + 3 x 0.1 = 1.3; backward 2.
   CHECK(fsdp_exposed_s(p) == Approx(3.3));
 }
+
+TEST_CASE("FSDP: reshard_after_forward false leaves the backward without gathers (docs/model.md §6.3)") {
+  FsdpPass p = four_units();
+  p.backward_gathers = false;
+  // forward = a + 3 E(1, 2) = 1 (unchanged); backward = 3 E(r = 1, 4) + r = 0 + 1 = 1. Total 2 s, against 3 s.
+  CHECK(fsdp_exposed_s(p) == Approx(2.0));
+  p.reduce_overlaps = false;
+  // forward 1; backward = 4 r = 4.
+  CHECK(fsdp_exposed_s(p) == Approx(5.0));
+  // Never more exposed than with the backward gathers, whatever the overlaps.
+  for (bool gather : {true, false})
+    for (bool reduce : {true, false}) {
+      FsdpPass with = four_units(), without = four_units();
+      with.gather_overlaps = without.gather_overlaps = gather;
+      with.reduce_overlaps = without.reduce_overlaps = reduce;
+      without.backward_gathers = false;
+      CHECK(fsdp_exposed_s(without) <= fsdp_exposed_s(with));
+    }
+}
