@@ -55,6 +55,7 @@ const std::array kJobColumns = {
   ScenarioColumn{"sharding", kName, [](const m::Scenario& s, int) { return str(m::enum_name(s.plan.sharding)); }},
   ScenarioColumn{"shard_group", "GPUs", [](const m::Scenario& s, int) { return i64(s.plan.shard_group); }},
   ScenarioColumn{"recompute", kName, [](const m::Scenario& s, int) { return str(m::enum_name(s.plan.recompute)); }},
+  ScenarioColumn{"recompute_layers", "blocks per stage", [](const m::Scenario& s, int) { return i64(s.plan.recompute_layers); }},
   ScenarioColumn{"attention", kName, [](const m::Scenario& s, int) { return str(m::enum_name(s.plan.attention)); }},
   ScenarioColumn{"overlap_grad_reduce", kBoolean, [](const m::Scenario& s, int) { return flag(s.plan.overlap_grad_reduce); }},
   ScenarioColumn{"overlap_param_gather", kBoolean, [](const m::Scenario& s, int) { return flag(s.plan.overlap_param_gather); }},

@@ -45,6 +45,8 @@ results::PlanPoint plan_point(const PlanPoint& p) {
   s.plan.sharding = p.sharding;
   s.plan.shard_group = p.shard_group;
   s.plan.recompute = p.recompute;
+  s.plan.recompute_layers = p.recompute_layers;
+  s.plan.reshard_after_forward = p.reshard_after_forward;
   s.plan.sync = p.sync;
   s.plan.diloco.inner_steps = p.inner_steps;
   s.plan.diloco.outer_bits = p.outer_bits;

@@ -23,6 +23,8 @@ struct PlanPoint {
   model::Sharding sharding = model::Sharding::zero1;
   int shard_group = 0;
   model::Recompute recompute = model::Recompute::selective;
+  int recompute_layers = 0;
+  bool reshard_after_forward = true;
   model::SyncMode sync = model::SyncMode::synchronous;
   model::Precision precision = model::Precision::bf16;
   int inner_steps = 100, outer_bits = 32, fragments = 1, overlap_steps = 0;

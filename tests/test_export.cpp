@@ -718,6 +718,15 @@ TEST_CASE("Write exports for the framework replays", "[.][export_fixture]") {
   qwen3_fsdp.sharding = m::Sharding::fsdp;
   cases["qwen3-fsdp"] = qwen3_fsdp;
   cases["mixtral-capacity"] = mixtral_capacity();  // capacity factor, layer pattern, EP overlap with virtual stages
+  PlanPoint partial = interleaved;   // recompute full on 8 of the 24 blocks per stage (96 layers, pp 4, v 3)
+  partial.recompute = m::Recompute::full;
+  partial.recompute_layers = 12;
+  cases["partial-recompute"] = partial;
+  PlanPoint op_sac = hsdp;           // torchtitan's per-op policy, FSDP2 keeping the weights gathered
+  op_sac.sharding = m::Sharding::fsdp;
+  op_sac.recompute = m::Recompute::op_selective;
+  op_sac.reshard_after_forward = false;
+  cases["op-sac"] = op_sac;
   for (const auto& [name, p] : cases) {
     const Exporter e(p);
     std::ofstream(dir / (name + ".plan.json")) << e.run(results::ExportFormat::plan_json).text;
@@ -740,7 +749,9 @@ TEST_CASE("Write exports for the framework replays", "[.][export_fixture]") {
                            "streaming-diloco.torchtitan.toml", "autotp.deepspeed.json", "hsdp.deepspeed.json",
                            "islands.torchrun.sh", "fp8.torchtitan-py.py", "fp8.torchtitan.toml",
                            "deepseek-v3.megatron.sh", "qwen3-node.megatron.sh", "qwen3-node.deepspeed.json",
-                           "qwen3-fsdp.torchtitan.toml", "mixtral-capacity.megatron.sh", "deepseek-v3.torchrun.sh"}) {
+                           "qwen3-fsdp.torchtitan.toml", "mixtral-capacity.megatron.sh", "deepseek-v3.torchrun.sh",
+                           "partial-recompute.torchtitan.toml", "partial-recompute.megatron.sh",
+                           "op-sac.torchtitan.toml", "op-sac.torchtitan-py.py"}) {
     INFO(must);
     CHECK(std::filesystem::exists(dir / must));
   }

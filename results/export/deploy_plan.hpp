@@ -74,6 +74,7 @@ struct DeployPlan {
   std::int64_t shard_group = 0;
   bool overlap_grad_reduce = true, overlap_param_gather = true, tp_comm_overlap = false;
   bool reshard_after_forward = true;          // fsdp/hsdp: gathered weights freed after forward (docs/model.md §6.3)
+  std::int64_t recompute_layers = 0;          // recompute full: blocks per stage checkpointed (0 = all; §7.5)
   bool pp_across_islands = false;
   std::int64_t ep = 1, etp = 1;               // expert-parallel and expert tensor-parallel degrees (columns ep, etp)
   std::string ep_dispatcher = "alltoall";     // "alltoall" | "deepep"

@@ -42,6 +42,9 @@ int zero_stage(const std::string& sharding) {
 
 void check(const DeployPlan& p) {
   require_single_uniform_job(kFormat, p);
+  if (zero_stage(p.sharding) == 3 && !p.reshard_after_forward)
+    throw ExportError(kFormat, "reshard_after_forward false: ZeRO-3 re-fetches partitioned parameters in backward "
+                               "(stage3_max_reuse_distance only caches them by distance); use sharding zero2");
   if (p.cp > 1)
     throw ExportError(kFormat, fmt::format("context parallelism cp = {}: DeepSpeed has no ring-attention degree "
                                            "(its Ulysses sequence parallelism needs model changes)", p.cp));

@@ -137,6 +137,17 @@ void check_moe(const DeployPlan& p) {
 }
 
 void check(const DeployPlan& p) {
+  if (p.recompute == "op_selective")
+    throw ExportError(kFormat, "recompute op_selective (torchtitan's per-op policy): Megatron's selective granularity "
+                               "recomputes whole modules (--recompute-modules), not every second matmul");
+  if (p.recompute == "full" && p.recompute_layers > 0 &&
+      std::min(p.recompute_layers, p.fullest_stage_layers()) % p.interleave != 0)
+    throw ExportError(kFormat, fmt::format("recompute_layers {} on {} virtual stages per GPU: --recompute-num-layers "
+                                           "counts per virtual stage, so it must divide evenly",
+                                           p.recompute_layers, p.interleave));
+  if ((p.sharding == "fsdp" || p.sharding == "hsdp") && !p.reshard_after_forward)
+    throw ExportError(kFormat, "reshard_after_forward false: Megatron-FSDP has no verified switch that keeps "
+                               "parameters gathered from forward to backward (use sharding zero2 for that layout)");
   require_single_uniform_job(kFormat, p);
   if (p.sharding == "hsdp")
     throw ExportError(kFormat, "sharding hsdp (shard within groups, replicate across them): no verified Megatron-LM "
@@ -256,6 +267,12 @@ Exported export_megatron(const DeployPlan& p, const ExportSource& source) {
     arg(std::string("--recompute-modules ") + (p.recompute == "selective" ? "core_attn " : "") + moe_module);
   } else if (p.recompute == "selective") {
     arg("--recompute-granularity selective");
+  } else if (p.recompute == "full" && p.recompute_layers > 0) {
+    // plan.recompute_layers N per stage: the first N layers of each (virtual) stage checkpointed whole (A:529-537;
+    // docs/model.md §7.5 counts N per physical stage, so each of the v chunks takes N / v).
+    arg("--recompute-granularity full");
+    arg("--recompute-method block");
+    arg(fmt::format("--recompute-num-layers {}", std::min(p.recompute_layers, p.fullest_stage_layers()) / p.interleave));
   } else if (p.recompute == "full") {
     arg("--recompute-granularity full");
     arg("--recompute-method uniform");

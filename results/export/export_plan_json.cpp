@@ -71,6 +71,8 @@ Exported export_plan_json(const DeployPlan& p, const ExportSource& source) {
                {"pp_across_islands", p.pp_across_islands}};
   plan["overlap_grad_reduce"] = p.overlap_grad_reduce;
   plan["overlap_param_gather"] = p.overlap_param_gather;
+  plan["recompute_layers"] = p.recompute_layers;
+  plan["reshard_after_forward"] = p.reshard_after_forward;
   plan["tp_comm_overlap"] = p.tp_comm_overlap;
   plan["ep"] = p.ep;
   plan["etp"] = p.etp;

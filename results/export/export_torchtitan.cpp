@@ -117,8 +117,10 @@ Exported export_torchtitan(const DeployPlan& p, const ExportSource& source) {
   t += "\n[parallelism]\n" + toml_lines(torchtitan_parallelism_fields(TorchtitanTarget::v0_2_2, kFormat, p));
 
   t += "\n[activation_checkpoint]\n";
-  t += "mode = " + toml_string(p.recompute) + "\n";
-  if (p.recompute == "selective") t += "selective_ac_option = \"op\"  # per-op: recompute attention, keep matmul outputs\n";
+  const TorchtitanCheckpointing ac = torchtitan_checkpointing(TorchtitanTarget::v0_2_2, kFormat, p);
+  t += "mode = " + toml_string(ac.mode) + (ac.option.empty() && !ac.comment.empty() ? "  # " + ac.comment : "") + "\n";
+  if (ac.option == "op") t += "selective_ac_option = \"op\"  # per-op: every second matmul recomputed\n";
+  else if (!ac.option.empty()) t += "selective_ac_option = " + toml_string(ac.option) + "  # " + ac.comment + "\n";
 
   if (p.diloco()) {
     t += "\n[fault_tolerance]\n";

@@ -71,9 +71,9 @@ Exported export_torchtitan_py(const DeployPlan& p, const ExportSource& source) {
   t += "# Run: MODULE=<this file's module> CONFIG=shardmeter_plan ./run_train.sh (torchrun on every node)\n";
   if (p.precision == "fp8") t += "from torchtitan.components.quantization import Float8LinearConverter\n";
   t += "from torchtitan.config import CompileConfig, ParallelismConfig, TrainingConfig\n";
-  if (p.recompute != "none")
-    t += fmt::format("from torchtitan.distributed.activation_checkpoint import {}\n",
-                     p.recompute == "full" ? "FullAC" : "SelectiveAC");
+  const TorchtitanCheckpointing ac = torchtitan_checkpointing(TorchtitanTarget::main, kFormat, p);
+  const std::string ac_class = ac.mode == "full" ? "FullAC" : ac.mode == "selective" ? "SelectiveAC" : "";
+  if (!ac_class.empty()) t += "from torchtitan.distributed.activation_checkpoint import " + ac_class + "\n";
   t += "from torchtitan.models.llama3 import model_registry\n";
   t += fmt::format("from torchtitan.models.llama3.config_registry import {}\n", recipe);
   t += "from torchtitan.trainer import Trainer\n\n\n";
@@ -93,8 +93,9 @@ Exported export_torchtitan_py(const DeployPlan& p, const ExportSource& source) {
        python_arguments(torchtitan_training_fields(TorchtitanTarget::main, p), "        ") + "    )\n";
   t += "    config.parallelism = ParallelismConfig(\n" +
        python_arguments(torchtitan_parallelism_fields(TorchtitanTarget::main, kFormat, p), "        ") + "    )\n";
-  if (p.recompute == "none") t += "    config.activation_checkpoint = None\n";
-  else t += fmt::format("    config.activation_checkpoint = {}.Config()\n", p.recompute == "full" ? "FullAC" : "SelectiveAC");
+  if (ac_class.empty())
+    t += "    config.activation_checkpoint = None" + (ac.comment.empty() ? "" : "  # " + ac.comment) + "\n";
+  else t += "    config.activation_checkpoint = " + ac_class + ".Config()\n";
   t += "    return config\n";
   out.notes.push_back(fmt::format("torchtitan-py: save as a module importable from the torchtitan checkout and run it "
                                   "with MODULE=<module> CONFIG=shardmeter_plan; the rest comes from {}()", recipe));

@@ -121,6 +121,28 @@ std::vector<TorchtitanField> torchtitan_training_fields(TorchtitanTarget target,
   return f;
 }
 
+TorchtitanCheckpointing torchtitan_checkpointing(TorchtitanTarget target, std::string_view format,
+                                                 const DeployPlan& p) {
+  if (p.recompute == "op_selective") return {"selective", target == TorchtitanTarget::v0_2_2 ? "op" : "", ""};
+  if (p.recompute == "selective")
+    return {"none", "", "ShardMeter's selective = Megatron's core-attention recompute, which FlashAttention "
+                        "already does inside its backward"};
+  if (p.recompute != "full") return {"none", "", ""};
+  const std::int64_t stage = p.fullest_stage_layers();
+  if (p.recompute_layers <= 0 || p.recompute_layers >= stage) return {"full", "", ""};
+  if (target == TorchtitanTarget::main)
+    throw ExportError(std::string(format), fmt::format("recompute_layers {} of {} blocks per stage: main's activation "
+                                          "checkpointing has no layer frequency (FullAC or the per-op SelectiveAC; "
+                                          "use torchtitan, the v0.2.2 TOML)", p.recompute_layers, stage));
+  if (stage % p.recompute_layers != 0)
+    throw ExportError(std::string(format), fmt::format("recompute_layers {} of {} blocks per stage: torchtitan checkpoints every "
+                                          "k-th block (selective_ac_option = k), which needs the blocks per stage "
+                                          "to be a multiple of it", p.recompute_layers, stage));
+  return {"selective", std::to_string(stage / p.recompute_layers),
+          fmt::format("one block in {} checkpointed whole: {} of {} per stage", stage / p.recompute_layers,
+                      p.recompute_layers, stage)};
+}
+
 std::vector<TorchtitanField> torchtitan_parallelism_fields(TorchtitanTarget target, std::string_view format,
                                                            const DeployPlan& p) {
   const bool v0 = target == TorchtitanTarget::v0_2_2;
@@ -131,6 +153,13 @@ std::vector<TorchtitanField> torchtitan_parallelism_fields(TorchtitanTarget targ
     f.push_back(string_field("fsdp_reshard_after_forward", "never",
                              v0 ? "ZeRO-2: parameters stay gathered from forward to backward"
                                 : "ZeRO-2: parameters stay gathered until backward"));
+  // fsdp/hsdp: torchtitan's "default" reshards except under pipeline parallelism (llama3/infra/parallelize.py
+  // apply_fsdp); say the plan's choice where it differs (docs/model.md §6.3).
+  const bool fsdp = p.sharding == "fsdp" || p.sharding == "hsdp";
+  if (fsdp && p.reshard_after_forward && p.pp > 1)
+    f.push_back(string_field("fsdp_reshard_after_forward", "always", "plan.reshard_after_forward: true"));
+  if (fsdp && !p.reshard_after_forward && p.pp == 1)
+    f.push_back(string_field("fsdp_reshard_after_forward", "never", "plan.reshard_after_forward: false"));
   f.push_back(int_field("tensor_parallel_degree", p.tp));
   if (!v0 && p.tp > 1) f.push_back(bool_field("enable_sequence_parallel", p.sequence_parallel));
   f.push_back(int_field("pipeline_parallel_degree", p.pp));

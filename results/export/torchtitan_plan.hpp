@@ -60,6 +60,20 @@ std::vector<TorchtitanField> torchtitan_parallelism_fields(TorchtitanTarget targ
 std::string toml_lines(const std::vector<TorchtitanField>& fields);                          // "name = value\n"
 std::string python_arguments(const std::vector<TorchtitanField>& fields, std::string_view indent);  // "name=value,\n"
 
+// Activation checkpointing as each target says it (docs/model.md §7.5). v0.2.2: [activation_checkpoint] mode
+// "none" | "full" | "selective" with selective_ac_option "op" (the per-op policy = recompute op_selective) or a
+// layer frequency k (every k-th block fully checkpointed = recompute full with recompute_layers = blocks / k;
+// distributed/activation_checkpoint.py:127-183 at v0.2.2). main@b5bcd76: None, FullAC or SelectiveAC (per-op
+// only). ShardMeter's selective (Megatron's core attention) recomputes nothing FlashAttention does not already
+// recompute in its backward, so it is "none". Throws ExportError when the target cannot say it.
+struct TorchtitanCheckpointing {
+  std::string mode;      // v0.2.2 mode; main: "none" | "full" | "selective"
+  std::string option;    // v0.2.2 selective_ac_option ("" = not written)
+  std::string comment;   // "" for none
+};
+TorchtitanCheckpointing torchtitan_checkpointing(TorchtitanTarget target, std::string_view format,
+                                                 const DeployPlan& plan);
+
 // Plans neither target expresses: a synchronous job across islands, ZeRO-1, fp16, a sequence length the TP / CP
 // split cannot divide.
 void check_torchtitan_plan(std::string_view format, const DeployPlan& plan);

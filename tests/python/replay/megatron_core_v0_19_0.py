@@ -244,6 +244,12 @@ def check(text, plan):
     recompute = plan["plan"]["recompute"]
     if recompute == "full":
         c.require(granularity == "full", f"recompute {granularity}, the plan full")
+        n = plan["plan"].get("recompute_layers", 0)
+        if 0 < n < (layers or 0) // pp:   # docs/model.md §7.5: the first N of each stage, per virtual stage N / v
+            v = a.get("--num-virtual-stages-per-pipeline-rank", 1)
+            c.require(a.get("--recompute-method") == "block" and a.get("--recompute-num-layers") * v == n,
+                      f"--recompute-method {a.get('--recompute-method')} / {a.get('--recompute-num-layers')}, the "
+                      f"plan checkpoints {n} blocks per stage")
     elif recompute == "selective" or moe_module:
         expected_modules = ({"core_attn"} if recompute == "selective" else set()) | moe_module
         c.require(granularity == "selective" and modules == expected_modules,

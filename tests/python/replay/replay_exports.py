@@ -92,6 +92,15 @@ PLANTED = [
      "efsdp = 8 / 3 is not whole: the sparse mesh cannot be built (parallel_dims.py:136-157)"),
     ("qwen3-node.deepspeed.json", '"ep_size": 8', '"ep_size": 16',
      "ep_size 16 does not divide the 8 ranks (utils/groups.py:250-258)"),
+    # Recompute and resharding as costed (issue 9 items 1 and 4, docs/model.md §6.3, §7.5).
+    ("partial-recompute.torchtitan.toml", 'selective_ac_option = "2"', 'selective_ac_option = "3"',
+     "every 3rd of 24 blocks is 8 checkpointed blocks per stage, the plan costed 12"),
+    ("partial-recompute.megatron.sh", "--recompute-num-layers 4", "--recompute-num-layers 2",
+     "2 layers per virtual stage x 3 is 6 checkpointed blocks per stage, the plan costed 12"),
+    ("op-sac.torchtitan.toml", 'fsdp_reshard_after_forward = "never"', 'fsdp_reshard_after_forward = "default"',
+     "default reshards without pipeline parallelism; the plan keeps the weights gathered"),
+    ("op-sac.torchtitan.toml", 'selective_ac_option = "op"', 'selective_ac_option = "2"',
+     "every 2nd block fully checkpointed is not the per-op policy the plan costed"),
 ]
 
 

@@ -275,7 +275,9 @@ def check(text, plan):
         except ValueError as e:
             c.require(False, f"pipeline split: {e}")
     ac = config.activation_checkpoint
-    expected_ac = {"none": type(None), "selective": SelectiveAC.Config, "full": FullAC.Config}[plan["plan"]["recompute"]]
+    # selective (Megatron's core attention) is what FlashAttention already recomputes; op_selective is SelectiveAC.
+    expected_ac = {"none": type(None), "selective": type(None), "full": FullAC.Config,
+                   "op_selective": SelectiveAC.Config}[plan["plan"]["recompute"]]
     c.require(type(ac) is expected_ac, f"activation_checkpoint {type(ac).__name__}, the plan recomputes "
               f"{plan['plan']['recompute']}")
     fp8 = any(isinstance(x, Float8LinearConverter.Config) for x in config.model_spec.converters)

@@ -271,7 +271,26 @@ def check(text, plan):
     if ac.get("mode", "selective") == "selective":
         option = ac.get("selective_ac_option", "2")
         c.require(option == "op" or option.isdigit(), f"selective_ac_option {option!r}")
-    expected_ac = {"none": "none", "selective": "selective", "full": "full"}[plan["plan"]["recompute"]]
-    c.require(ac.get("mode", "selective") == expected_ac, f"activation_checkpoint.mode, the plan recomputes "
-              f"{plan['plan']['recompute']}")
+    # What ShardMeter costed (docs/model.md §7.5): selective = Megatron's core attention, which FlashAttention
+    # already recomputes (so nothing); op_selective = the per-op policy; full with recompute_layers N = every k-th
+    # of a stage's blocks (selective_ac_option = k, _apply_layer_sac: `_layer_sac_count % ac_freq == 0`).
+    recompute, mode = plan["plan"]["recompute"], ac.get("mode", "selective")
+    option = ac.get("selective_ac_option", "2")
+    stage = ceil_div(plan["model"]["layers"], plan["plan"]["pp"])
+    n = plan["plan"].get("recompute_layers", 0)
+    if recompute == "full" and 0 < n < stage:
+        c.require(mode == "selective" and option.isdigit() and int(option) > 0 and stage // int(option) == n
+                  and stage % int(option) == 0, f"activation_checkpoint {mode} / {option!r}, the plan "
+                  f"checkpoints {n} of {stage} blocks per stage")
+    else:
+        expected = {"none": ("none", None), "selective": ("none", None), "full": ("full", None),
+                    "op_selective": ("selective", "op")}[recompute]
+        c.require(mode == expected[0] and (expected[1] is None or option == expected[1]),
+                  f"activation_checkpoint {mode} / {option!r}, the plan recomputes {recompute}")
+    # FSDP resharding (models/llama3/infra/parallelize.py apply_fsdp: "default" = not pp_enabled).
+    if plan["plan"]["sharding"] in ("fsdp", "hsdp"):
+        policy = par.get("fsdp_reshard_after_forward", "default")
+        reshard = {"always": True, "never": False, "default": plan["plan"]["pp"] == 1}[policy]
+        c.require(reshard == plan["plan"].get("reshard_after_forward", True), f"fsdp_reshard_after_forward "
+                  f"{policy}, the plan reshard_after_forward {plan['plan'].get('reshard_after_forward', True)}")
     return c.failures
