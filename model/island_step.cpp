@@ -95,21 +95,22 @@ DpCost dp_cost(const PlanSpec& plan, const IslandLayout& l, const DpTraffic& in)
     if (plan.sharding == Sharding::hsdp) {
       // Replicas all-reduce their gradient shard once per step, overlapped with the last backward.
       const double ar =
-          hierarchical_all_reduce_s(in.grad_bytes / l.dp_shard, l.replicate_group, l.links) + in.wan_per_step_s;
+          hierarchical_all_reduce_s(in.grad_bytes / l.state_shards, l.replicate_group, l.links) + in.wan_per_step_s;
       c.per_step_s = overlapped(plan.overlap_grad_reduce, ar, in.backward_window_s);
     }
     return c;
   }
-  if (l.dp <= 1 && in.wan_per_step_s <= 0) return c;
-  // DDP all-reduce, or ZeRO-1/2 reduce-scatter + parameter all-gather: the same volume (ZeRO §7).
-  // Across islands the extra WAN stage sits between the intra-island halves (model/sync_islands.cpp).
+  if (l.dp_cp <= 1 && in.wan_per_step_s <= 0) return c;
+  // DDP all-reduce, or ZeRO-1/2 reduce-scatter + parameter all-gather: the same volume (ZeRO §7), over the
+  // dp x cp ranks that hold the same parameters (§6.1). Across islands the extra WAN stage sits between the
+  // intra-island halves (model/sync_islands.cpp).
   if (plan.sharding == Sharding::none) {
-    const double ar = hierarchical_all_reduce_s(in.grad_bytes, l.dp_group, l.links) + in.wan_per_step_s;
+    const double ar = hierarchical_all_reduce_s(in.grad_bytes, l.dp_cp_group, l.links) + in.wan_per_step_s;
     c.per_step_s = overlapped(plan.overlap_grad_reduce, ar, in.backward_window_s);
     return c;
   }
-  const double rs = hierarchical_reduce_scatter_s(in.grad_bytes, l.dp_group, l.links) + in.wan_per_step_s / 2.0;
-  const double ag = hierarchical_all_gather_s(in.param_bytes, l.dp_group, l.links) + in.wan_per_step_s / 2.0;
+  const double rs = hierarchical_reduce_scatter_s(in.grad_bytes, l.dp_cp_group, l.links) + in.wan_per_step_s / 2.0;
+  const double ag = hierarchical_all_gather_s(in.param_bytes, l.dp_cp_group, l.links) + in.wan_per_step_s / 2.0;
   if (plan.sharding == Sharding::zero2) {
     // ZeRO-2 reduces every micro-batch.
     c.per_microbatch_s = exposed_after_overlap(rs, in.backward_window_s, in.slowdown);
@@ -172,7 +173,7 @@ IslandStep island_step(const Scenario& s, const IslandSpec& island, const Parame
   dp_in.units = layers_per_stage;
   dp_in.forward_window_s = fwd_window;
   dp_in.backward_window_s = bwd_window;
-  dp_in.slowdown = group_contention(gpu, plan.sharding == Sharding::none ? l.dp_group : l.shard_group, l.links);
+  dp_in.slowdown = group_contention(gpu, plan.sharding == Sharding::none ? l.dp_cp_group : l.shard_group, l.links);
   const DpCost dp_local = dp_cost(plan, l, dp_in);
   dp_in.wan_per_step_s = wan.per_step_s;
   dp_in.wan_per_microbatch_s = wan.per_microbatch_s;
@@ -206,7 +207,7 @@ IslandStep island_step(const Scenario& s, const IslandSpec& island, const Parame
   }
 
   // Optimizer update over the locally owned parameters (memory-bound; 4 kernels assumed, docs/model.md §2.7).
-  const double owned = st.params_per_gpu / (plan.sharding != Sharding::none ? l.dp_shard : 1.0);
+  const double owned = st.params_per_gpu / l.state_shards;
   t.optimizer_s = memory_bound_time_s(owned * optimizer_update_bytes_per_param(s.training.optimizer), 4.0, gpu);
   // MoE hook (docs/model.md §15.4, §15.5): token all-to-alls of the stage's MoE blocks; the expert gradients'
   // reduction over the expert-data-parallel group and their optimizer update. Hidden communication slows the compute

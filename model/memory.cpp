@@ -102,9 +102,10 @@ MemoryBreakdown stage_memory(const Scenario& s, const IslandLayout& l,
   }
   const double p = stage_params / plan.tp;
 
-  // ZeRO stages [Rajbhandari et al. 2020 §5; docs/model.md §7.1]
+  // ZeRO stages [Rajbhandari et al. 2020 §5; docs/model.md §7.1], sharded over dp_shard x cp ranks: the CP ranks
+  // hold the same parameters (Megatron-Core's dp-cp group, torchtitan's dp_shard_cp).
   const double k_opt = optimizer_bytes_per_param(s.training.optimizer);
-  const double shards = l.dp_shard;
+  const double shards = l.state_shards;
   MemoryBreakdown mem;
   mem.weights_bytes = kWeightBytes * p;
   mem.gradients_bytes = kGradBytes * p;
@@ -124,7 +125,7 @@ MemoryBreakdown stage_memory(const Scenario& s, const IslandLayout& l,
       break;
   }
   if (plan.sync == SyncMode::diloco && !plan.diloco.offload_outer_state) {
-    mem.outer_state_bytes = kOuterStateBytes * p / (plan.sharding == Sharding::none ? 1.0 : shards);
+    mem.outer_state_bytes = kOuterStateBytes * p / shards;  // 1 without sharding
   }
 
   // FSDP transients: the current and the prefetched unit's gathered weights plus one unit's unsharded
