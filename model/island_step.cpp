@@ -12,25 +12,13 @@
 #include "model/moe_cost.hpp"
 #include "model/moe_memory.hpp"
 #include "model/recompute.hpp"
+#include "model/state_bytes.hpp"
 #include "model/overlap.hpp"
 #include "model/tensor_bytes.hpp"
 
 namespace shardmeter::model {
 
 namespace {
-
-// HBM bytes the optimizer update touches per local parameter: read the gradient (4, fp32 main grad), read and
-// write fp32 master weights and each state, write the bf16 copy (2). AdamW: 4 + 8 + 8 + 8 + 2 = 30.
-// docs/model.md §2.7.
-double optimizer_update_bytes_per_param(Optimizer optimizer) {
-  switch (optimizer) {
-    case Optimizer::adamw: return 30.0;
-    case Optimizer::adamw_8bit: return 18.0;
-    case Optimizer::sgd_momentum:
-    case Optimizer::lion: return 22.0;
-  }
-  return 30.0;
-}
 
 // Point-to-point activation (forward) or gradient (backward) between neighbouring stages, per micro-batch.
 // Megatron's scatter/gather optimisation (or SP) splits the message across the t ranks of the stage.
@@ -170,7 +158,7 @@ IslandStep island_step(const Scenario& s, const IslandSpec& island, const Parame
   DpTraffic dp_in;
   dp_in.grad_bytes = st.grad_bytes_per_gpu;
   dp_in.param_bytes = st.params_per_gpu * kWeightBytes;
-  dp_in.units = layers_per_stage;
+  dp_in.units = fsdp_units(plan, layers_per_stage);  // plan.fsdp_unit_layers blocks per unit (§6.3)
   dp_in.forward_window_s = fwd_window;
   dp_in.backward_window_s = bwd_window;
   dp_in.slowdown = group_contention(gpu, plan.sharding == Sharding::none ? l.dp_cp_group : l.shard_group, l.links);
@@ -208,7 +196,8 @@ IslandStep island_step(const Scenario& s, const IslandSpec& island, const Parame
 
   // Optimizer update over the locally owned parameters (memory-bound; 4 kernels assumed, docs/model.md §2.7).
   const double owned = st.params_per_gpu / l.state_shards;
-  t.optimizer_s = memory_bound_time_s(owned * optimizer_update_bytes_per_param(s.training.optimizer), 4.0, gpu);
+  t.optimizer_s =
+      memory_bound_time_s(owned * optimizer_update_bytes_per_param(s.training, plan.stack), 4.0, gpu);  // §2.7
   // MoE hook (docs/model.md §15.4, §15.5): token all-to-alls of the stage's MoE blocks; the expert gradients'
   // reduction over the expert-data-parallel group and their optimizer update. Hidden communication slows the compute
   // it overlaps by its group's SM/HBM contention (§6.6), as the dense collectives do.
@@ -225,7 +214,8 @@ IslandStep island_step(const Scenario& s, const IslandSpec& island, const Parame
                                     hierarchical_all_gather_s(expert_params * kWeightBytes, l.edp_group, l.links);
     t.dp_comm_s += plan.overlap_grad_reduce ? exposed_after_overlap(reduce, bwd_window, group_contention(gpu, l.edp_group, l.links)) : reduce;
     const double expert_owned = expert_params / (plan.sharding != Sharding::none ? l.edp : 1.0);
-    t.optimizer_s += memory_bound_time_s(expert_owned * optimizer_update_bytes_per_param(s.training.optimizer), 4.0, gpu);
+    t.optimizer_s +=
+        memory_bound_time_s(expert_owned * optimizer_update_bytes_per_param(s.training, plan.stack), 4.0, gpu);
   }
   st.fixed_s = t.total() - mb * slowest_mb;
 
