@@ -48,6 +48,15 @@ struct EnumNames<Optimizer> {
                                                                 {"lion", Optimizer::lion}}};
 };
 template <>
+struct EnumNames<StateDtype> {
+  static constexpr std::array<NamedValue<StateDtype>, 2> values{{{"fp32", StateDtype::fp32}, {"bf16", StateDtype::bf16}}};
+};
+template <>
+struct EnumNames<MasterWeights> {
+  static constexpr std::array<NamedValue<MasterWeights>, 2> values{
+      {{"fp32", MasterWeights::fp32}, {"none", MasterWeights::none}}};
+};
+template <>
 struct EnumNames<Sharding> {
   static constexpr std::array<NamedValue<Sharding>, 5> values{{{"none", Sharding::none},
                                                                {"zero1", Sharding::zero1},
@@ -165,6 +174,7 @@ constexpr bool names_in_declaration_order() noexcept {
 }
 static_assert(names_in_declaration_order<RejectReason>() && names_in_declaration_order<Bottleneck>() &&
               names_in_declaration_order<Sharding>() && names_in_declaration_order<Recompute>() &&
-              names_in_declaration_order<Stack>());
+              names_in_declaration_order<Stack>() && names_in_declaration_order<StateDtype>() &&
+              names_in_declaration_order<MasterWeights>());
 
 }  // namespace shardmeter::model

@@ -10,6 +10,13 @@ enum class NormType : std::uint8_t { layernorm, rmsnorm };
 enum class PositionEmbedding : std::uint8_t { learned, rope, alibi };
 enum class Precision : std::uint8_t { bf16, fp16, fp8 };
 enum class Optimizer : std::uint8_t { adamw, adamw_8bit, sgd_momentum, lion };
+// Element type of the optimizer's moment states (AdamW m and v; the momentum of SGD and Lion): fp32, or bf16 as
+// Megatron-Core's precision-aware optimizer (--exp-avg-dtype / --exp-avg-sq-dtype) and NeMo's distributed_fused_adam
+// (optim.dtype) keep them (docs/model.md §7.2). 8-bit AdamW keeps 1-byte states whatever this says.
+enum class StateDtype : std::uint8_t { fp32, bf16 };
+// The weights the optimizer updates: fp32 = an fp32 master copy beside the 16-bit working weights (mixed
+// precision); none = the 16-bit weights are updated directly (docs/model.md §7.2).
+enum class MasterWeights : std::uint8_t { fp32, none };
 enum class Sharding : std::uint8_t { none, zero1, zero2, fsdp, hsdp };
 // selective = Megatron's core-attention recompute; op_selective = torchtitan's per-op policy (docs/model.md §7.5).
 enum class Recompute : std::uint8_t { none, selective, full, op_selective };

@@ -12,6 +12,7 @@
 #include "model/moe_cost.hpp"
 #include "model/moe_memory.hpp"
 #include "model/recompute.hpp"
+#include "model/state_bytes.hpp"
 #include "model/overlap.hpp"
 #include "model/rank_jitter.hpp"
 #include "model/tensor_bytes.hpp"
@@ -19,19 +20,6 @@
 namespace shardmeter::model {
 
 namespace {
-
-// HBM bytes the optimizer update touches per local parameter: read the gradient (4, fp32 main grad), read and
-// write fp32 master weights and each state, write the bf16 copy (2). AdamW: 4 + 8 + 8 + 8 + 2 = 30.
-// docs/model.md §2.7.
-double optimizer_update_bytes_per_param(Optimizer optimizer) {
-  switch (optimizer) {
-    case Optimizer::adamw: return 30.0;
-    case Optimizer::adamw_8bit: return 18.0;
-    case Optimizer::sgd_momentum:
-    case Optimizer::lion: return 22.0;
-  }
-  return 30.0;
-}
 
 // Point-to-point activation (forward) or gradient (backward) between neighbouring stages, per micro-batch.
 // Megatron's scatter/gather optimisation (or SP) splits the message across the t ranks of the stage.
@@ -98,21 +86,22 @@ DpCost dp_cost(const PlanSpec& plan, const IslandLayout& l, const DpTraffic& in)
     if (plan.sharding == Sharding::hsdp) {
       // Replicas all-reduce their gradient shard once per step, overlapped with the last backward.
       const double ar =
-          hierarchical_all_reduce_s(in.grad_bytes / l.dp_shard, l.replicate_group, l.links) + in.wan_per_step_s;
+          hierarchical_all_reduce_s(in.grad_bytes / l.state_shards, l.replicate_group, l.links) + in.wan_per_step_s;
       c.per_step_s = overlapped(plan.overlap_grad_reduce, ar, in.backward_window_s);
     }
     return c;
   }
-  if (l.dp <= 1 && in.wan_per_step_s <= 0) return c;
-  // DDP all-reduce, or ZeRO-1/2 reduce-scatter + parameter all-gather: the same volume (ZeRO §7).
-  // Across islands the extra WAN stage sits between the intra-island halves (model/sync_islands.cpp).
+  if (l.dp_cp <= 1 && in.wan_per_step_s <= 0) return c;
+  // DDP all-reduce, or ZeRO-1/2 reduce-scatter + parameter all-gather: the same volume (ZeRO §7), over the
+  // dp x cp ranks that hold the same parameters (§6.1). Across islands the extra WAN stage sits between the
+  // intra-island halves (model/sync_islands.cpp).
   if (plan.sharding == Sharding::none) {
-    const double ar = hierarchical_all_reduce_s(in.grad_bytes, l.dp_group, l.links) + in.wan_per_step_s;
+    const double ar = hierarchical_all_reduce_s(in.grad_bytes, l.dp_cp_group, l.links) + in.wan_per_step_s;
     c.per_step_s = overlapped(plan.overlap_grad_reduce, ar, in.backward_window_s);
     return c;
   }
-  const double rs = hierarchical_reduce_scatter_s(in.grad_bytes, l.dp_group, l.links) + in.wan_per_step_s / 2.0;
-  const double ag = hierarchical_all_gather_s(in.param_bytes, l.dp_group, l.links) + in.wan_per_step_s / 2.0;
+  const double rs = hierarchical_reduce_scatter_s(in.grad_bytes, l.dp_cp_group, l.links) + in.wan_per_step_s / 2.0;
+  const double ag = hierarchical_all_gather_s(in.param_bytes, l.dp_cp_group, l.links) + in.wan_per_step_s / 2.0;
   if (plan.sharding == Sharding::zero2) {
     // ZeRO-2 reduces every micro-batch.
     c.per_microbatch_s = exposed_after_overlap(rs, in.backward_window_s, in.slowdown);
@@ -172,10 +161,10 @@ IslandStep island_step(const Scenario& s, const IslandSpec& island, const Parame
   DpTraffic dp_in;
   dp_in.grad_bytes = st.grad_bytes_per_gpu;
   dp_in.param_bytes = st.params_per_gpu * kWeightBytes;
-  dp_in.units = layers_per_stage;
+  dp_in.units = fsdp_units(plan, layers_per_stage);  // plan.fsdp_unit_layers blocks per unit (§6.3)
   dp_in.forward_window_s = fwd_window;
   dp_in.backward_window_s = bwd_window;
-  dp_in.slowdown = group_contention(gpu, plan.sharding == Sharding::none ? l.dp_group : l.shard_group, l.links);
+  dp_in.slowdown = group_contention(gpu, plan.sharding == Sharding::none ? l.dp_cp_group : l.shard_group, l.links);
   const DpCost dp_local = dp_cost(plan, l, dp_in);
   dp_in.wan_per_step_s = wan.per_step_s;
   dp_in.wan_per_microbatch_s = wan.per_microbatch_s;
@@ -209,8 +198,9 @@ IslandStep island_step(const Scenario& s, const IslandSpec& island, const Parame
   }
 
   // Optimizer update over the locally owned parameters (memory-bound; 4 kernels assumed, docs/model.md §2.7).
-  const double owned = st.params_per_gpu / (plan.sharding != Sharding::none ? l.dp_shard : 1.0);
-  t.optimizer_s = memory_bound_time_s(owned * optimizer_update_bytes_per_param(s.training.optimizer), 4.0, gpu);
+  const double owned = st.params_per_gpu / l.state_shards;
+  t.optimizer_s =
+      memory_bound_time_s(owned * optimizer_update_bytes_per_param(s.training, plan.stack), 4.0, gpu);  // §2.7
   // MoE hook (docs/model.md §15.4, §15.5): token all-to-alls of the stage's MoE blocks; the expert gradients'
   // reduction over the expert-data-parallel group and their optimizer update. Hidden communication slows the compute
   // it overlaps by its group's SM/HBM contention (§6.6), as the dense collectives do.
@@ -227,7 +217,8 @@ IslandStep island_step(const Scenario& s, const IslandSpec& island, const Parame
                                     hierarchical_all_gather_s(expert_params * kWeightBytes, l.edp_group, l.links);
     t.dp_comm_s += plan.overlap_grad_reduce ? exposed_after_overlap(reduce, bwd_window, group_contention(gpu, l.edp_group, l.links)) : reduce;
     const double expert_owned = expert_params / (plan.sharding != Sharding::none ? l.edp : 1.0);
-    t.optimizer_s += memory_bound_time_s(expert_owned * optimizer_update_bytes_per_param(s.training.optimizer), 4.0, gpu);
+    t.optimizer_s +=
+        memory_bound_time_s(expert_owned * optimizer_update_bytes_per_param(s.training, plan.stack), 4.0, gpu);
   }
   // Every step waits for the slowest rank it synchronises with (docs/model.md §5.6): the job's GPUs, or the island's
   // under DiLoCo (inner steps are island-local). The wait grows with the rank count and the work per micro-batch.

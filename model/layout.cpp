@@ -36,12 +36,18 @@ IslandLayout make_layout(const IslandSpec& island, const PlanSpec& plan, int sta
     l.dp_shard = plan.sharding == Sharding::none ? 1 : l.dp;
   }
   l.dp_replicate = std::max(1, l.dp / l.dp_shard);
+  // CP ranks hold the same parameters: gradients reduce over dp x cp, states shard over dp_shard x cp
+  // (Megatron-Core get_data_parallel_group(with_context_parallel=True); torchtitan dp_shard_cp; §6.1, §7.1).
+  l.dp_cp = l.dp * plan.cp;
+  l.state_shards = plan.sharding == Sharding::none ? 1 : l.dp_shard * plan.cp;
 
   const int tp_cp = plan.tp * plan.cp;
   l.tp_group = place_group(plan.tp, 1, l.domain_gpus);
   l.cp_group = place_group(plan.cp, plan.tp, l.domain_gpus);
   l.dp_group = place_group(l.dp, tp_cp, l.domain_gpus);
-  l.shard_group = place_group(l.dp_shard, tp_cp, l.domain_gpus);
+  // Rank order tp, cp, dp: the dp x cp ranks of one TP rank are tp apart, the cp ranks innermost.
+  l.dp_cp_group = place_group(l.dp_cp, plan.tp, l.domain_gpus);
+  l.shard_group = place_group(l.dp_shard * plan.cp, plan.tp, l.domain_gpus);
   l.replicate_group = place_group(l.dp_replicate, tp_cp * l.dp_shard, l.domain_gpus);
   l.pp_crosses_domain = tp_cp * l.dp >= l.domain_gpus;
   l.ep = plan.ep;

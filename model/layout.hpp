@@ -17,8 +17,15 @@ struct IslandLayout {
   int dp_shard = 1;           // ranks a ZeRO/FSDP shard group spans (dp for zero/fsdp, the HSDP group for hsdp, 1
                               // without sharding)
   int dp_replicate = 1;       // dp / dp_shard
+  // Context parallelism splits each sequence, not the parameters: the cp ranks of a replica hold the same
+  // parameters, so gradients reduce and ZeRO/FSDP state shards over dp x cp ranks (Megatron-Core's data-parallel
+  // group with context parallel, torchtitan's dp_shard_cp mesh; docs/model.md §6.1, §7.1).
+  int dp_cp = 1;              // ranks that reduce the same gradients: dp x cp
+  int state_shards = 1;       // ranks a ZeRO/FSDP shard of the model states spans: dp_shard x cp (1 without
+                              // sharding)
   int domain_gpus = 8;        // GPUs sharing the scale-up fabric (node, or NVLink domain such as NVL72)
   GroupPlacement tp_group, cp_group, dp_group, shard_group, replicate_group;
+  GroupPlacement dp_cp_group;      // the dp x cp ranks, tp apart: DDP / ZeRO-1/2 gradient reduction
   bool pp_crosses_domain = true;   // neighbouring pipeline stages talk over scale-out
   // The expert layers' folding of the same GPUs per stage (Megatron-Core parallel folding, docs/model.md §15.4):
   // expert-TP innermost, then expert-parallel, then expert-data-parallel. EP groups sit inside the scale-up domain
@@ -30,7 +37,8 @@ struct IslandLayout {
 };
 
 // HSDP's shard group in one island: `gpus` per group (plan.shard_group, or one node when it is 0) and the
-// data-parallel ranks it spans, gpus / (tp x cp) (before clamping to the island's data-parallel degree).
+// data-parallel ranks it spans, gpus / (tp x cp) (before clamping to the island's data-parallel degree); the
+// group's state shards are those ranks times cp.
 // Inline: check_consistency runs it for every HSDP candidate the search looks at.
 struct HsdpGroup {
   int gpus = 0;

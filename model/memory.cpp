@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "model/consistency.hpp"
+#include "model/fsdp_exposure.hpp"
 #include "model/moe_memory.hpp"
 #include "model/recompute.hpp"
 #include "model/tensor_bytes.hpp"
@@ -11,20 +12,10 @@
 namespace shardmeter::model {
 
 namespace {
-constexpr double kGradBytes = 2.0;     // bf16/fp16 gradients
+constexpr double kUnitGradBytes = 2.0;     // an FSDP unit's unsharded bf16/fp16 gradients
 constexpr double kLogitBytes = 2.0 + 4.0;  // bf16 logits kept for backward + fp32 copy for the loss
 constexpr double kOuterStateBytes = 8.0;   // DiLoCo: fp32 previous outer parameters + outer momentum
 }  // namespace
-
-double optimizer_bytes_per_param(Optimizer optimizer) noexcept {
-  switch (optimizer) {
-    case Optimizer::adamw: return 12.0;       // ZeRO §3.1: K = 12 for mixed-precision Adam
-    case Optimizer::adamw_8bit: return 6.0;   // fp32 master + two 8-bit states
-    case Optimizer::sgd_momentum: return 8.0;
-    case Optimizer::lion: return 8.0;
-  }
-  return 12.0;
-}
 
 double layer_activation_bytes(const ModelSpec& m, const PlanSpec& plan, int micro_batch) noexcept {
   const double t = plan.tp;
@@ -113,12 +104,15 @@ MemoryBreakdown stage_memory(const Scenario& s, const IslandLayout& l,
   }
   const double p = stage_params / plan.tp;
 
-  // ZeRO stages [Rajbhandari et al. 2020 §5; docs/model.md §7.1]
-  const double k_opt = optimizer_bytes_per_param(s.training.optimizer);
-  const double shards = l.dp_shard;
+  // ZeRO stages [Rajbhandari et al. 2020 §5; docs/model.md §7.1], sharded over dp_shard x cp ranks: the CP ranks
+  // hold the same parameters (Megatron-Core's dp-cp group, torchtitan's dp_shard_cp).
+  // Gradient and optimizer bytes per parameter from the numerics: main gradients in the reduction's type on
+  // Megatron stacks, the optimizer-state and master-weight dtypes (model/state_bytes.hpp; §7.1, §7.2).
+  const double k_opt = optimizer_bytes_per_param(s.training);
+  const double shards = l.state_shards;
   MemoryBreakdown mem;
   mem.weights_bytes = kWeightBytes * p;
-  mem.gradients_bytes = kGradBytes * p;
+  mem.gradients_bytes = gradient_bytes_per_param(s.training, plan.stack) * p;
   mem.optimizer_bytes = k_opt * p;
   switch (plan.sharding) {
     case Sharding::none: break;
@@ -135,19 +129,20 @@ MemoryBreakdown stage_memory(const Scenario& s, const IslandLayout& l,
       break;
   }
   if (plan.sync == SyncMode::diloco && !plan.diloco.offload_outer_state) {
-    mem.outer_state_bytes = kOuterStateBytes * p / (plan.sharding == Sharding::none ? 1.0 : shards);
+    mem.outer_state_bytes = kOuterStateBytes * p / shards;  // 1 without sharding
   }
 
   // FSDP transients: the current and the prefetched unit's gathered weights plus one unit's unsharded
-  // gradients [Zhao et al. 2023 §3.2.1, §3.4.2; docs/model.md §7.6]. A unit is one block, or the embedding.
+  // gradients [Zhao et al. 2023 §3.2.1, §3.4.2; docs/model.md §7.6]. A unit is plan.fsdp_unit_layers blocks (at
+  // most the stage's), or the embedding / head on the stage that holds it when that is larger.
   if (plan.sharding == Sharding::fsdp || plan.sharding == Sharding::hsdp) {
-    double unit = params.layer;
+    double unit = fsdp_unit_blocks(plan, layers_per_stage) * params.layer;
     if (holds_embedding || holds_head) unit = std::max(unit, params.embedding);
     unit /= plan.tp;
     // reshard_after_forward: false keeps every unit's gathered weights from its forward to its backward: the
     // whole stage's 16-bit weights stay resident besides the shards (FSDP2; docs/model.md §7.6).
-    mem.fsdp_buffers_bytes = plan.reshard_after_forward ? (2.0 * kWeightBytes + kGradBytes) * unit
-                                                        : kWeightBytes * p + kGradBytes * unit;
+    mem.fsdp_buffers_bytes = plan.reshard_after_forward ? (2.0 * kWeightBytes + kUnitGradBytes) * unit
+                                                        : kWeightBytes * p + kUnitGradBytes * unit;
   }
 
   // Activations. 1F1B keeps up to p micro-batches in flight on the first stage, fewer further down;

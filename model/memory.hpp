@@ -4,12 +4,9 @@
 #include "model/layout.hpp"
 #include "model/parameters.hpp"
 #include "model/scenario.hpp"
+#include "model/state_bytes.hpp"
 
 namespace shardmeter::model {
-
-// Bytes of optimizer state per parameter (ZeRO's K): AdamW keeps fp32 master weights, m and v (12);
-// 8-bit Adam 4 + 2 (ml-engineering); SGD-momentum and Lion fp32 master + one state (8).
-double optimizer_bytes_per_param(Optimizer optimizer) noexcept;
 
 // Activation bytes one transformer block stores for one micro-batch on one GPU, generalising
 // Korthikanti et al. 2022 Table 2 to GQA, SwiGLU, no-dropout, FlashAttention and context parallelism.

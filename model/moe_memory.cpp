@@ -4,13 +4,10 @@
 
 #include "model/memory.hpp"
 #include "model/moe_layers.hpp"
+#include "model/state_bytes.hpp"
 #include "model/tensor_bytes.hpp"
 
 namespace shardmeter::model {
-
-namespace {
-constexpr double kExpertGradBytes = 2.0;  // bf16 gradients, as the dense part's (model/memory.cpp)
-}  // namespace
 
 double expert_params_per_gpu(const ParameterCounts& params, const IslandLayout& l, double layers) noexcept {
   return layers * params.expert_layer / (static_cast<double>(l.ep) * l.etp);
@@ -23,8 +20,8 @@ double expert_states_bytes(const Scenario& s, const IslandLayout& l, const Param
   // As stage_memory does for the dense part, over the expert-data-parallel group (Megatron-Core's distributed
   // optimizer shards expert state over EDP)  [docs/model.md §7.1, §15.5]
   const double shards = s.plan.sharding == Sharding::none ? 1.0 : l.edp;
-  double weights = kWeightBytes * p, grads = kExpertGradBytes * p;
-  const double optimizer = optimizer_bytes_per_param(s.training.optimizer) * p / shards;
+  double weights = kWeightBytes * p, grads = gradient_bytes_per_param(s.training, s.plan.stack) * p;
+  const double optimizer = optimizer_bytes_per_param(s.training) * p / shards;
   if (s.plan.sharding == Sharding::zero2 || s.plan.sharding == Sharding::fsdp || s.plan.sharding == Sharding::hsdp)
     grads /= shards;
   if (s.plan.sharding == Sharding::fsdp || s.plan.sharding == Sharding::hsdp) weights /= shards;

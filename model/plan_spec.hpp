@@ -28,6 +28,7 @@ struct PlanSpec {
   int shard_group = 0;                // hsdp: GPUs per shard group (0 = one node)
   Recompute recompute = Recompute::selective;
   int recompute_layers = 0;           // recompute: full: blocks per stage checkpointed whole (0 = all; §7.5)
+  int fsdp_unit_layers = 1;           // fsdp/hsdp: transformer blocks per FSDP unit (wrapping granularity; §6.3, §7.6)
   AttentionKernel attention = AttentionKernel::flash;
   Stack stack = Stack::megatron_te;  // training software stack (docs/model.md §6.7)
   bool overlap_grad_reduce = true;    // DP gradient reduction overlapped with backward

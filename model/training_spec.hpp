@@ -13,6 +13,8 @@ struct TrainingSpec {
   Precision precision = Precision::bf16;
   Optimizer optimizer = Optimizer::adamw;
   int grad_reduce_bytes = 2;       // bytes per gradient element on the wire (2 = bf16/fp16, 4 = fp32)
+  StateDtype optimizer_state_dtype = StateDtype::fp32;   // moment states (docs/model.md §7.2)
+  MasterWeights master_weights = MasterWeights::fp32;    // fp32 master copy, or none (docs/model.md §7.2)
 };
 
 }  // namespace shardmeter::model

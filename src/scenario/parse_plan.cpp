@@ -30,6 +30,8 @@ void parse_plan(const YamlField& field, m::PlanSpec& out, const KeyTable& keys) 
   if (plan.has("diloco")) parse_diloco(plan["diloco"], out.diloco, keys);
   if (out.recompute_layers > 0 && out.recompute != m::Recompute::full)
     throw plan["recompute_layers"].error("needs plan.recompute: full (it counts the blocks checkpointed whole)");
+  if (out.fsdp_unit_layers > 1 && out.sharding != m::Sharding::fsdp && out.sharding != m::Sharding::hsdp)
+    throw plan["fsdp_unit_layers"].error("needs plan.sharding: fsdp or hsdp (it sizes the units FSDP gathers)");
 }
 
 }  // namespace shardmeter::cli

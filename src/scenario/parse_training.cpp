@@ -12,6 +12,10 @@ void parse_training(const YamlField& field, m::TrainingSpec& out, const KeyTable
   apply_defaults(keys, Section::training, out);
   check_required(keys, Section::training, training);
   read_keys(keys, Section::training, training, out);
+  if (training.has("optimizer_state_dtype") && out.optimizer == m::Optimizer::adamw_8bit &&
+      out.optimizer_state_dtype != m::StateDtype::fp32)
+    throw training["optimizer_state_dtype"].error(
+        "cannot be combined with training.optimizer: adamw_8bit, whose states are 8-bit (docs/model.md §7.2)");
 }
 
 void parse_runtime(const YamlField& field, m::RuntimeSpec& out, const KeyTable& keys) {

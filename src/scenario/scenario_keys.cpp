@@ -118,7 +118,9 @@ std::vector<SectionKeys> shipped_sections() {
     {"tokens", "", "tokens", D::value("0"), R::between(0, 1e18), "Training budget (e.g. 300e9), for wall-clock and total cost", member<&m::TrainingSpec::tokens>},
     {"precision", "", "", D::value("bf16"), {}, "Compute precision of the GEMMs", member<&m::TrainingSpec::precision>},
     {"optimizer", "", "", D::value("adamw"), {}, "Optimizer (sets optimizer-state bytes)", member<&m::TrainingSpec::optimizer>},
-    {"grad_reduce_dtype", "", "", D::value("bf16"), {}, "Gradient all-reduce element type (2, 2 or 4 bytes)", mapped<&grad_reduce_bytes, &m::TrainingSpec::grad_reduce_bytes>},
+    {"grad_reduce_dtype", "", "", D::value("bf16"), {}, "Gradient all-reduce element type (2, 2 or 4 bytes); on the megatron stacks also the main gradients' in memory (docs/model.md §7.1)", mapped<&grad_reduce_bytes, &m::TrainingSpec::grad_reduce_bytes>},
+    {"optimizer_state_dtype", "", "", D::value("fp32"), {}, "Element type of the optimizer's moment states (adamw m and v, the sgd_momentum / lion momentum); bf16 as Megatron's --exp-avg-dtype bf16 or NeMo's optim.dtype: bf16 (not with adamw_8bit; docs/model.md §7.2)", member<&m::TrainingSpec::optimizer_state_dtype>},
+    {"master_weights", "", "", D::value("fp32"), {}, "fp32: an fp32 master copy of the weights in the optimizer state; none: the 16-bit weights are updated directly (docs/model.md §7.2)", member<&m::TrainingSpec::master_weights>},
   }},
   {Section::cluster, "cluster:", "", {
     {"islands", "list", "", D::required("required", "is required (a list of island entries)"), {}, "1 to 8 island entries (see cluster.islands[N])"},
@@ -194,6 +196,7 @@ std::vector<SectionKeys> shipped_sections() {
     {"sharding", "", "", D::value("none"), {}, "Data-parallel sharding (none = plain DDP)", member<&m::PlanSpec::sharding>},
     {"shard_group", "", "GPUs", D::value("0", "{} (= one node)"), R::between(0, kMaxDegree), "hsdp: GPUs per shard group", member<&m::PlanSpec::shard_group>},
     {"recompute", "", "", D::value("selective"), {}, "Activation recomputation: selective = Megatron core attention, op_selective = torchtitan per-op policy (docs/model.md §7.5)", member<&m::PlanSpec::recompute>},
+    {"fsdp_unit_layers", "", "blocks", D::value("1"), R::between(1, 1e6), "fsdp / hsdp only: transformer blocks per FSDP unit (gathered and freed together; more than a stage holds = one unit per stage; docs/model.md §6.3, §7.6)", member<&m::PlanSpec::fsdp_unit_layers>},
     {"recompute_layers", "", "blocks per stage", D::value("0", "{} (= all blocks)"), R::between(0, 1e6), "recompute: full only: blocks per pipeline stage checkpointed whole, the rest keep all activations (Megatron --recompute-num-layers; docs/model.md §7.5)", member<&m::PlanSpec::recompute_layers>},
     {"attention", "", "", D::value("flash"), {}, "Attention kernel", member<&m::PlanSpec::attention>},
     {"overlap_grad_reduce", "", "", D::value("true"), {}, "Overlap DP gradient reduction with backward", member<&m::PlanSpec::overlap_grad_reduce>},
