@@ -38,6 +38,8 @@ constexpr std::array kReasons = {
   ReasonText{"out_of_memory", "does not fit in GPU memory (try fsdp/hsdp, more tp or pp, full recompute, a smaller "
                               "micro_batch, or GPUs with more HBM)"},
   ReasonText{"non_finite_objective", "an objective is not a finite number (is training.tokens set?)"},
+  ReasonText{"bound_pruned", "dominated by a feasible plan even at its best possible throughput and cost (pruned by "
+                             "bounds, not estimated)"},
 };
 // clang-format on
 
