@@ -26,6 +26,7 @@ struct Outcome {
   int code = kFeasible;        // rejection code, or kFeasible
   bool estimated = false;      // model::evaluate ran
   bool memory_bound = false;   // out_of_memory decided by the model-state bound, before model::evaluate
+  bool bound_pruned = false;   // rejected by pruning by bounds (search/bound_prune.hpp), before model::evaluate
   // For rejections decided before the model ran: every candidate sharing this candidate's digits at positions
   // 0..prune_position gets the same rejection (-1: the whole space). Equals the last position when no block
   // larger than the candidate itself can be inferred.

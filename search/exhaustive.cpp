@@ -65,6 +65,7 @@ Outcome check_candidate(const CandidateCheck& check, const BoundPruner& bounds, 
     if (w.bound_code != Outcome::kFeasible) {
       Outcome o = screened;
       o.code = w.bound_code;
+      o.bound_pruned = true;
       return o;   // prune_position stays the last position: a block of one, the walk examines the next candidate
     }
   }
