@@ -23,7 +23,8 @@ JobStep diloco_step(const Scenario& s, const ParameterCounts& params) noexcept {
   double slowest = 0;
   for (int e = 0; e < entries; ++e) {
     const auto i = static_cast<std::size_t>(e);
-    j.islands[i] = island_step(s, s.cluster.islands[i], params, per_island / island_data_parallel(s, e));
+    j.islands.emplace_with(
+        i, [&] { return island_step(s, s.cluster.islands[i], params, per_island / island_data_parallel(s, e)); });
     j.sequences_per_island[i] = per_island;
     slowest = std::max(slowest, j.islands[i].time.total());
   }

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
+#include <cstring>
+#include <type_traits>
 
 #include "model/consistency.hpp"
 #include "model/diloco_job.hpp"
@@ -38,22 +41,39 @@ Bottleneck dominant_component(const TimeBreakdown& t) noexcept {
   return best->what;
 }
 
-Estimate evaluate(const Scenario& s) noexcept {
-  Estimate e;
+namespace {
+
+// evaluate_into resets an Estimate by copying the default scalar part (everything before `islands`) and
+// value-initialising only the island slots the previous estimate used. That needs `islands` to be the last member.
+static_assert(std::is_standard_layout_v<Estimate> && std::is_trivially_copyable_v<Estimate>);
+static_assert(offsetof(Estimate, islands) + sizeof(Estimate::islands) == sizeof(Estimate),
+              "Estimate::islands must stay the last member (evaluate_into resets the part before it)");
+constexpr Estimate kDefaultEstimate{};
+
+void reset_estimate(Estimate& e) noexcept {
+  const int used = std::clamp(e.island_entries, 0, kMaxIslands);
+  std::memcpy(static_cast<void*>(&e), &kDefaultEstimate, offsetof(Estimate, islands));
+  for (int i = 0; i < used; ++i) e.islands[static_cast<std::size_t>(i)] = IslandEstimate{};
+}
+
+// The model proper. `e` holds default values on entry.
+void evaluate_fresh(const Scenario& s, Estimate& e, bool check) noexcept {
   e.island_entries = s.cluster.island_entries;
   e.gpus = s.cluster.total_gpus();
   const ParameterCounts params = count_parameters(s.model);
   e.parameters_total = params.total;
   e.parameters_active = params.active;
-  if (const Violation v = check_consistency(s)) {
-    e.reject_reason = v.reason;
-    return e;
+  if (check) {
+    if (const Violation v = check_consistency(s)) {
+      e.reject_reason = v.reason;
+      return;
+    }
   }
 
   // HFU counts only the blocks that are recomputed: recompute_layers of each stage's ceil(L / pp) (§7.5).
   const double stage_layers = std::ceil(static_cast<double>(s.model.layers) / s.plan.pp);
   const FlopCounts flops =
-      count_flops(s.model, s.plan.recompute, recomputed_blocks(s.plan, stage_layers) / stage_layers);
+      count_flops(s.model, params, s.plan.recompute, recomputed_blocks(s.plan, stage_layers) / stage_layers);
   const JobStep job = s.plan.sync == SyncMode::diloco ? diloco_step(s, params) : synchronous_step(s, params);
 
   // ---- per island: its own step, what it waits for, its memory -----------------------------------------------
@@ -123,7 +143,7 @@ Estimate evaluate(const Scenario& s) noexcept {
     ie.tokens_per_s_per_gpu = ie.tokens_per_s / island.gpus;
   }
 
-  e.degrees = job_degrees(s, job.islands[0].layout);
+  e.degrees = job_degrees(s, s.cluster.island_entries > 0 ? job.islands[0].layout : IslandLayout{});
 
   // ---- WAN, goodput, wall-clock and cost -----------------------------------------------------------------
   e.wan_bytes_per_step = job.wan_bytes_per_step;
@@ -162,7 +182,24 @@ Estimate evaluate(const Scenario& s) noexcept {
 
   e.feasible = fits;
   e.reject_reason = fits ? RejectReason::none : RejectReason::out_of_memory;
+}
+
+}  // namespace
+
+Estimate evaluate(const Scenario& s) noexcept {
+  Estimate e;
+  evaluate_fresh(s, e, true);
   return e;
+}
+
+void evaluate_into(const Scenario& s, Estimate& out) noexcept {
+  reset_estimate(out);
+  evaluate_fresh(s, out, true);
+}
+
+void evaluate_consistent_into(const Scenario& s, Estimate& out) noexcept {
+  reset_estimate(out);
+  evaluate_fresh(s, out, false);
 }
 
 }  // namespace shardmeter::model

@@ -7,6 +7,16 @@ namespace shardmeter::model {
 
 Estimate evaluate(const Scenario& scenario) noexcept;
 
+// The same estimate, written into `out` instead of returned: for callers that evaluate many scenarios into one
+// Estimate (the search, the benchmark). `out` must be an Estimate that is default-constructed or was last written
+// by evaluate/evaluate_into: its island slots from island_entries on hold default values. Unlike `evaluate`, which
+// constructs a fresh Estimate (zero-filling its kMaxIslands island slots, about 2.4 KB), this resets only the
+// scalar part and the island slots the previous estimate used. The result is identical, field for field.
+void evaluate_into(const Scenario& scenario, Estimate& out) noexcept;
+// evaluate_into for a scenario the caller has already found consistent (check_consistency(scenario) is empty, as
+// for every candidate the search estimates): the consistency rules are not run a second time.
+void evaluate_consistent_into(const Scenario& scenario, Estimate& out) noexcept;
+
 // The largest exposed component of a step (compute merges recompute; memory bandwidth merges the optimizer).
 Bottleneck dominant_component(const TimeBreakdown& time) noexcept;
 

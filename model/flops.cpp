@@ -26,11 +26,15 @@ double op_selective_recomputed_flops(const ModelSpec& m) {
 }  // namespace
 
 FlopCounts count_flops(const ModelSpec& m, Recompute recompute, double recomputed_share) noexcept {
+  return count_flops(m, count_parameters(m), recompute, recomputed_share);
+}
+
+FlopCounts count_flops(const ModelSpec& m, const ParameterCounts& p, Recompute recompute,
+                       double recomputed_share) noexcept {
   const double s = m.seq_len;
   FlopCounts f;
   // 2 FLOPs per multiply-accumulate, per token, per weight a token passes through (MoE: the top-k routed and the
   // shared experts; the router is not counted, as in Megatron-Core)  [docs/model.md §1.2, §15.3]
-  const ParameterCounts p = count_parameters(m);
   f.layer_matmul_fwd = 2.0 * s * p.layer_matmul;
   // QK^T (a*d_qk) and AV (a*d_v): 2 * s^2 * a * (d_qk + d_v) without mask; causal mask halves it (current
   // Megatron). Without MLA d_qk = d_v = head_dim: 0.5 * 4 * s^2 * a * d  [docs/model.md §1.2, §15.3]

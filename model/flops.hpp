@@ -2,6 +2,7 @@
 // Floating-point operations of training, per sequence and per step.
 #include "model/enums.hpp"
 #include "model/model_spec.hpp"
+#include "model/parameters.hpp"
 
 namespace shardmeter::model {
 
@@ -19,6 +20,9 @@ struct FlopCounts {
 // full = every block's forward, not the logits (Narayanan et al. 2021 eq. 3).
 // `recomputed_share`: fraction of the blocks recompute: full re-runs (plan.recompute_layers; docs/model.md §7.5).
 FlopCounts count_flops(const ModelSpec& model, Recompute recompute, double recomputed_share = 1.0) noexcept;
+// The same with the model's parameter counts already at hand (`params` == count_parameters(model)).
+FlopCounts count_flops(const ModelSpec& model, const ParameterCounts& params, Recompute recompute,
+                       double recomputed_share = 1.0) noexcept;
 
 // Published FLOP conventions, used to turn a paper's TFLOP/s figure back into time per step.
 // Narayanan et al. 2021 (SC'21) eq. 3, non-causal attention, tied 4h GELU MLP:

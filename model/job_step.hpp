@@ -2,15 +2,41 @@
 // One step of the whole job: how its islands combine, synchronously (model/sync_islands.hpp) or DiLoCo-style with
 // periodic outer synchronisation (model/diloco_job.hpp).
 #include <array>
+#include <cstddef>
 #include <cstdint>
+#include <new>
+#include <type_traits>
 
 #include "model/cluster_spec.hpp"
 #include "model/island_step.hpp"
 
 namespace shardmeter::model {
 
+// Storage for one T per island entry, constructed when first written: a job uses island_entries of its kMaxIslands
+// slots, and value-initialising all of them (3 KB of IslandSteps) was a tenth of an estimate's time. Only the
+// slots [0, island_entries) exist; reading another one is an error.
+template <class T, std::size_t N>
+class IslandSlots {
+  static_assert(std::is_trivially_destructible_v<T> && std::is_trivially_copyable_v<T>);
+
+public:
+  IslandSlots() noexcept {}  // leaves the storage uninitialised on purpose
+  // Constructs slot i from make()'s result, with no copy (a prvalue initialises the slot directly).
+  template <class Make>
+  T& emplace_with(std::size_t i, Make&& make) noexcept {
+    return *::new (static_cast<void*>(storage_ + i * sizeof(T))) T(make());
+  }
+  T& operator[](std::size_t i) noexcept { return *std::launder(reinterpret_cast<T*>(storage_ + i * sizeof(T))); }
+  const T& operator[](std::size_t i) const noexcept {
+    return *std::launder(reinterpret_cast<const T*>(storage_ + i * sizeof(T)));
+  }
+
+private:
+  alignas(T) unsigned char storage_[N * sizeof(T)];
+};
+
 struct JobStep {
-  std::array<IslandStep, kMaxIslands> islands{};
+  IslandSlots<IslandStep, kMaxIslands> islands;             // [0, island_entries) constructed by the step
   std::array<double, kMaxIslands> sequences_per_island{};  // per island of each entry, per (inner) step
   std::array<double, kMaxIslands> wait_s{};                // per (inner) step, waiting for slower islands
   std::array<double, kMaxIslands> wan_s{};                 // per (inner) step, exposed WAN time

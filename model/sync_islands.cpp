@@ -144,7 +144,7 @@ JobStep synchronous_step(const Scenario& s, const ParameterCounts& params) noexc
   const int entries = s.cluster.island_entries;
   for (int e = 0; e < entries; ++e) {
     const auto i = static_cast<std::size_t>(e);
-    j.islands[i] = island_step(s, s.cluster.islands[i], params, per_replica[i], wan.traffic);
+    j.islands.emplace_with(i, [&] { return island_step(s, s.cluster.islands[i], params, per_replica[i], wan.traffic); });
     j.islands[i].time.wan_s += wan_gradient_exposed_s(s, wan, j.islands[i]);
     j.step_time_s = std::max(j.step_time_s, j.islands[i].time.total());
     const int replicas_here = s.plan.pp_across_islands ? replicas : island_data_parallel(s, e);

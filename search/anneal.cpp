@@ -11,14 +11,13 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
-#include <unordered_map>
-#include <unordered_set>
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
 #include "model/evaluate.hpp"
 #include "search/cursor.hpp"
+#include "search/index_set.hpp"
 #include "search/local_search.hpp"
 
 namespace shardmeter::search {
@@ -35,6 +34,8 @@ constexpr int kMaxCacheHits = 16;            // consecutive revisits before jump
 constexpr double kChainShare = 0.75;         // of the budget; the rest goes to the Pareto local search
 constexpr int kCheckEvery = 64;
 constexpr std::size_t kSinkBatch = 1024;
+// Preallocation cap (entries) for a chain's cache and checked list: larger budgets grow them as needed.
+constexpr std::uint64_t kMaxPrealloc = std::uint64_t{1} << 20;
 
 // SplitMix64 (Steele et al. 2014): decorrelates the seeds of neighbouring chains.
 std::uint64_t splitmix64(std::uint64_t x) {
@@ -81,7 +82,10 @@ public:
         int chain, std::uint64_t budget)
       : space_(space), check_(check), options_(options), control_(control), budget_(budget),
         rng_(splitmix64(options.seed ^ splitmix64(static_cast<std::uint64_t>(chain) + 1))), cursor_(space),
-        out_{ParetoArchive(check.objective_count()), {}, {}, true} {
+        out_{ParetoArchive(check.objective_count()), {}, {}, true},
+        cache_(static_cast<std::size_t>(std::min(budget, kMaxPrealloc))) {
+    // The chain checks at most `budget` distinct candidates: size everything for that up front.
+    out_.checked.reserve(static_cast<std::size_t>(std::min(budget, kMaxPrealloc)));
     for (int p = 0; p < space.axis_count(); ++p)
       if (space.radix(p) > 1) movable_.push_back(p);
     // Scalarisation weights: spread evenly over the chains for two objectives, random (Dirichlet(1)) otherwise.
@@ -178,9 +182,9 @@ private:
   // The cursor's candidate, from the chain's cache or checked (one unit of budget).
   Visit visit() {
     const std::uint64_t index = cursor_.index();
-    if (const auto it = cache_.find(index); it != cache_.end()) {
+    if (const Visit* cached = cache_.find(index)) {
       ++hits_;
-      return it->second;
+      return *cached;
     }
     hits_ = 0;
     const Outcome o = check_.check(cursor_.scenario(), estimate_);
@@ -199,7 +203,7 @@ private:
         scaled_ = true;
       }
     }
-    cache_.emplace(index, v);
+    cache_.insert(index, v);
     return v;
   }
 
@@ -229,17 +233,17 @@ private:
   std::uint64_t inserts_ = 0;
   int hits_ = 0;   // consecutive cache hits
   model::Estimate estimate_;
-  std::unordered_map<std::uint64_t, Visit> cache_;
+  IndexMap<Visit> cache_;
 };
 
 // Hands every distinct feasible candidate the search visited to the sink: the chains' in chain order then visit
 // order, then the local search's.
 void feed_sink(const Space& space, const CandidateCheck& check, const SearchOptions& options,
                const std::vector<ChainOutput>& chains, const std::vector<std::uint64_t>& local) {
-  std::unordered_set<std::uint64_t> seen;
+  IndexSet seen;
   std::vector<CandidateRecord> batch;
   auto deliver = [&](std::uint64_t index) {
-    if (!seen.insert(index).second) return;
+    if (!seen.insert(index)) return;
     CandidateRecord& r = batch.emplace_back();
     r.index = index;
     r.estimate = model::evaluate(space.scenario(index));
@@ -279,11 +283,14 @@ EngineOutput run_anneal(const Space& space, const CandidateCheck& check, const S
   // in chain order (every chain gets the same outcome: the check is a pure function of the candidate), so the
   // counts are distinct candidates, never more than the space, and do not depend on the thread count.
   LocalSearchState state{ParetoArchive(check.objective_count()), Tally(check.code_count()), {}, {}, {}, true};
+  std::size_t checked = 0;
+  for (const ChainOutput& chain : outputs) checked += chain.checked.size();
+  state.visited.reserve(std::max<std::size_t>(checked, static_cast<std::size_t>(std::min(options.visit_budget, 4 * kMaxPrealloc))));
   for (ChainOutput& chain : outputs) {
     state.archive.merge(chain.archive);
     state.complete = state.complete && chain.complete;
     for (const Checked& c : chain.checked)
-      if (state.visited.insert(c.index).second) state.tally.count(c.outcome);
+      if (state.visited.insert(c.index)) state.tally.count(c.outcome);
     chain.checked = {};
   }
   if (state.complete && state.tally.visited < options.visit_budget)

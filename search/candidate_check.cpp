@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <new>
+#include <limits>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -46,6 +46,13 @@ CandidateCheck::CandidateCheck(const Space& space, const Goal& goal, bool prune)
   quota_code_ = model::kRejectReasonCount;
   constraint_code_ = quota_code_ + static_cast<int>(quotas_.size());
   non_finite_code_ = constraint_code_ + static_cast<int>(constraints_.size());
+  bound_code_ = non_finite_code_ + 1;
+  objectives_bounded_ = true;
+  for (const model::Objective& o : objectives_) {
+    const model::MetricBound b = model::metric_bound(*o.metric, space.base());
+    const double best = o.direction == model::Direction::minimize ? b.lower : b.upper;
+    if (!std::isfinite(best)) objectives_bounded_ = false;
+  }
 
   // A rejection found before the model ran depends only on the bytes its rule reads (and, because the
   // rules run in order, on the bytes every earlier rule read). Past the last axis that changes those bytes,
@@ -69,6 +76,7 @@ std::vector<std::string> CandidateCheck::code_names() const {
   for (const GpuQuota& q : quotas_) names.push_back(fmt::format("gpu_quota:{}", q.gpu));
   for (const MetricConstraint& c : constraints_) names.push_back(c.name);
   names.emplace_back("non_finite_objective");
+  names.emplace_back("bound_pruned");
   return names;
 }
 
@@ -96,10 +104,17 @@ Outcome CandidateCheck::screen(const model::Scenario& s) const noexcept {
 }
 
 Outcome CandidateCheck::check(const model::Scenario& s, model::Estimate& estimate) const noexcept {
-  Outcome out = screen(s);
-  if (out.code != Outcome::kFeasible) return out;
-  // Construct the estimate in place (guaranteed copy elision): it is a few kilobytes.
-  ::new (static_cast<void*>(&estimate)) model::Estimate(model::evaluate(s));
+  const Outcome screened = screen(s);
+  if (screened.code != Outcome::kFeasible) return screened;
+  return check_screened(s, screened, estimate);
+}
+
+Outcome CandidateCheck::check_screened(const model::Scenario& s, const Outcome& screened,
+                                       model::Estimate& estimate) const noexcept {
+  Outcome out = screened;
+  // screen() ran the consistency rules: evaluate without them, into the caller's Estimate (no zero-fill of its
+  // kilobytes of island slots; model/evaluate.hpp).
+  model::evaluate_consistent_into(s, estimate);
   out.estimated = true;
   if (!estimate.feasible) {
     out.code = static_cast<int>(estimate.reject_reason == model::RejectReason::none ? model::RejectReason::out_of_memory
@@ -124,6 +139,43 @@ Outcome CandidateCheck::check(const model::Scenario& s, model::Estimate& estimat
     out.objectives[o] = objectives_[o].direction == model::Direction::minimize ? x : -x;
   }
   return out;
+}
+
+void CandidateCheck::add_bounds(const model::Scenario& s, BoundEnvelope& env) const {
+  auto widen = [&](model::MetricBound& into, const model::MetricBound& b) {
+    if (env.empty) {
+      into = b;
+      return;
+    }
+    into.lower = std::min(into.lower, b.lower);   // NaN-free: metric_bound gives finite values or infinities
+    into.upper = std::max(into.upper, b.upper);
+  };
+  env.constraints.resize(constraints_.size());
+  for (std::size_t o = 0; o < objectives_.size(); ++o) widen(env.objectives[o], model::metric_bound(*objectives_[o].metric, s));
+  for (std::size_t c = 0; c < constraints_.size(); ++c)
+    widen(env.constraints[c], model::metric_bound(*constraints_[c].metric, s));
+  env.empty = false;
+}
+
+int CandidateCheck::bound_infeasible(const BoundEnvelope& env) const noexcept {
+  if (env.empty) return Outcome::kFeasible;
+  for (std::size_t c = 0; c < constraints_.size(); ++c) {
+    const MetricConstraint& k = constraints_[c];
+    const model::MetricBound& b = env.constraints[c];
+    // Every value lies in [lower, upper]: at_most fails for all when lower > limit, at_least when upper < limit.
+    if (k.limit == Limit::at_most ? b.lower > k.value : b.upper < k.value) return constraint_code_ + static_cast<int>(c);
+  }
+  return Outcome::kFeasible;
+}
+
+ObjectiveVector CandidateCheck::bound_objectives(const BoundEnvelope& env) const noexcept {
+  ObjectiveVector v{};
+  for (std::size_t o = 0; o < objectives_.size(); ++o) {
+    const model::MetricBound& b = env.objectives[o];
+    v[o] = objectives_[o].direction == model::Direction::minimize ? b.lower : -b.upper;
+    if (std::isnan(v[o]) || env.empty) v[o] = -std::numeric_limits<double>::infinity();
+  }
+  return v;
 }
 
 ObjectiveVector CandidateCheck::raw_objectives(const model::Estimate& estimate) const noexcept {

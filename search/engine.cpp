@@ -6,6 +6,7 @@ void Tally::add(const Tally& other) {
   visited += other.visited;
   estimated += other.estimated;
   memory_bound += other.memory_bound;
+  bound_pruned += other.bound_pruned;
   feasible += other.feasible;
   pruned += other.pruned;
   if (rejected.size() < other.rejected.size()) rejected.resize(other.rejected.size(), 0);
@@ -17,6 +18,7 @@ void Tally::count(const Outcome& outcome, std::uint64_t block_extra, bool examin
   pruned += block_extra + (examined_is_pruned ? 1 : 0);
   if (outcome.estimated) ++estimated;
   if (outcome.memory_bound) ++memory_bound;
+  if (outcome.bound_pruned) ++bound_pruned;
   if (outcome.code == Outcome::kFeasible) {
     ++feasible;
   } else {

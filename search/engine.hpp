@@ -17,6 +17,7 @@ struct Tally {
   std::uint64_t visited = 0;
   std::uint64_t estimated = 0;     // model::evaluate calls
   std::uint64_t memory_bound = 0;
+  std::uint64_t bound_pruned = 0;  // rejected unestimated by pruning by bounds
   std::uint64_t feasible = 0;
   std::uint64_t pruned = 0;
   std::vector<std::uint64_t> rejected;   // by rejection code

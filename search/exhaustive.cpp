@@ -15,6 +15,7 @@
 #include <tbb/parallel_reduce.h>
 #include <tbb/task_arena.h>
 
+#include "search/bound_prune.hpp"
 #include "search/cursor.hpp"
 
 namespace shardmeter::search {
@@ -43,13 +44,39 @@ struct Worker {
   model::Estimate estimate;
   ParetoArchive archive;
   Tally tally;
+  // The bound block last decided: [bound_begin, bound_end) and its rejection code (kFeasible: not pruned).
+  BoundPruner::Scratch bound_scratch;
+  std::uint64_t bound_begin = 1, bound_end = 0;
+  int bound_code = Outcome::kFeasible;
 };
+
+// Candidate i at the worker's cursor through every stage, with pruning by bounds between the cheap checks and the
+// model: a candidate the cheap checks pass is rejected unestimated when its block is pruned, under the constraint its
+// bounds cannot meet or the bound_pruned code.
+Outcome check_candidate(const CandidateCheck& check, const BoundPruner& bounds, Worker& w, std::uint64_t i) {
+  const Outcome screened = check.screen(w.cursor.scenario());
+  if (screened.code != Outcome::kFeasible) return screened;
+  if (bounds.enabled()) {
+    if (!(w.bound_begin <= i && i < w.bound_end)) {
+      w.bound_begin = i - i % bounds.block_size();
+      w.bound_end = w.bound_begin + bounds.block_size();
+      w.bound_code = bounds.block_rejection(w.cursor, w.bound_scratch);
+    }
+    if (w.bound_code != Outcome::kFeasible) {
+      Outcome o = screened;
+      o.code = w.bound_code;
+      o.bound_pruned = true;
+      return o;   // prune_position stays the last position: a block of one, the walk examines the next candidate
+    }
+  }
+  return check.check_screened(w.cursor.scenario(), screened, w.estimate);
+}
 
 // Walks [begin, end): every candidate is counted exactly once, either examined or inside a pruned block.
 // Returns false when stopped early. `on_feasible(index, estimate)` sees each feasible candidate.
 template <typename OnFeasible>
-bool walk(const Space& space, const CandidateCheck& check, const RunControl& control, Worker& w,
-          std::uint64_t begin, std::uint64_t end, OnFeasible&& on_feasible) {
+bool walk(const Space& space, const CandidateCheck& check, const BoundPruner& bounds, const RunControl& control,
+          Worker& w, std::uint64_t begin, std::uint64_t end, OnFeasible&& on_feasible) {
   if (begin >= end) return true;
   w.cursor.seek(begin);
   std::uint64_t i = begin;
@@ -62,7 +89,7 @@ bool walk(const Space& space, const CandidateCheck& check, const RunControl& con
       reported = i;
       if (control.should_stop()) return false;
     }
-    const Outcome o = check.check(w.cursor.scenario(), w.estimate);
+    const Outcome o = check_candidate(check, bounds, w, i);
     if (o.code != Outcome::kFeasible && !o.estimated) {
       // Decided before the model ran: the rest of this candidate's block (within the range) shares it.
       const std::uint64_t stop_at = std::min(block_end(space, o, i), end);
@@ -85,12 +112,14 @@ bool walk(const Space& space, const CandidateCheck& check, const RunControl& con
 }
 
 struct ReduceBody {
-  ReduceBody(const Space& s, const CandidateCheck& c, const RunControl& r) : space(s), check(c), control(r), w(s, c) {}
-  ReduceBody(ReduceBody& other, tbb::split) : ReduceBody(other.space, other.check, other.control) {}
+  ReduceBody(const Space& s, const CandidateCheck& c, const BoundPruner& b, const RunControl& r)
+      : space(s), check(c), bounds(b), control(r), w(s, c) {}
+  ReduceBody(ReduceBody& other, tbb::split) : ReduceBody(other.space, other.check, other.bounds, other.control) {}
 
   void operator()(const tbb::blocked_range<std::uint64_t>& range) {
     if (stopped) return;
-    stopped = !walk(space, check, control, w, range.begin(), range.end(), [](std::uint64_t, const model::Estimate&) {});
+    stopped = !walk(space, check, bounds, control, w, range.begin(), range.end(),
+                    [](std::uint64_t, const model::Estimate&) {});
   }
   void join(ReduceBody& rhs) {
     w.archive.merge(rhs.w.archive);
@@ -100,6 +129,7 @@ struct ReduceBody {
 
   const Space& space;
   const CandidateCheck& check;
+  const BoundPruner& bounds;
   const RunControl& control;
   Worker w;
   bool stopped = false;
@@ -110,8 +140,8 @@ struct Chunk {
   std::vector<CandidateRecord> records;
 };
 
-EngineOutput run_with_sink(const Space& space, const CandidateCheck& check, const SearchOptions& options,
-                           const RunControl& control, IndexRange range) {
+EngineOutput run_with_sink(const Space& space, const CandidateCheck& check, const BoundPruner& bounds,
+                           const SearchOptions& options, const RunControl& control, IndexRange range) {
   tbb::combinable<Worker> workers([&] { return Worker(space, check); });
   std::atomic<bool> stopped{false};
   std::uint64_t next_begin = range.begin;
@@ -136,7 +166,7 @@ EngineOutput run_with_sink(const Space& space, const CandidateCheck& check, cons
               tbb::filter_mode::parallel,
               [&](Chunk* chunk) {
                 Worker& w = workers.local();
-                const bool done = walk(space, check, control, w, chunk->begin, chunk->end,
+                const bool done = walk(space, check, bounds, control, w, chunk->begin, chunk->end,
                                        [&](std::uint64_t index, const model::Estimate& e) {
                                          chunk->records.push_back(CandidateRecord{index, check.raw_objectives(e), e});
                                        });
@@ -215,10 +245,10 @@ Workload measure_workload(const Space& space, const CandidateCheck& check, const
 
 namespace {
 
-EngineOutput run_range(const Space& space, const CandidateCheck& check, const SearchOptions& options,
-                       const RunControl& control, IndexRange range) {
-  if (options.sink) return run_with_sink(space, check, options, control, range);
-  ReduceBody body(space, check, control);
+EngineOutput run_range(const Space& space, const CandidateCheck& check, const BoundPruner& bounds,
+                       const SearchOptions& options, const RunControl& control, IndexRange range) {
+  if (options.sink) return run_with_sink(space, check, bounds, options, control, range);
+  ReduceBody body(space, check, bounds, control);
   tbb::parallel_reduce(tbb::blocked_range<std::uint64_t>(range.begin, range.end, kGrain), body,
                        tbb::auto_partitioner());
   return EngineOutput{std::move(body.w.archive), std::move(body.w.tally), !body.stopped};
@@ -253,7 +283,9 @@ SampledWorkload sample_workload(const Space& space, const CandidateCheck& check,
 
 EngineOutput run_exhaustive(const Space& space, const CandidateCheck& check, const SearchOptions& options,
                             const RunControl& control) {
-  if (!options.work) return run_range(space, check, options, control, IndexRange{0, space.size()});
+  // With a sink (--all) every feasible candidate must reach it: only infeasibility prunes then, not domination.
+  const BoundPruner bounds(space, check, options.bound_prune, options.sink ? 0 : 1024);
+  if (!options.work) return run_range(space, check, bounds, options, control, IndexRange{0, space.size()});
   // Ranges from the work source, one after another; each one's archive and tally join the total (the archive
   // is order-independent, so the front does not depend on which ranges this process got).
   EngineOutput out{ParetoArchive(check.objective_count()), Tally(check.code_count()), true};
@@ -265,7 +297,7 @@ EngineOutput run_exhaustive(const Space& space, const CandidateCheck& check, con
     IndexRange range = options.work();
     if (range.empty()) break;
     range.end = std::min(range.end, space.size());
-    EngineOutput part = run_range(space, check, options, control, range);
+    EngineOutput part = run_range(space, check, bounds, options, control, range);
     out.archive.merge(part.archive);
     out.tally.add(part.tally);
     if (!part.complete) {

@@ -58,7 +58,7 @@ void pareto_local_search(const Space& space, const CandidateCheck& check, const 
     neighbours.clear();
     Cursor& cursor = scratch.local().cursor;
     auto add = [&](std::uint64_t n) {
-      if (neighbours.size() < budget && state.visited.insert(n).second) neighbours.push_back(n);
+      if (neighbours.size() < budget && state.visited.insert(n)) neighbours.push_back(n);
     };
     auto moved = [&](std::uint64_t index, int p, std::uint32_t from, std::uint32_t to) {
       return index - std::uint64_t{from} * space.block_size(p) + std::uint64_t{to} * space.block_size(p);

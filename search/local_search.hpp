@@ -1,12 +1,11 @@
 #pragma once
 // Pareto local search around a front (search/local_search.cpp): the second phase of annealing.
 #include <cstdint>
-#include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "search/candidate_check.hpp"
 #include "search/engine.hpp"
+#include "search/index_set.hpp"
 #include "search/pareto_archive.hpp"
 #include "search/space.hpp"
 
@@ -16,8 +15,8 @@ namespace shardmeter::search {
 struct LocalSearchState {
   ParetoArchive archive;
   Tally tally;
-  std::unordered_set<std::uint64_t> visited;    // every candidate already counted
-  std::unordered_map<std::uint64_t, int> expanded;   // point -> neighbourhood level listed (1 or 2)
+  IndexSet visited;                             // every candidate already counted
+  IndexMap<int> expanded;                       // point -> neighbourhood level listed (1 or 2)
   std::vector<std::uint64_t> feasible;          // feasible candidates it found, in order (for the sink)
   bool complete = true;
 };

@@ -62,6 +62,11 @@ struct SearchOptions {
   double auto_estimates_per_s = 1.0e6;   // model estimates (bench_estimate: ~4e6/s on one core)
   double auto_checks_per_s = 2.0e7;      // cheap checks of candidates the model never sees
   bool prune = true;                  // sub-space pruning (changes no count but `pruned`, and never the front)
+  // Exhaustive: skip the estimate of candidates whose block's optimistic bounds cannot meet a constraint or are
+  // dominated (search/README.md, "Pruning by bounds"). Never changes the front; moves candidates from `estimated`
+  // (and the feasible and later-stage rejection counts) to the `bound_pruned` rejection code, the same for any
+  // thread count.
+  bool bound_prune = true;
   ProgressFn progress;
   double progress_interval_s = 0.25;
   SinkFn sink;                        // --all: every feasible candidate

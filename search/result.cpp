@@ -17,7 +17,8 @@ std::vector<std::pair<std::string, std::uint64_t>> SearchCounts::rejections() co
 
 void SearchCounts::add(const SearchCounts& other) {
   for (std::uint64_t SearchCounts::*count : {&SearchCounts::visited, &SearchCounts::estimated,
-                                             &SearchCounts::memory_bound, &SearchCounts::feasible, &SearchCounts::pruned})
+                                             &SearchCounts::memory_bound, &SearchCounts::feasible, &SearchCounts::pruned,
+                                             &SearchCounts::bound_pruned})
     this->*count += other.*count;
   if (rejected_by_reason.size() < other.rejected_by_reason.size())
     rejected_by_reason.resize(other.rejected_by_reason.size(), 0);

@@ -23,13 +23,17 @@ struct FrontPoint {
   model::Scenario scenario;
 };
 
-// Invariants: visited == feasible + rejected(); visited == estimated + rejections decided before the model ran
-// (consistency, quotas; pruned ones included); a complete exhaustive search has visited == space_size.
+// Invariants: visited == feasible + rejected(); visited == estimated + memory_bound + bound_pruned + rejections
+// decided by the consistency rules and quotas (pruned ones included); a complete exhaustive search has
+// visited == space_size.
 struct SearchCounts {
   std::uint64_t space_size = 0;
   std::uint64_t visited = 0;      // candidates considered
   std::uint64_t estimated = 0;    // model::evaluate calls
   std::uint64_t memory_bound = 0; // out_of_memory without an estimate: model states alone exceed the HBM
+  // Rejected without an estimate by pruning by bounds (search/README.md): under the constraint the block's bound
+  // cannot meet, or bound_pruned when dominated. Included in rejected.
+  std::uint64_t bound_pruned = 0;
   std::uint64_t feasible = 0;     // fit in memory and satisfy every constraint
   std::uint64_t pruned = 0;       // rejected as part of a block, without being looked at (inside rejected)
   std::vector<std::string> reason_names;        // model reasons, gpu_quota:<gpu>, constraint names, non_finite_objective

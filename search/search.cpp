@@ -146,6 +146,7 @@ SearchResult search(const Space& space, const Goal& goal, const SearchOptions& o
   c.visited = out.tally.visited;
   c.estimated = out.tally.estimated;
   c.memory_bound = out.tally.memory_bound;
+  c.bound_pruned = out.tally.bound_pruned;
   c.feasible = out.tally.feasible;
   c.pruned = out.tally.pruned;
   c.reason_names = check.code_names();

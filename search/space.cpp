@@ -194,6 +194,10 @@ void Space::apply(model::Scenario& scenario, int position, std::uint32_t value) 
   }
 }
 
+bool Space::touches(int position, const model::ByteRanges& bytes) const noexcept {
+  return intersects(exact_[static_cast<std::size_t>(compiled_[static_cast<std::size_t>(position)].axis)], bytes);
+}
+
 int Space::last_position_touching(const model::ByteRanges& bytes) const noexcept {
   for (int p = axis_count() - 1; p >= 0; --p)
     if (intersects(exact_[static_cast<std::size_t>(compiled_[static_cast<std::size_t>(p)].axis)], bytes)) return p;

@@ -64,6 +64,8 @@ public:
   // The least significant position whose axis changes any of `bytes`; -1 when no axis does. A candidate's
   // outcome that depends only on `bytes` is shared by the whole block of candidates with its digits up to it.
   int last_position_touching(const model::ByteRanges& bytes) const noexcept;
+  // True when some value of the axis at `position` changes any of `bytes`.
+  bool touches(int position, const model::ByteRanges& bytes) const noexcept;
 
 private:
   struct CompiledAxis {

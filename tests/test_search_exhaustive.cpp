@@ -35,10 +35,10 @@ void check_counts_add_up(const search::SearchResult& r) {
   for (std::size_t i = 0; i < c.rejected_by_reason.size(); ++i) {
     const std::string& name = c.reason_names[i];
     const bool after_model = name == "out_of_memory" || name.rfind("max_", 0) == 0 || name.rfind("min_", 0) == 0 ||
-                             name == "non_finite_objective";
+                             name == "non_finite_objective" || name == "bound_pruned";
     if (!after_model) cheap += c.rejected_by_reason[i];
   }
-  CHECK(c.estimated + c.memory_bound + cheap == c.space_size);
+  CHECK(c.estimated + c.memory_bound + c.bound_pruned + cheap == c.space_size);
   CHECK(c.pruned <= cheap);
 }
 

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <atomic>
 #include <filesystem>
 #include <string>
@@ -13,6 +14,7 @@
 #include "results/front/front_picks.hpp"
 #include "search/hypervolume.hpp"
 #include "catalog_fixture.hpp"
+#include "same_estimate.hpp"
 #include "src/scenario/catalog.hpp"
 #include "src/planning/search_job.hpp"
 #include "src/planning/search_section.hpp"
@@ -138,4 +140,61 @@ TEST_CASE("issue 11: no shipped DiLoCo front picks the largest H on its axis by 
       CHECK((s.plan.sync != model::SyncMode::diloco || s.plan.diloco.inner_steps < largest_h));
     }
   }
+}
+
+TEST_CASE("pruning by bounds leaves every shipped front byte-identical, at 1 and 2 threads", "[search_scenarios][bound_prune]") {
+  // Reference: exhaustive without bounds on one thread. With bounds, on 1 and 2 threads: the same front (indices,
+  // objective bits, estimates) and the same cheap-check counts; fewer estimates, the difference rejected unestimated
+  // under a constraint (whose bound it cannot meet) or bound_pruned; the counts equal for both thread counts.
+  std::uint64_t skipped_in_all = 0;
+  for (const std::string& path : search_scenarios()) {
+    auto run_with = [&](bool bounds, int threads) {
+      SearchJobOptions o;
+      o.scenario_path = path;
+      o.method = search::Method::exhaustive;
+      o.bound_prune = bounds;
+      o.threads = threads;
+      std::atomic<bool> stop{false};
+      return run_search_job(o, test::shipped_catalog(), stop).result;
+    };
+    const search::SearchResult ref = run_with(false, 1);
+    const auto& names = ref.counts.reason_names;
+    const auto bound_code = static_cast<std::size_t>(std::find(names.begin(), names.end(), "bound_pruned") - names.begin());
+    REQUIRE(bound_code < names.size());
+    CHECK(ref.counts.rejected_by_reason[bound_code] == 0);
+    const auto cheap = static_cast<std::size_t>(model::RejectReason::out_of_memory);  // codes below: decided by rules
+    std::vector<std::uint64_t> first_counts;
+    for (const int threads : {1, 2}) {
+      INFO(path << ", " << threads << " thread(s)");
+      const search::SearchResult r = run_with(true, threads);
+      REQUIRE(r.complete);
+      REQUIRE(r.front.size() == ref.front.size());
+      for (std::size_t i = 0; i < r.front.size(); ++i) {
+        CHECK(r.front[i].index == ref.front[i].index);
+        for (std::size_t k = 0; k < r.objectives.size(); ++k)
+          CHECK(std::bit_cast<std::uint64_t>(r.front[i].objectives[k]) == std::bit_cast<std::uint64_t>(ref.front[i].objectives[k]));
+        CHECK(test::same_estimate(r.front[i].estimate, ref.front[i].estimate));
+      }
+      const search::SearchCounts& c = r.counts;
+      CHECK(c.visited == ref.counts.visited);
+      CHECK(c.memory_bound == ref.counts.memory_bound);
+      CHECK(c.pruned == ref.counts.pruned);
+      CHECK(c.estimated + c.bound_pruned == ref.counts.estimated);  // every skipped estimate is counted
+      CHECK(ref.counts.bound_pruned == 0);
+      CHECK(c.feasible <= ref.counts.feasible);
+      CHECK(c.visited == c.feasible + c.rejected());
+      for (std::size_t reason = 0; reason < cheap; ++reason)
+        CHECK(c.rejected_by_reason[reason] == ref.counts.rejected_by_reason[reason]);
+      std::vector<std::uint64_t> counts = c.rejected_by_reason;
+      counts.push_back(c.estimated);
+      counts.push_back(c.feasible);
+      if (threads == 1) {
+        first_counts = counts;
+        skipped_in_all += ref.counts.estimated - c.estimated;
+      }
+      CHECK(counts == first_counts);  // the same for any thread count
+    }
+  }
+  // The default scenario's 365-day limit rules out whole blocks of small clusters.
+  CHECK(skipped_in_all > 0);
 }

@@ -39,7 +39,7 @@ std::uint64_t fetch_add(MPI_Win w, MPI_Aint slot, std::uint64_t add) {
 std::vector<std::uint64_t> pack(const search::SearchResult& r) {
   const search::SearchCounts& c = r.counts;
   std::vector<std::uint64_t> out{r.complete ? 1u : 0u, c.visited, c.estimated, c.memory_bound, c.feasible, c.pruned,
-                                 c.rejected_by_reason.size()};
+                                 c.bound_pruned, c.rejected_by_reason.size()};
   out.insert(out.end(), c.rejected_by_reason.begin(), c.rejected_by_reason.end());
   out.push_back(r.front.size());
   for (const search::FrontPoint& p : r.front) out.push_back(p.index);
@@ -60,6 +60,7 @@ search::SearchResult unpack(const std::vector<std::uint64_t>& in) {
   c.memory_bound = next();
   c.feasible = next();
   c.pruned = next();
+  c.bound_pruned = next();
   c.rejected_by_reason.resize(next());
   for (std::uint64_t& n : c.rejected_by_reason) n = next();
   r.front.resize(next());

@@ -74,6 +74,7 @@ SearchJobResult run_search_job(const SearchJobOptions& options, const Catalog& c
   search::SearchOptions so;
   so.method = options.method;
   so.seed = options.seed;
+  so.bound_prune = options.bound_prune;
   so.visit_budget = options.visit_budget;
   so.time_limit_s = options.time_limit_s;
 

@@ -41,6 +41,7 @@ struct SearchJobOptions {
   std::uint64_t visit_budget = 200'000; // anneal budget: candidates to visit (--evaluations)
   double time_limit_s = 0;              // 0 = none
   bool write_all = false;               // --all: every feasible candidate into /all
+  bool bound_prune = true;              // search::SearchOptions::bound_prune (tests compare with it off)
   search::ProgressFn progress;          // called while the search runs (the caller draws a bar, or nothing)
   std::function<void()> search_done;    // called once the search has ended, before files are written
   std::string created;                  // ISO 8601 timestamp for the provenance

@@ -38,6 +38,8 @@ constexpr std::array kReasons = {
   ReasonText{"out_of_memory", "does not fit in GPU memory (try fsdp/hsdp, more tp or pp, full recompute, a smaller "
                               "micro_batch, or GPUs with more HBM)"},
   ReasonText{"non_finite_objective", "an objective is not a finite number (is training.tokens set?)"},
+  ReasonText{"bound_pruned", "dominated by a feasible plan even at its best possible throughput and cost (pruned by "
+                             "bounds, not estimated)"},
 };
 // clang-format on
 
@@ -98,6 +100,10 @@ std::string format_search_summary(const SearchJobResult& job, bool interrupted) 
                                        ? fmt::format(" (and {} out of memory on model states alone, not estimated)",
                                                      grouped(static_cast<double>(c.memory_bound)))
                                        : ""));
+  if (c.bound_pruned > 0)
+    row(out, "", fmt::format("{} more not estimated: their bounds cannot meet a constraint or are dominated "
+                             "(pruned by bounds)",
+                             grouped(static_cast<double>(c.bound_pruned))));
   row(out, "Rejected", fmt::format("{} ({}){}", grouped(static_cast<double>(c.rejected())),
                                    percent(share(c.rejected(), c.visited)),
                                    c.pruned > 0 ? fmt::format(", {} of them by whole blocks (pruned)",
