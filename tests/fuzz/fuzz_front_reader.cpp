@@ -1,18 +1,118 @@
-// libFuzzer harness: the HDF5 front reader (`report`, `export`, nightly's diff) on arbitrary bytes. An InputError
-// naming the file is a correct answer; anything else is a bug.
+// libFuzzer harness: the HDF5 front reader as `report`, `export` and nightly's diff call it, on arbitrary bytes.
+// An InputError naming the file is a correct answer; anything else (a crash or hang of this process) is a bug.
+//
+// What it exercises (docs/hardening.md "Fuzzing"):
+// - bytes that do not start with "SMWIRE": an HDF5 file for the guarded read_front and read_all, which parse it
+//   in a child process. A crash of libhdf5 in the child is a handled answer (InputError), so the fuzzer checks the
+//   guard and the parent's decoding of the child's answer. The child copies its coverage counters into memory it
+//   shares with this process before it exits, so libFuzzer is guided by what the parse reached;
+// - bytes starting with "SMWIRE": frames of a child's answer (4-byte length, then the frame), given straight to
+//   the parent's decoder (results/files/result_wire.hpp), which must refuse anything malformed with a WireError;
+// - with SHARDMETER_FUZZ_IN_PROCESS=1 in the environment, the unguarded parser in this process instead: full
+//   coverage and ASan reports of our own decoding code, but libhdf5's own crashes (H5HG_read, issue 14) end the
+//   run too, so it is a tool for looking at our code, not a run expected to finish clean.
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <string_view>
 
 #include "fuzz_support.hpp"
 #include "results/errors.hpp"
 #include "results/files/hdf5_reader.hpp"
+#include "results/files/result_wire.hpp"
+
+// SanitizerCoverage's inline 8-bit counters (-fsanitize=fuzzer); absent (null) in the replay build.
+extern "C" {
+extern std::uint8_t __start___sancov_cntrs[] __attribute__((weak));
+extern std::uint8_t __stop___sancov_cntrs[] __attribute__((weak));
+}
+
+namespace {
+
+using namespace shardmeter;
+
+std::size_t counters_size() {
+  if (__start___sancov_cntrs == nullptr || __stop___sancov_cntrs == nullptr) return 0;
+  return static_cast<std::size_t>(__stop___sancov_cntrs - __start___sancov_cntrs);
+}
+
+std::uint8_t* shared_counters() {
+  static std::uint8_t* const shared = [] {
+    const std::size_t n = counters_size();
+    if (n == 0) return static_cast<std::uint8_t*>(nullptr);
+    void* p = ::mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? nullptr : static_cast<std::uint8_t*>(p);
+  }();
+  return shared;
+}
+
+void copy_counters_out() {
+  if (std::uint8_t* shared = shared_counters()) std::memcpy(shared, __start___sancov_cntrs, counters_size());
+}
+
+// Runs a guarded read and merges the child's counters into this process's.
+template <class F>
+void with_child_coverage(F&& read) {
+  std::uint8_t* shared = shared_counters();
+  if (shared != nullptr) std::memset(shared, 0, counters_size());
+  try {
+    read();
+  } catch (...) {
+    if (shared != nullptr)
+      for (std::size_t i = 0; i < counters_size(); ++i)
+        __start___sancov_cntrs[i] = std::max(__start___sancov_cntrs[i], shared[i]);
+    throw;
+  }
+  if (shared != nullptr)
+    for (std::size_t i = 0; i < counters_size(); ++i)
+      __start___sancov_cntrs[i] = std::max(__start___sancov_cntrs[i], shared[i]);
+}
+
+void decode_frames(std::string_view bytes) {
+  results::wire::AnswerDecoder answer;
+  try {
+    while (bytes.size() >= 4) {
+      const auto* h = reinterpret_cast<const unsigned char*>(bytes.data());
+      const std::size_t n = std::size_t{h[0]} | std::size_t{h[1]} << 8 | std::size_t{h[2]} << 16 |
+                            std::size_t{h[3]} << 24;
+      bytes.remove_prefix(4);
+      if (n > bytes.size()) return;   // run_isolated reports a frame cut short
+      answer.frame(bytes.substr(0, n));
+      bytes.remove_prefix(n);
+    }
+  } catch (const results::wire::WireError&) {
+  }
+}
+
+}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  using namespace shardmeter;
+  constexpr std::string_view kWire = "SMWIRE";
+  const std::string_view bytes(reinterpret_cast<const char*>(data), size);
+  if (bytes.starts_with(kWire)) {
+    decode_frames(bytes.substr(kWire.size()));
+    return 0;
+  }
   const std::string path = fuzz::scratch_file(data, size, "front.h5");
+  static const bool in_process = std::getenv("SHARDMETER_FUZZ_IN_PROCESS") != nullptr;
+  // A hang in the child is stopped after 5 s, well inside libFuzzer's -timeout=20 for the two reads.
+  results::IsolationLimits limits;
+  limits.idle_timeout = std::chrono::seconds(5);
+  limits.before_child_exit = copy_counters_out;
   try {
-    const results::ResultFile file = results::read_front(path);
-    (void)results::read_all(path);
+    if (in_process) {
+      const results::ResultFile file = results::in_process::read_front(path);
+      if (file.has_all) results::in_process::for_each_all_row(path, [](const results::Row&) {});
+    } else {
+      bool has_all = false;
+      with_child_coverage([&] { has_all = results::read_front(path, limits).has_all; });
+      if (has_all) with_child_coverage([&] { (void)results::read_all(path, limits); });
+    }
   } catch (const results::ResultsError&) {
   }
   return 0;
