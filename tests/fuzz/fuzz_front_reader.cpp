@@ -11,66 +11,33 @@
 // - with SHARDMETER_FUZZ_IN_PROCESS=1 in the environment, the unguarded parser in this process instead: full
 //   coverage and ASan reports of our own decoding code, but libhdf5's own crashes (H5HG_read, issue 14) end the
 //   run too, so it is a tool for looking at our code, not a run expected to finish clean.
-#include <sys/mman.h>
-
-#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
-#include <cstring>
 #include <string_view>
 
+#include "child_coverage.hpp"
 #include "fuzz_support.hpp"
 #include "results/errors.hpp"
 #include "results/files/hdf5_reader.hpp"
 #include "results/files/result_wire.hpp"
 
-// SanitizerCoverage's inline 8-bit counters (-fsanitize=fuzzer); absent (null) in the replay build.
-extern "C" {
-extern std::uint8_t __start___sancov_cntrs[] __attribute__((weak));
-extern std::uint8_t __stop___sancov_cntrs[] __attribute__((weak));
-}
-
 namespace {
 
 using namespace shardmeter;
 
-std::size_t counters_size() {
-  if (__start___sancov_cntrs == nullptr || __stop___sancov_cntrs == nullptr) return 0;
-  return static_cast<std::size_t>(__stop___sancov_cntrs - __start___sancov_cntrs);
-}
-
-std::uint8_t* shared_counters() {
-  static std::uint8_t* const shared = [] {
-    const std::size_t n = counters_size();
-    if (n == 0) return static_cast<std::uint8_t*>(nullptr);
-    void* p = ::mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    return p == MAP_FAILED ? nullptr : static_cast<std::uint8_t*>(p);
-  }();
-  return shared;
-}
-
-void copy_counters_out() {
-  if (std::uint8_t* shared = shared_counters()) std::memcpy(shared, __start___sancov_cntrs, counters_size());
-}
-
-// Runs a guarded read and merges the child's counters into this process's.
+// Runs a guarded read and merges the child's coverage counters into this process's.
 template <class F>
 void with_child_coverage(F&& read) {
-  std::uint8_t* shared = shared_counters();
-  if (shared != nullptr) std::memset(shared, 0, counters_size());
+  fuzz::child_coverage_reset();
   try {
     read();
   } catch (...) {
-    if (shared != nullptr)
-      for (std::size_t i = 0; i < counters_size(); ++i)
-        __start___sancov_cntrs[i] = std::max(__start___sancov_cntrs[i], shared[i]);
+    fuzz::child_coverage_merge();
     throw;
   }
-  if (shared != nullptr)
-    for (std::size_t i = 0; i < counters_size(); ++i)
-      __start___sancov_cntrs[i] = std::max(__start___sancov_cntrs[i], shared[i]);
+  fuzz::child_coverage_merge();
 }
 
 void decode_frames(std::string_view bytes) {
@@ -103,7 +70,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // A hang in the child is stopped after 5 s, well inside libFuzzer's -timeout=20 for the two reads.
   results::IsolationLimits limits;
   limits.idle_timeout = std::chrono::seconds(5);
-  limits.before_child_exit = copy_counters_out;
+  limits.before_child_exit = fuzz::child_coverage_copy_out;
   try {
     if (in_process) {
       const results::ResultFile file = results::in_process::read_front(path);
