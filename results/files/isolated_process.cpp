@@ -176,7 +176,6 @@ void run_isolated(const std::function<void(FrameSink&)>& child, const std::funct
       throw ChildFailure(fmt::format("reading from the reader process failed: {}", std::strerror(errno)));
     }
     if (n == 0) break;
-    deadline = clock::now() + limits.idle_timeout;
     buffer.append(chunk, static_cast<std::size_t>(n));
     while (buffer.size() - consumed >= 4) {
       const auto* h = reinterpret_cast<const unsigned char*>(buffer.data() + consumed);
@@ -192,6 +191,9 @@ void run_isolated(const std::function<void(FrameSink&)>& child, const std::funct
       buffer.erase(0, consumed);
       consumed = 0;
     }
+    // After the frames are handled: time the parent spends in on_frame (a slow consumer of /all) is not the
+    // child's.
+    deadline = clock::now() + limits.idle_timeout;
   }
   read_end.reset();
   const int status = guard.wait();
