@@ -1,5 +1,6 @@
 #include "results/files/hdf5_reader.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -20,7 +21,12 @@ namespace n = h5names;
 
 namespace {
 
-constexpr hsize_t kBlockRows = 16384;  // rows decoded per read when streaming a dataset
+constexpr hsize_t kBlockRows = 16384;  // rows decoded per read when streaming a dataset (at most kBlockBytes)
+constexpr std::size_t kBlockBytes = std::size_t{16} << 20;
+constexpr std::size_t kMaxRowBytes = std::size_t{1} << 20;  // our rows are a few hundred bytes
+// Deflate expands at most 1032:1 (zlib's technical details); a dataset that declares more rows than its stored bytes
+// could hold even so is hostile (HDF5 would return fill values for storage that does not exist).
+constexpr hsize_t kMaxExpansion = 1100;
 
 enum class MemberKind { int64, uint64, float64, text, boolean };
 struct Member {
@@ -44,6 +50,7 @@ Decoder decoder_for(const H5::DataSet& dataset, const std::string& path, const s
   const H5::CompType file_type = dataset.getCompType();
   Decoder d;
   const int count = file_type.getNmembers();
+  if (count <= 0) throw InputError(path, InputProblem::wrong_schema, fmt::format("/{} has no columns", name));
   for (int i = 0; i < count; ++i) {
     const auto idx = static_cast<unsigned>(i);
     Member m{file_type.getMemberName(idx), MemberKind::float64, d.row_bytes, 8};
@@ -73,6 +80,9 @@ Decoder decoder_for(const H5::DataSet& dataset, const std::string& path, const s
                          fmt::format("column `{}` of /{} has an unsupported type", m.name, name));
     }
     d.row_bytes += m.size;
+    if (d.row_bytes > kMaxRowBytes)
+      throw InputError(path, InputProblem::wrong_schema,
+                       fmt::format("/{} has rows of more than {} bytes", name, kMaxRowBytes));
     d.members.push_back(std::move(m));
   }
   d.memory = H5::CompType(std::max<std::size_t>(d.row_bytes, 1));
@@ -130,14 +140,20 @@ Row decode(const Decoder& d, const std::byte* at) {
   return row;
 }
 
-void for_each_row(const H5::DataSet& dataset, const Decoder& d, const std::function<void(const Row&)>& visit) {
+void for_each_row(const H5::DataSet& dataset, const Decoder& d, const std::function<void(const Row&)>& visit,
+                  const std::string& path, std::string_view name) {
   H5::DataSpace space = dataset.getSpace();
   if (space.getSimpleExtentNdims() != 1) throw H5::DataSetIException("for_each_row", "dataset is not 1-dimensional");
   hsize_t rows = 0;
   space.getSimpleExtentDims(&rows);
-  std::vector<std::byte> buffer(static_cast<std::size_t>(std::min(rows, kBlockRows)) * d.row_bytes);
-  for (hsize_t start = 0; start < rows; start += kBlockRows) {
-    const hsize_t count = std::min(kBlockRows, rows - start);
+  const hsize_t stored = dataset.getStorageSize();
+  if (rows / kMaxExpansion > stored / d.row_bytes + 1)
+    throw InputError(path, InputProblem::wrong_schema,
+                     fmt::format("/{} declares {} rows but stores only {} bytes", name, rows, stored));
+  const hsize_t block = std::clamp<hsize_t>(kBlockBytes / d.row_bytes, 1, kBlockRows);
+  std::vector<std::byte> buffer(static_cast<std::size_t>(std::min(rows, block)) * d.row_bytes);
+  for (hsize_t start = 0; start < rows; start += block) {
+    const hsize_t count = std::min(block, rows - start);
     space.selectHyperslab(H5S_SELECT_SET, &count, &start);
     const H5::DataSpace memory(1, &count);
     dataset.read(buffer.data(), d.memory, memory, space);
@@ -270,11 +286,13 @@ Table read_table(const H5::H5File& file, const std::string& path, std::string_vi
     t.units = h5io::read_text_array_attribute(dataset, n::kUnits);
     if (t.units.size() != t.columns.size()) t.units.clear();   // not one per column: treat as unknown
   }
-  for_each_row(dataset, d, [&](const Row& r) { t.rows.push_back(r); });
+  for_each_row(dataset, d, [&](const Row& r) { t.rows.push_back(r); }, path, name);
   return t;
 }
 
 }  // namespace
+
+namespace in_process {
 
 ResultFile read_front(const fs::path& path) {
   const std::string p = path.string();
@@ -288,12 +306,6 @@ ResultFile read_front(const fs::path& path) {
   });
 }
 
-Table read_all(const fs::path& path) {
-  Table t;
-  for_each_all_row(path, [&](const Row& r) { t.rows.push_back(r); }, &t.columns);
-  return t;
-}
-
 void for_each_all_row(const fs::path& path, const std::function<void(const Row&)>& visit,
                       std::vector<std::string>* columns) {
   const std::string p = path.string();
@@ -305,9 +317,11 @@ void for_each_all_row(const fs::path& path, const std::function<void(const Row&)
     const Decoder d = decoder_for(dataset, p, std::string(n::kAll));
     if (columns != nullptr)
       for (const Member& m : d.members) columns->push_back(m.name);
-    for_each_row(dataset, d, visit);
+    for_each_row(dataset, d, visit, p, n::kAll);
     return 0;
   });
 }
+
+}  // namespace in_process
 
 }  // namespace shardmeter::results

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "fuzz_support.hpp"
@@ -19,17 +20,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       cli::Catalog catalog = fuzz::shipped_catalog();
       cli::apply_price_overrides(catalog, cli::load_price_overrides(path, catalog));
     } else {
-      // A data directory whose gpus.yaml is the input; links.yaml and the presets are the shipped ones.
+      // A data directory whose gpus.yaml is the input; links.yaml and the presets are the shipped ones (symlinks).
+      // The input is written with an ofstream, which retries a write that a signal interrupts: std::filesystem's
+      // copy_file does not, and libFuzzer's SIGALRM timer once made it throw (EINTR) out of this harness.
       static const fs::path dir = [] {
         const fs::path d = fs::temp_directory_path() / ("shardmeter_fuzz_catalog_" + std::to_string(::getpid()));
+        fs::remove_all(d);
         fs::create_directories(d);
-        fs::copy_file(fs::path(SHARDMETER_DATA_DIR) / "links.yaml", d / "links.yaml",
-                      fs::copy_options::overwrite_existing);
+        fs::create_symlink(fs::path(SHARDMETER_DATA_DIR) / "links.yaml", d / "links.yaml");
         fs::create_directory_symlink(fs::path(SHARDMETER_DATA_DIR) / "models", d / "models");
         return d;
       }();
-      const std::string gpus = fuzz::scratch_file(data + 1, size - 1, "gpus.yaml");
-      fs::copy_file(gpus, dir / "gpus.yaml", fs::copy_options::overwrite_existing);
+      std::ofstream(dir / "gpus.yaml", std::ios::binary | std::ios::trunc)
+          .write(reinterpret_cast<const char*>(data + 1), static_cast<std::streamsize>(size - 1));
       (void)cli::load_catalog(dir.string());
     }
   } catch (const cli::ScenarioError&) {
