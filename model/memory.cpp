@@ -109,7 +109,6 @@ MemoryBreakdown stage_memory(const Scenario& s, const IslandLayout& l,
   MemoryBreakdown mem;
   // fp8 (docs/model.md §2.2): TE's cached fp8 weights and transposes sit beside the 16-bit weights of the stage.
   const Fp8Use fp8 = fp8_use(s.training.precision, plan.stack, s.training.fp8_params, s.training.fp8_recipe);
-  const double fp8_weights = layers_per_stage * fp8_block_weight_params(m) / plan.tp;
   mem.weights_bytes = kWeightBytes * p;
   mem.gradients_bytes = kGradBytes * p;
   mem.optimizer_bytes = k_opt * p;
@@ -127,7 +126,8 @@ MemoryBreakdown stage_memory(const Scenario& s, const IslandLayout& l,
       mem.weights_bytes /= shards;
       break;
   }
-  mem.weights_bytes += fp8_weight_extra_bytes_per_param(fp8, plan.sharding) * fp8_weights;
+  if (const double extra = fp8_weight_extra_bytes_per_param(fp8, plan.sharding); extra > 0)
+    mem.weights_bytes += extra * layers_per_stage * fp8_block_weight_params(m) / plan.tp;
   if (plan.sync == SyncMode::diloco && !plan.diloco.offload_outer_state) {
     mem.outer_state_bytes = kOuterStateBytes * p / (plan.sharding == Sharding::none ? 1.0 : shards);
   }
