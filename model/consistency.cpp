@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 
+#include "model/fp8.hpp"
 #include "model/layout.hpp"
 
 namespace shardmeter::model {
@@ -184,6 +185,32 @@ Blame expert_folding_divides_island(const Scenario& s, int i) noexcept {
   return blame(F::plan_ep, s.plan.ep, F::island_gpus, static_cast<double>(island.gpus), i);
 }
 
+// fp8 (docs/model.md §2.2): the stack must run fp8 (Megatron-LM with apex and DeepSpeed of 2021 predate it), fp8
+// parameters need precision fp8 and a ZeRO/FSDP that gathers them in fp8, and torchao (torch_fsdp2) has only
+// current (dynamic) scaling.
+Blame fp8_runs_on_stack(const Scenario& s, int) noexcept {
+  const TrainingSpec& tr = s.training;
+  const double stack = static_cast<double>(s.plan.stack);
+  if (tr.precision == Precision::fp8 && !stack_runs_fp8(s.plan.stack))
+    return blame(F::training_precision, static_cast<double>(tr.precision), F::plan_stack, stack);
+  if (tr.fp8_params && tr.precision != Precision::fp8)
+    return blame(F::training_fp8_params, 1, F::training_precision, static_cast<double>(tr.precision));
+  if (tr.fp8_params && !stack_gathers_fp8_params(s.plan.stack))
+    return blame(F::training_fp8_params, 1, F::plan_stack, stack);
+  if (tr.precision == Precision::fp8 && tr.fp8_recipe == Fp8Recipe::delayed && s.plan.stack == Stack::torch_fsdp2)
+    return blame(F::training_fp8_recipe, static_cast<double>(tr.fp8_recipe), F::plan_stack, stack);
+  return {};
+}
+
+// fp8 GEMMs need fp8 tensor cores: a GPU whose fp8 peak is 0 (A100, V100, ...) cannot run precision fp8; it is an
+// error, not a silent 16-bit run.
+Blame fp8_runs_on_gpu(const Scenario& s, int i) noexcept {
+  const IslandSpec& island = island_at(s, i);
+  if (s.training.precision != Precision::fp8 || island.gpu.peak_fp8_flops_per_s > 0) return {};
+  return blame(F::training_precision, static_cast<double>(s.training.precision), F::island_gpu_fp8,
+               island.gpu.peak_fp8_flops_per_s, i);
+}
+
 // ---- the table -------------------------------------------------------------------------------------------------
 
 using R = RejectReason;
@@ -229,6 +256,11 @@ constexpr std::array kRules = {
     ConsistencyRule{R::interleave_needs_pipeline, kJob,
                     kDataParallel | FieldSet{F::plan_interleave, F::training_global_batch, F::training_micro_batch},
                     &interleave_divides_microbatches},
+    // Last, so that only this reason's inputs hold the GPU's fp8 peak (search/README.md, "Axis order").
+    ConsistencyRule{R::fp8_not_supported, kJob,
+                    {F::training_precision, F::training_fp8_params, F::training_fp8_recipe, F::plan_stack},
+                    &fp8_runs_on_stack},
+    ConsistencyRule{R::fp8_not_supported, kIsland, {F::training_precision, F::island_gpu_fp8}, &fp8_runs_on_gpu},
 };
 
 // One past the last island rule of the loop that starts at `first`.
@@ -343,6 +375,7 @@ std::string_view describe(RejectReason r) noexcept {
     case RejectReason::wan_link_missing: return "needs a cluster.wan link (or cluster.links entry) between islands";
     case RejectReason::experts_not_divisible_by_ep: return "does not divide";
     case RejectReason::expert_folding_does_not_divide_gpus: return "(times plan.etp) does not divide the GPUs per pipeline stage of";
+    case RejectReason::fp8_not_supported: return "is not supported with";
     case RejectReason::out_of_memory: return "does not fit in GPU memory";
     case RejectReason::count_: break;
   }

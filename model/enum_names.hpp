@@ -41,6 +41,12 @@ struct EnumNames<Precision> {
       {{"bf16", Precision::bf16}, {"fp16", Precision::fp16}, {"fp8", Precision::fp8}}};
 };
 template <>
+struct EnumNames<Fp8Recipe> {
+  static constexpr std::array<NamedValue<Fp8Recipe>, 3> values{{{"auto", Fp8Recipe::stack_default},
+                                                                {"delayed", Fp8Recipe::delayed},
+                                                                {"current", Fp8Recipe::current}}};
+};
+template <>
 struct EnumNames<Optimizer> {
   static constexpr std::array<NamedValue<Optimizer>, 4> values{{{"adamw", Optimizer::adamw},
                                                                 {"adamw_8bit", Optimizer::adamw_8bit},
@@ -148,6 +154,7 @@ struct EnumNames<RejectReason> {
       {"wan_link_missing", RejectReason::wan_link_missing},
       {"experts_not_divisible_by_ep", RejectReason::experts_not_divisible_by_ep},
       {"expert_folding_does_not_divide_gpus", RejectReason::expert_folding_does_not_divide_gpus},
+      {"fp8_not_supported", RejectReason::fp8_not_supported},
       {"out_of_memory", RejectReason::out_of_memory},
   }};
 };

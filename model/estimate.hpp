@@ -97,8 +97,9 @@ struct Estimate {
   double trained_tokens = 0;             // tokens trained for the budget: training.tokens / token_efficiency
   double tokens_per_s_per_gpu = 0;
   double tflops_per_gpu = 0;             // model FLOP/s per GPU (MFU numerator)
-  double mfu = 0;
-  double hfu = 0;
+  double mfu = 0;                        // model FLOP/s over the dense peak of mfu_peak_precision (docs/model.md §1.4)
+  double hfu = 0;                        // hardware FLOP/s over the same peak
+  Precision mfu_peak_precision = Precision::bf16;  // training.precision: fp8 = the dense fp8 peak, else the 16-bit one
   double compute_utilization = 0;        // share of wall time spent computing (0-1)
   double exposed_comm_fraction = 0;      // exposed communication / step time
   double model_flops_per_step = 0;

@@ -41,6 +41,10 @@ Bottleneck dominant_component(const TimeBreakdown& t) noexcept {
   return best->what;
 }
 
+double mfu_peak_flops_per_s(const GpuSpec& gpu, Precision precision) noexcept {
+  return precision == Precision::fp8 && gpu.peak_fp8_flops_per_s > 0 ? gpu.peak_fp8_flops_per_s : gpu.peak_flops_per_s;
+}
+
 namespace {
 
 // evaluate_into resets an Estimate by copying the default scalar part (everything before `islands`) and
@@ -99,7 +103,7 @@ void evaluate_fresh(const Scenario& s, Estimate& e, bool check) noexcept {
     ie.bottleneck = st.fits ? dominant_component(ie.time) : Bottleneck::memory_capacity;
     ie.utilization = std::clamp(1.0 - (ie.time.wan_s + wait) / job.step_time_s, 0.0, 1.0);
     fits = fits && st.fits;
-    peak_flops += island.total_gpus() * island.gpu.peak_flops_per_s;
+    peak_flops += island.total_gpus() * mfu_peak_flops_per_s(island.gpu, s.training.precision);
     computing_gpu_s += island.total_gpus() * ie.utilization;
     if (wait < slowest_wait) {
       slowest_wait = wait;
@@ -128,6 +132,8 @@ void evaluate_fresh(const Scenario& s, Estimate& e, bool check) noexcept {
   e.model_flops_per_step = static_cast<double>(s.training.global_batch) * flops.model_per_sequence;
   e.hardware_flops_per_step = static_cast<double>(s.training.global_batch) * flops.hardware_per_sequence;
   e.tflops_per_gpu = sequences_per_s * flops.model_per_sequence / static_cast<double>(e.gpus) / kTera;
+  // Against the dense peak of the compute precision, named in the output (docs/model.md §1.4).
+  e.mfu_peak_precision = s.training.precision;  // bf16 and fp16 share one dense 16-bit peak (bf16_tflops)
   e.mfu = sequences_per_s * flops.model_per_sequence / peak_flops;
   e.hfu = sequences_per_s * flops.hardware_per_sequence / peak_flops;
   e.compute_utilization = computing_gpu_s / static_cast<double>(e.gpus);

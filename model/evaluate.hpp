@@ -16,6 +16,9 @@ void evaluate_into(const Scenario& scenario, Estimate& out) noexcept;
 // evaluate_into for a scenario the caller has already found consistent (check_consistency(scenario) is empty, as
 // for every candidate the search estimates): the consistency rules are not run a second time.
 void evaluate_consistent_into(const Scenario& scenario, Estimate& out) noexcept;
+// The peak MFU and HFU are measured against: the dense fp8 peak for precision fp8 (on a GPU that has one), else the
+// dense 16-bit peak (docs/model.md §1.4).
+double mfu_peak_flops_per_s(const GpuSpec& gpu, Precision precision) noexcept;
 
 // The largest exposed component of a step (compute merges recompute; memory bandwidth merges the optimizer).
 Bottleneck dominant_component(const TimeBreakdown& time) noexcept;

@@ -50,6 +50,11 @@ constexpr std::array<FieldRow, kFieldIdCount> kFields = {{
     SHARDMETER_FIELD(model_experts, "model.experts", model.moe.experts),
     SHARDMETER_FIELD(plan_ep, "plan.ep", plan.ep),
     SHARDMETER_FIELD(plan_etp, "plan.etp", plan.etp),
+    SHARDMETER_FIELD(training_precision, "training.precision", training.precision),
+    SHARDMETER_FIELD(training_fp8_params, "training.fp8_params", training.fp8_params),
+    SHARDMETER_FIELD(training_fp8_recipe, "training.fp8_recipe", training.fp8_recipe),
+    SHARDMETER_FIELD(plan_stack, "plan.stack", plan.stack),
+    SHARDMETER_ISLAND_FIELD(island_gpu_fp8, "cluster.islands.#.fp8_tflops", gpu.peak_fp8_flops_per_s),
 }};
 
 #undef SHARDMETER_FIELD

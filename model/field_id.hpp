@@ -40,6 +40,11 @@ enum class FieldId : std::uint8_t {
   model_experts,
   plan_ep,
   plan_etp,
+  training_precision,
+  training_fp8_params,
+  training_fp8_recipe,
+  plan_stack,
+  island_gpu_fp8,           // cluster.islands.N.fp8_tflops (the GPU's dense fp8 peak; 0 = no fp8 tensor cores)
   count_,  // number of ids (keep last)
 };
 
@@ -48,7 +53,8 @@ inline constexpr int kFieldIdCount = static_cast<int>(FieldId::count_);
 // Dotted path; island fields carry a '#' where the island index goes ("cluster.islands.#.gpus").
 std::string_view field_path_pattern(FieldId field) noexcept;
 
-// True for the fields of one island entry (island_gpus, island_gpus_per_node, island_count, island_gpu_name).
+// True for the fields of one island entry (island_gpus, island_gpus_per_node, island_count, island_gpu_name,
+// island_gpu_fp8).
 bool is_island_field(FieldId field) noexcept;
 
 // A set of fields (what a rule reads), a plain bit set.
@@ -80,7 +86,7 @@ struct ByteRange {
 
 // A short fixed-capacity list of byte ranges (no allocation).
 struct ByteRanges {
-  static constexpr int kCapacity = 64;
+  static constexpr int kCapacity = 80;
   std::array<ByteRange, kCapacity> items{};
   int count = 0;
 

@@ -5,6 +5,7 @@
 
 #include "model/collectives.hpp"
 #include "model/contention.hpp"
+#include "model/fp8.hpp"
 #include "model/fsdp_exposure.hpp"
 #include "model/kernel_time.hpp"
 #include "model/layer_cost.hpp"
@@ -134,14 +135,22 @@ IslandStep island_step(const Scenario& s, const IslandSpec& island, const Parame
   // stage, which sets the pipeline's pace; the fill/drain bubble runs at the average stage.
   const double layers_per_stage = std::ceil(static_cast<double>(m.layers) / plan.pp);
   const double average_layers = static_cast<double>(m.layers) / plan.pp;
-  const PassCost logits = logits_cost(m, gpu, s.training.precision, b, l);
+  // fp8 (docs/model.md §2.2): the output layer stays 16-bit unless the stack converts it; the cast kernels of the
+  // stage's fp8 GEMMs run memory-bound, their amax reductions over the TP group.
+  const Fp8Use fp8 = fp8_use(s.training.precision, plan.stack, s.training.fp8_params, s.training.fp8_recipe);
+  const Precision logits_precision =
+      s.training.precision == Precision::fp8 && !fp8.logits ? Precision::bf16 : s.training.precision;
+  const PassCost logits = logits_cost(m, gpu, logits_precision, b, l);
+  const Fp8CastCost casts = fp8_cast_cost(m, gpu, plan, fp8, b, layers_per_stage, l);
 
   const double body_compute = layers_per_stage * (lc.forward.compute_s() + lc.backward.compute_s());
   const double recomputed = recomputed_blocks(plan, layers_per_stage);
-  const double body_recompute = recomputed * (lc.recompute.compute_s() + lc.recompute.memory_s);
-  const double body_memory = layers_per_stage * (lc.forward.memory_s + lc.backward.memory_s);
-  const double body_tp =
-      layers_per_stage * (lc.forward.tp_comm_s + lc.backward.tp_comm_s) + recomputed * lc.recompute.tp_comm_s;
+  const double body_recompute = recomputed * (lc.recompute.compute_s() + lc.recompute.memory_s +
+                                              (plan.recompute == Recompute::full ? casts.recompute_s : 0.0));
+  const double body_memory =
+      layers_per_stage * (lc.forward.memory_s + lc.backward.memory_s + casts.per_microbatch_s);
+  const double body_tp = layers_per_stage * (lc.forward.tp_comm_s + lc.backward.tp_comm_s) +
+                         recomputed * lc.recompute.tp_comm_s + casts.amax_per_microbatch_s;
   const double fwd_window = layers_per_stage * lc.forward.compute_s();
   const double bwd_window = layers_per_stage * lc.backward.compute_s();
   st.backward_window_s = bwd_window;
@@ -160,7 +169,9 @@ IslandStep island_step(const Scenario& s, const IslandSpec& island, const Parame
   // Inside the island only, and with the island's share of the WAN traffic (the difference is wan_s).
   DpTraffic dp_in;
   dp_in.grad_bytes = st.grad_bytes_per_gpu;
-  dp_in.param_bytes = st.params_per_gpu * kWeightBytes;
+  // With fp8 parameters the GEMM weights are gathered at 1 byte (docs/model.md §2.2); gradients keep their dtype.
+  const double fp8_gathered = fp8.param_gather ? layers_per_stage * fp8_block_weight_params(m) / plan.tp : 0.0;
+  dp_in.param_bytes = st.params_per_gpu * kWeightBytes - (kWeightBytes - kFp8Bytes) * fp8_gathered;
   dp_in.units = fsdp_units(plan, layers_per_stage);  // plan.fsdp_unit_layers blocks per unit (§6.3)
   dp_in.forward_window_s = fwd_window;
   dp_in.backward_window_s = bwd_window;
@@ -183,7 +194,8 @@ IslandStep island_step(const Scenario& s, const IslandSpec& island, const Parame
   TimeBreakdown& t = st.time;
   t.compute_s = mb * (body_compute + (last_is_slowest ? logits.gemm_s : 0.0));
   t.recompute_s = mb * body_recompute;
-  t.memory_bound_s = mb * (body_memory + (last_is_slowest ? logits.memory_s : 0.0));
+  t.memory_bound_s =
+      mb * (body_memory + (last_is_slowest ? logits.memory_s : 0.0)) + layers_per_stage * casts.per_step_s;
   t.tp_comm_s = mb * body_tp;
   t.pp_comm_s = mb * (plan.pp > 1 ? p2p_local : 0.0);
   t.dp_comm_s = mb * dp_local.per_microbatch_s + dp_local.per_step_s;

@@ -11,7 +11,7 @@ namespace shardmeter::model {
 double dimension_efficiency(double dim, double half_dim) noexcept;
 
 // An m x k by k x n GEMM: max(compute at gemm_efficiency * tile efficiency, operand traffic at HBM speed)
-// plus one kernel overhead. fp8 runs at the fp8 peak when the GPU has one.
+// plus one kernel overhead. fp8 runs at the fp8 peak when the GPU has one, with 1-byte operands and a 16-bit output.
 double gemm_time_s(double m, double n, double k, const GpuSpec& gpu, Precision precision) noexcept;
 
 // `bytes` moved through HBM by memory-bound kernels, plus `kernels` launch overheads.

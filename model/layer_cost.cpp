@@ -2,6 +2,7 @@
 
 #include "model/collectives.hpp"
 #include "model/contention.hpp"
+#include "model/fp8.hpp"
 #include "model/kernel_time.hpp"
 #include "model/mla.hpp"
 #include "model/moe_cost.hpp"
@@ -117,11 +118,13 @@ double layer_memory_traffic_fwd_bytes(const ModelSpec& m, const PlanSpec& plan, 
   return kActivationBytes * x_h * (replicated * replicated_share + (act + rope) / plan.tp);
 }
 
-// One TP collective of a block's activation (all-reduce, or with SP an all-gather + reduce-scatter pair).
-double tp_collective_s(const ModelSpec& m, const PlanSpec& plan, int micro_batch, const IslandLayout& l) {
+// One TP collective of a block's activation (all-reduce, or with SP an all-gather + reduce-scatter pair). With fp8
+// the all-gather half moves 1-byte elements (docs/model.md §2.2).
+double tp_collective_s(const ModelSpec& m, const PlanSpec& plan, int micro_batch, const IslandLayout& l,
+                       double bytes_per_element) {
   if (plan.tp <= 1) return 0.0;
   // b*s*h activation elements per collective [Shoeybi et al. 2019 §3; Korthikanti et al. 2022 §4.2.2]
-  const double bytes = kActivationBytes * micro_batch * static_cast<double>(m.seq_len) / plan.cp * m.hidden;
+  const double bytes = bytes_per_element * micro_batch * static_cast<double>(m.seq_len) / plan.cp * m.hidden;
   // SP replaces each all-reduce by a reduce-scatter + all-gather of the same total volume.
   return hierarchical_all_reduce_s(bytes, l.tp_group, l.links);
 }
@@ -148,7 +151,9 @@ LayerCost layer_cost(const ModelSpec& m, const GpuSpec& gpu, const PlanSpec& pla
     mem_fwd += moe_share * moe.memory_fwd_s;
     c.ep_all_to_all_s = moe_share * moe.all_to_all_s;
   }
-  double tp_one = tp_collective_s(m, plan, micro_batch, layout);
+  const Fp8Use fp8 = fp8_use(precision, plan.stack);
+  double tp_one = tp_collective_s(m, plan, micro_batch, layout,
+                                  tp_all_gather_bytes_per_element(fp8, plan.sequence_parallel));
   // Hidden part still slows the GEMMs it overlaps (see model/overlap.hpp).
   if (plan.tp_comm_overlap)
     tp_one *= (1.0 - kTpOverlapHidden) +

@@ -5,6 +5,7 @@
 
 #include "model/consistency.hpp"
 #include "model/fsdp_exposure.hpp"
+#include "model/fp8.hpp"
 #include "model/moe_memory.hpp"
 #include "model/recompute.hpp"
 #include "model/tensor_bytes.hpp"
@@ -111,6 +112,8 @@ MemoryBreakdown stage_memory(const Scenario& s, const IslandLayout& l,
   const double k_opt = optimizer_bytes_per_param(s.training);
   const double shards = l.state_shards;
   MemoryBreakdown mem;
+  // fp8 (docs/model.md §2.2): TE's cached fp8 weights and transposes sit beside the 16-bit weights of the stage.
+  const Fp8Use fp8 = fp8_use(s.training.precision, plan.stack, s.training.fp8_params, s.training.fp8_recipe);
   mem.weights_bytes = kWeightBytes * p;
   mem.gradients_bytes = gradient_bytes_per_param(s.training, plan.stack) * p;
   mem.optimizer_bytes = k_opt * p;
@@ -128,6 +131,8 @@ MemoryBreakdown stage_memory(const Scenario& s, const IslandLayout& l,
       mem.weights_bytes /= shards;
       break;
   }
+  if (const double extra = fp8_weight_extra_bytes_per_param(fp8, plan.sharding); extra > 0)
+    mem.weights_bytes += extra * layers_per_stage * fp8_block_weight_params(m) / plan.tp;
   if (plan.sync == SyncMode::diloco && !plan.diloco.offload_outer_state) {
     mem.outer_state_bytes = kOuterStateBytes * p / shards;  // 1 without sharding
   }
@@ -143,6 +148,12 @@ MemoryBreakdown stage_memory(const Scenario& s, const IslandLayout& l,
     // whole stage's 16-bit weights stay resident besides the shards (FSDP2; docs/model.md §7.6).
     mem.fsdp_buffers_bytes = plan.reshard_after_forward ? (2.0 * kWeightBytes + kUnitGradBytes) * unit
                                                         : kWeightBytes * p + kUnitGradBytes * unit;
+    // FSDP2's fp8 all-gather gathers a block's matrices at 1 byte (docs/model.md §2.2); the embedding unit stays 16-bit.
+    const bool unit_is_block = !(holds_embedding || holds_head) || params.layer >= params.embedding;
+    const double gathered_blocks =
+        plan.reshard_after_forward ? 2.0 * fsdp_unit_blocks(plan, layers_per_stage) : layers_per_stage;
+    if (fp8.param_gather && unit_is_block)
+      mem.fsdp_buffers_bytes -= gathered_blocks * (kWeightBytes - kFp8Bytes) * fp8_block_weight_params(m) / plan.tp;
   }
 
   // Activations. 1F1B keeps up to p micro-batches in flight on the first stage, fewer further down;
@@ -169,11 +180,17 @@ MemoryBreakdown stage_memory(const Scenario& s, const IslandLayout& l,
     // Plus the working set of the one block being recomputed (its full activations, no recompute).
     PlanSpec no_recompute = plan;
     no_recompute.recompute = Recompute::selective;
-    mem.activations_bytes += layer_activation_bytes(m, no_recompute, b);
+    mem.activations_bytes += layer_activation_bytes(m, no_recompute, b) +
+                             fp8_saved_activation_delta_bytes(m, no_recompute, b, fp8);
   } else if (plan.recompute == Recompute::op_selective) {
     // Plus what the one block being recomputed re-creates before its backward (§7.5).
     mem.activations_bytes += layer_activation_bytes(m, kept_whole, b) - per_layer;
   }
+  // fp8 GEMM inputs saved in fp8 by the blocks that keep their activations (docs/model.md §2.2, §7.3).
+  const double kept_blocks = plan.recompute == Recompute::full ? layers_per_stage - checkpointed : layers_per_stage;
+  PlanSpec kept_plan = plan;
+  kept_plan.recompute = plan.recompute == Recompute::full ? Recompute::none : plan.recompute;
+  mem.activations_bytes += fp8_saved_activation_delta_bytes(m, kept_plan, b, fp8) * kept_blocks * in_flight;
   if (holds_head) {
     const double tokens = b * static_cast<double>(m.seq_len) / plan.cp;
     mem.logits_bytes = kLogitBytes * tokens * m.vocab / plan.tp;  // vocab-parallel loss [docs/model.md §7.7]

@@ -24,6 +24,7 @@ enum class RejectReason : std::uint8_t {
   wan_link_missing,                      // several islands but no cluster.wan (or link) between them
   experts_not_divisible_by_ep,           // plan.ep does not divide model.experts (or ep/etp > 1 on a dense model)
   expert_folding_does_not_divide_gpus,   // ep*etp does not divide an island's GPUs per pipeline stage
+  fp8_not_supported,                     // precision fp8 on a GPU without fp8 tensor cores or a stack without fp8
   // capacity: found by the estimate
   out_of_memory,
   count_,  // number of reasons (keep last)

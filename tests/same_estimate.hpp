@@ -79,7 +79,7 @@ inline bool same(const model::GoodputParts& a, const model::GoodputParts& b) {
 
 inline bool same_estimate(const model::Estimate& a, const model::Estimate& b) {
   using detail::same;
-  static_assert(detail::member_count<model::Estimate>() == 42, "compare the new Estimate field below");
+  static_assert(detail::member_count<model::Estimate>() == 43, "compare the new Estimate field below");
   bool islands = true;
   for (std::size_t i = 0; i < a.islands.size(); ++i) islands = islands && same(a.islands[i], b.islands[i]);
   return islands && same(a.feasible, b.feasible) && same(a.reject_reason, b.reject_reason) &&
@@ -90,7 +90,7 @@ inline bool same_estimate(const model::Estimate& a, const model::Estimate& b) {
          same(a.wan_peak_bytes_per_s, b.wan_peak_bytes_per_s) && same(a.goodput_parts, b.goodput_parts) &&
          same(a.cost_usd_per_effective_million_tokens, b.cost_usd_per_effective_million_tokens) &&
          same(a.tokens_per_s_per_gpu, b.tokens_per_s_per_gpu) && same(a.tflops_per_gpu, b.tflops_per_gpu) &&
-         same(a.mfu, b.mfu) && same(a.hfu, b.hfu) && same(a.compute_utilization, b.compute_utilization) &&
+         same(a.mfu, b.mfu) && same(a.hfu, b.hfu) && same(a.mfu_peak_precision, b.mfu_peak_precision) && same(a.compute_utilization, b.compute_utilization) &&
          same(a.exposed_comm_fraction, b.exposed_comm_fraction) &&
          same(a.model_flops_per_step, b.model_flops_per_step) &&
          same(a.hardware_flops_per_step, b.hardware_flops_per_step) &&

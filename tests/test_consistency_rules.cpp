@@ -98,10 +98,12 @@ TEST_CASE("a reason's inputs are the rules' inputs up to its last rule") {
   CHECK(nodes.contains(FieldId::plan_shard_group));
   CHECK(nodes.contains(FieldId::cluster_islands));
   CHECK_FALSE(nodes.contains(FieldId::training_global_batch));
-  // interleave_needs_pipeline is also the last rule: its inputs are every rule's.
-  FieldSet all;
+  // fp8_not_supported is the last rule: its inputs are every rule's (plus the island count of its loop); the
+  // interleave rule before it does not read the GPU's fp8 peak.
+  FieldSet all{FieldId::cluster_islands};
   for (const ConsistencyRule& rule : consistency_rules()) all |= rule.inputs;
-  CHECK(consistency_inputs(RejectReason::interleave_needs_pipeline).fields == all);
+  CHECK(consistency_inputs(RejectReason::fp8_not_supported).fields == all);
+  CHECK_FALSE(consistency_inputs(RejectReason::interleave_needs_pipeline).fields.contains(FieldId::island_gpu_fp8));
 }
 
 // Issue 4 regression: a violation's blamed fields are not all it depends on. With 12 GPUs, tp=2 and pp=4 the
@@ -156,6 +158,13 @@ std::vector<Field> fields(const Scenario& p) {
   f.push_back(pool<double>(p, p.training.tokens, {1e9, 3e11}, [](S& s) -> double& { return s.training.tokens; }));
   f.push_back(pool<Precision>(p, p.training.precision, {Precision::bf16, Precision::fp8},
                               [](S& s) -> Precision& { return s.training.precision; }));
+  // fp8 (docs/model.md §2.2): mostly supported settings, so that the fp8 rules (last in the table) pass often enough
+  // for nothing and fail often enough to be tested.
+  f.push_back(pool<bool>(p, p.training.fp8_params, {false, false, true}, [](S& s) -> bool& { return s.training.fp8_params; }));
+  f.push_back(pool<Fp8Recipe>(p, p.training.fp8_recipe, {Fp8Recipe::stack_default, Fp8Recipe::current, Fp8Recipe::delayed},
+                              [](S& s) -> Fp8Recipe& { return s.training.fp8_recipe; }));
+  f.push_back(pool<Stack>(p, p.plan.stack, {Stack::megatron_te, Stack::megatron_te, Stack::torch_fsdp2, Stack::megatron},
+                          [](S& s) -> Stack& { return s.plan.stack; }));
   f.push_back(pool<int>(p, p.plan.tp, {1, 2, 3, 4, 8}, [](S& s) -> int& { return s.plan.tp; }));
   f.push_back(pool<int>(p, p.plan.pp, {1, 2, 3, 4, 8}, [](S& s) -> int& { return s.plan.pp; }));
   f.push_back(pool<int>(p, p.plan.cp, {1, 2, 3}, [](S& s) -> int& { return s.plan.cp; }));
@@ -187,6 +196,8 @@ std::vector<Field> fields(const Scenario& p) {
     f.push_back(pool<double>(p, isl.price_usd_per_gpu_hour, {1.0, 3.0},
                              [i](S& s) -> double& { return s.cluster.islands[i].price_usd_per_gpu_hour; }));
     f.push_back(pool<double>(p, isl.gpu.hbm_bytes, {40e9, 80e9}, [i](S& s) -> double& { return s.cluster.islands[i].gpu.hbm_bytes; }));
+    f.push_back(pool<double>(p, isl.gpu.peak_fp8_flops_per_s, {0.0, 1979e12, 1979e12},
+                             [i](S& s) -> double& { return s.cluster.islands[i].gpu.peak_fp8_flops_per_s; }));
   }
   f.push_back(pool<double>(p, p.runtime.fragmentation_fraction, {0.05, 0.1},
                            [](S& s) -> double& { return s.runtime.fragmentation_fraction; }));

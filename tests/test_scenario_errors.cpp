@@ -149,6 +149,21 @@ TEST_CASE("a value from the GPU catalog is blamed at the island's gpu key") {
                  "cluster.islands.0.gpus = 12");
 }
 
+TEST_CASE("fp8 on a GPU without fp8 tensor cores is an error at training.precision, not a 16-bit run") {
+  check_rejected("bad_fp8_a100.yaml", "bad_fp8_a100.yaml:7:14",
+                 "training.precision = fp8 needs fp8 tensor cores, but GPU a100-sxm-80gb of cluster.islands.0 has "
+                 "none: cluster.islands.0.fp8_tflops = 0 (from the GPU catalog entry); use bf16 on it, or a GPU "
+                 "with fp8 (H100, H200, B200, ...)");
+  // fp8 settings the stack does not run, each at its key.
+  check_rejected("small.yaml", "--set training.precision=fp8",
+                 "training.precision = fp8 is not supported by plan.stack = megatron (Megatron-LM with apex and "
+                 "DeepSpeed of 2021 have no fp8; use megatron_te, torch_fsdp2, torch_fsdp1 or deepspeed)",
+                 {"training.precision=fp8", "plan.stack=megatron"});
+  check_rejected("small.yaml", "--set training.fp8_params=true",
+                 "training.fp8_params = true needs training.precision: fp8, but training.precision = bf16 (default)",
+                 {"training.fp8_params=true"});
+}
+
 TEST_CASE("bad command lines exit with status 2 and one line") {
   auto r = run_shardmeter("estimate small.yaml --bogus");
   CHECK(r.status == 2);

@@ -97,6 +97,9 @@ std::string estimate_json(const m::Scenario& s, const m::Estimate& e, std::strin
   // Per-step figures beyond the metrics.
   j["tokens_per_step"] = number(e.tokens_per_step);
   j["hardware_flops_per_step"] = number(e.hardware_flops_per_step);
+  // The dense peak mfu and hfu are measured against (docs/model.md §1.4): "fp8" for fp8 runs, "bf16"/"fp16" (one
+  // 16-bit peak) otherwise.
+  j["mfu_peak_precision"] = std::string(model::enum_name(e.mfu_peak_precision));
   j["wall_clock_s"] = number(e.wall_clock_s);
   j["trained_tokens"] = number(e.trained_tokens);
   j["wan_gb_per_outer_step"] = number(e.wan_bytes_per_outer_step / m::kGB);

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "model/consistency.hpp"
+#include "model/enum_names.hpp"
 #include "src/scenario/enum_names.hpp"
 #include "src/scenario/yaml_reader.hpp"
 
@@ -59,8 +60,14 @@ Provenance provenance(const ScenarioDocument& doc, const std::string& key) {
 }
 
 std::string describe_value(m::FieldId field, double value) {
-  if (field == m::FieldId::plan_pp_across_islands) return value != 0 ? "true" : "false";
+  if (field == m::FieldId::plan_pp_across_islands || field == m::FieldId::training_fp8_params)
+    return value != 0 ? "true" : "false";
   if (field == m::FieldId::plan_sync) return "diloco";
+  const auto code = static_cast<std::uint8_t>(value);  // an enum field's value is its enumerator
+  if (field == m::FieldId::training_precision) return std::string(m::enum_name(static_cast<m::Precision>(code)));
+  if (field == m::FieldId::training_fp8_recipe) return std::string(m::enum_name(static_cast<m::Fp8Recipe>(code)));
+  if (field == m::FieldId::plan_stack) return std::string(m::enum_name(static_cast<m::Stack>(code)));
+  if (field == m::FieldId::island_gpu_fp8) return number(value / 1e12);  // FLOP/s -> the key's TFLOP/s
   return number(value);
 }
 
@@ -137,6 +144,22 @@ std::string problem_text(const m::Scenario& s, const ScenarioDocument& doc, cons
                                                                                  : plan.pp;
       return "gives etp x ep = " + number(plan.etp * plan.ep) + ", which does not divide the " +
              number(v.other_value / stages) + " GPUs per pipeline stage of " + other;
+    }
+    case m::RejectReason::fp8_not_supported: {
+      if (v.other == m::FieldId::island_gpu_fp8) {
+        const std::string gpu(s.cluster.islands[static_cast<std::size_t>(v.island)].gpu.name.view());
+        return "needs fp8 tensor cores, but GPU " + gpu + " of cluster.islands." + number(v.island) + " has none: " +
+               other + "; use bf16 on it, or a GPU with fp8 (H100, H200, B200, ...)";
+      }
+      if (v.field == m::FieldId::training_precision)
+        return "is not supported by " + other + " (Megatron-LM with apex and DeepSpeed of 2021 have no fp8; use "
+               "megatron_te, torch_fsdp2, torch_fsdp1 or deepspeed)";
+      if (v.field == m::FieldId::training_fp8_params && v.other == m::FieldId::training_precision)
+        return "needs training.precision: fp8, but " + other;
+      if (v.field == m::FieldId::training_fp8_params)
+        return "(fp8 parameter all-gather) is not supported by " + other +
+               " (Megatron's distributed optimizer and FSDP2 gather fp8 parameters: megatron_te, torch_fsdp2)";
+      return "is not supported by " + other + " (torchao's Float8Linear scales dynamically: use current or auto)";
     }
     case m::RejectReason::none:
     case m::RejectReason::out_of_memory:

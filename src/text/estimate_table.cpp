@@ -171,7 +171,9 @@ std::string format_estimate_table(const LoadedScenario& loaded, const Catalog& c
         fmt::format("{} loss-equivalent tokens/s (token efficiency {} of synchronous training)",
                     grouped(e.effective_tokens_per_s), percent(e.effective_tokens_per_s / e.tokens_per_s)));
   row(out, "TFLOP/s per GPU", fmt::format("{:.1f} (model FLOPs)", e.tflops_per_gpu));
-  row(out, "MFU / HFU", percent(e.mfu) + " / " + percent(e.hfu));
+  // The peak both are measured against is named (docs/model.md §1.4): the dense fp8 peak for fp8 runs.
+  row(out, "MFU / HFU", percent(e.mfu) + " / " + percent(e.hfu) + " of the dense " +
+                            std::string(m::enum_name(e.mfu_peak_precision)) + " peak");
   if (e.wan_bytes_per_step > 0)
     row(out, "WAN", fmt::format("{} per step across islands; peak need {:.3g} Gbit/s per island link",
                                 gb(e.wan_bytes_per_step), m::bytes_per_s_to_gbit_per_s(e.wan_peak_bytes_per_s)));

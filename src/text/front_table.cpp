@@ -126,7 +126,8 @@ std::string format_front_table(std::span<const results::PlanPoint> front, const 
         usd(e.total_cost_usd),
         grouped(e.tokens_per_s),
         wall_clock(e.wall_clock_s),
-        percent(e.mfu),
+        // An fp8 plan's MFU is over the fp8 peak (docs/model.md §1.4): say so where plans of both precisions mix.
+        percent(e.mfu) + (e.mfu_peak_precision == m::Precision::fp8 ? " fp8" : ""),
         std::string(model::enum_name(e.bottleneck))};
     for (std::size_t c = 0; c < cells.size(); ++c) cols[c].cells.push_back(cells[c]);
     for (std::size_t x = 0; x < extra.size(); ++x) cols[cells.size() + x].cells.push_back(metric_text(extra[x]->get(e)));

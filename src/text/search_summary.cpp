@@ -35,6 +35,8 @@ constexpr std::array kReasons = {
   ReasonText{"wan_link_missing", "several islands but no cluster.wan link between them"},
   ReasonText{"experts_not_divisible_by_ep", "ep does not divide the routed experts (or ep/etp > 1 on a dense model)"},
   ReasonText{"expert_folding_does_not_divide_gpus", "etp x ep does not divide an island's GPUs per pipeline stage"},
+  ReasonText{"fp8_not_supported", "precision fp8 on a GPU without fp8 tensor cores (fp8_tflops 0), or fp8 settings "
+                                  "the stack does not run"},
   ReasonText{"out_of_memory", "does not fit in GPU memory (try fsdp/hsdp, more tp or pp, full recompute, a smaller "
                               "micro_batch, or GPUs with more HBM)"},
   ReasonText{"non_finite_objective", "an objective is not a finite number (is training.tokens set?)"},
