@@ -50,6 +50,10 @@ constexpr std::array<FieldRow, kFieldIdCount> kFields = {{
     SHARDMETER_FIELD(model_experts, "model.experts", model.moe.experts),
     SHARDMETER_FIELD(plan_ep, "plan.ep", plan.ep),
     SHARDMETER_FIELD(plan_etp, "plan.etp", plan.etp),
+    SHARDMETER_FIELD(plan_pp_first_stage_layers, "plan.pp_first_stage_layers", plan.pp_first_stage_layers),
+    SHARDMETER_FIELD(plan_pp_last_stage_layers, "plan.pp_last_stage_layers", plan.pp_last_stage_layers),
+    SHARDMETER_FIELD(plan_pp_embedding_layers, "plan.pp_embedding_layers", plan.pp_embedding_layers),
+    SHARDMETER_FIELD(plan_pp_head_layers, "plan.pp_head_layers", plan.pp_head_layers),
 }};
 
 #undef SHARDMETER_FIELD

@@ -40,6 +40,10 @@ enum class FieldId : std::uint8_t {
   model_experts,
   plan_ep,
   plan_etp,
+  plan_pp_first_stage_layers,
+  plan_pp_last_stage_layers,
+  plan_pp_embedding_layers,
+  plan_pp_head_layers,
   count_,  // number of ids (keep last)
 };
 
