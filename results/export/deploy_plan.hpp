@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "model/pipeline_stages.hpp"
 #include "model/scenario.hpp"
 #include "results/errors.hpp"
 #include "results/front/row.hpp"
@@ -54,6 +55,8 @@ struct DeployPlan {
   std::string precision;
   double training_tokens = 0;
   std::int64_t tp = 1, pp = 1, cp = 1, interleave = 1;
+  // The pipeline split (plan.pp_first/last_stage_layers, plan.pp_embedding/head_layers; docs/model.md §5.4).
+  std::int64_t pp_first_stage_layers = 0, pp_last_stage_layers = 0, pp_embedding_layers = 0, pp_head_layers = 0;
   bool sequence_parallel = false;
   std::string sharding, recompute, attention, sync;
   std::int64_t shard_group = 0;
@@ -75,8 +78,11 @@ struct DeployPlan {
   bool multi_island() const { return islands.size() > 1; }
   // GPUs of one job: every GPU (synchronous) or one island's (DiLoCo).
   std::int64_t job_gpus() const { return diloco() && !islands.empty() ? islands.front().gpus : total_gpus; }
-  // Transformer layers per pipeline stage of the fullest stage, as the model charges it (docs/model.md §5.4).
-  std::int64_t fullest_stage_layers() const { return (model.layers + pp - 1) / pp; }
+  // Blocks per pipeline rank as the model costs them (model/pipeline_stages.hpp, docs/model.md §5.4).
+  model::StageLayers stages() const;
+  // Blocks on rank r (0 <= r < pp).
+  std::int64_t rank_layers(std::int64_t r) const;
+  bool explicit_stages() const { return pp_first_stage_layers > 0 || pp_last_stage_layers > 0; }
 };
 
 // Reads the row. Columns that files before schema_version 3 lack (model dimensions, overlap flags, DiLoCo fragments)
