@@ -5,6 +5,7 @@
 
 #include "model/fp8.hpp"
 #include "model/layout.hpp"
+#include "model/pipeline_stages.hpp"
 
 namespace shardmeter::model {
 
@@ -17,6 +18,9 @@ constexpr FieldSet kTotalIslands = {F::cluster_islands, F::island_count};  // Cl
 constexpr FieldSet kStagesPerIsland = kTotalIslands | FieldSet{F::plan_pp, F::plan_pp_across_islands};
 // island_data_parallel(), and total_data_parallel() (the same fields over every entry).
 constexpr FieldSet kDataParallel = kStagesPerIsland | FieldSet{F::island_gpus, F::plan_tp, F::plan_cp};
+// stage_layers() and the split rules (model/pipeline_stages.hpp).
+constexpr FieldSet kStageSplit = {F::plan_pp, F::plan_interleave, F::model_layers, F::plan_pp_first_stage_layers,
+                                  F::plan_pp_last_stage_layers, F::plan_pp_embedding_layers, F::plan_pp_head_layers};
 
 const IslandSpec& island_at(const Scenario& s, int i) { return s.cluster.islands[static_cast<std::size_t>(i)]; }
 
@@ -42,15 +46,60 @@ Blame tp_divides_ffn(const Scenario& s, int) noexcept {
   return blame(F::plan_tp, s.plan.tp, F::model_ffn_hidden, s.model.ffn_hidden);
 }
 
-// Uneven stages are allowed (the fullest takes ceil(L/pp)); the interleaved schedule needs equal chunks, and
-// every stage needs at least one layer.
+// The balanced split (docs/model.md §5.4) needs no more virtual stages than effective layers (torchtitan
+// pipeline_parallel.py generate_llm_fqn_per_model_part: "Number of stages ... cannot be greater than effective
+// layers"); stages may differ by one layer, interleaved or not. Megatron's explicit counts are checked below.
 Blame layers_fill_the_pipeline(const Scenario& s, int) noexcept {
   const PlanSpec& plan = s.plan;
-  const int layers = s.model.layers;
-  if (plan.pp <= layers && (plan.interleave <= 1 || layers % (plan.pp * plan.interleave) == 0)) return {};
+  if (plan.pp <= 1 || explicit_stage_layers(plan)) return {};
+  const std::int64_t effective = std::int64_t{s.model.layers} + plan.pp_embedding_layers + plan.pp_head_layers;
+  if (std::int64_t{plan.pp} * plan.interleave <= effective) return {};
   const bool interleaved = plan.interleave > 1;
   return blame(interleaved ? F::plan_interleave : F::plan_pp, interleaved ? plan.interleave : plan.pp,
-               F::model_layers, layers);
+               F::model_layers, s.model.layers);
+}
+
+// The embedding and the head may weigh at most the smallest virtual stage's E / N effective layers (torchtitan
+// generate_llm_fqn_per_model_part: "input_weight ... exceeds minimum layers per stage").
+Blame split_weights_fit_a_stage(const Scenario& s, int) noexcept {
+  const PlanSpec& plan = s.plan;
+  if (plan.pp <= 1 || explicit_stage_layers(plan)) return {};
+  const std::int64_t effective = std::int64_t{s.model.layers} + plan.pp_embedding_layers + plan.pp_head_layers;
+  const std::int64_t base = effective / std::max<std::int64_t>(1, std::int64_t{plan.pp} * plan.interleave);
+  if (plan.pp_embedding_layers > base)
+    return blame(F::plan_pp_embedding_layers, plan.pp_embedding_layers, F::plan_pp, plan.pp);
+  if (plan.pp_head_layers > base) return blame(F::plan_pp_head_layers, plan.pp_head_layers, F::plan_pp, plan.pp);
+  return {};
+}
+
+// Megatron-Core's uneven first / last stages, with its own checks (Megatron-LM core_v0.19.0
+// megatron/core/transformer/transformer_config.py __post_init__, "Uneven PP" and the check before it): not together
+// with the embedding / loss accounting; each count > 0 (0 here means not set); the remaining layers split evenly over
+// the remaining ranks, none left over when no rank remains; with interleaving every rank's count divisible by v.
+Blame megatron_stage_layers_valid(const Scenario& s, int) noexcept {
+  const PlanSpec& plan = s.plan;
+  if (!explicit_stage_layers(plan)) return {};
+  const FieldId given = plan.pp_first_stage_layers > 0 ? F::plan_pp_first_stage_layers : F::plan_pp_last_stage_layers;
+  const double given_value = plan.pp_first_stage_layers > 0 ? plan.pp_first_stage_layers : plan.pp_last_stage_layers;
+  if (plan.pp <= 1) return blame(given, given_value, F::plan_pp, plan.pp);
+  if (plan.pp_embedding_layers > 0)
+    return blame(F::plan_pp_embedding_layers, plan.pp_embedding_layers, given, given_value);
+  if (plan.pp_head_layers > 0) return blame(F::plan_pp_head_layers, plan.pp_head_layers, given, given_value);
+  const std::int64_t rest_layers =
+      std::int64_t{s.model.layers} - plan.pp_first_stage_layers - plan.pp_last_stage_layers;
+  const int rest_stages = plan.pp - (plan.pp_first_stage_layers > 0 ? 1 : 0) - (plan.pp_last_stage_layers > 0 ? 1 : 0);
+  if (rest_layers < 0 || (rest_layers > 0) != (rest_stages > 0) ||
+      (rest_stages > 0 && rest_layers % rest_stages != 0))
+    return blame(given, given_value, F::model_layers, s.model.layers);
+  const int v = plan.interleave;
+  if (v > 1) {
+    if (plan.pp_first_stage_layers % v != 0)
+      return blame(F::plan_pp_first_stage_layers, plan.pp_first_stage_layers, F::plan_interleave, v);
+    if (plan.pp_last_stage_layers % v != 0)
+      return blame(F::plan_pp_last_stage_layers, plan.pp_last_stage_layers, F::plan_interleave, v);
+    if (rest_stages > 0 && (rest_layers / rest_stages) % v != 0) return blame(given, given_value, F::plan_interleave, v);
+  }
+  return {};
 }
 
 // Context parallelism splits each sequence into 2*cp chunks for causal load balance (Megatron-Core CP).
@@ -223,8 +272,9 @@ constexpr std::array kRules = {
     ConsistencyRule{R::ffn_not_divisible_by_tp, kJob, {F::plan_tp, F::model_ffn_hidden}, &tp_divides_ffn},
     ConsistencyRule{R::experts_not_divisible_by_ep, kJob, {F::plan_ep, F::plan_etp, F::model_experts},
                     &ep_divides_experts},
-    ConsistencyRule{R::layers_not_divisible_by_pipeline, kJob, {F::plan_pp, F::plan_interleave, F::model_layers},
-                    &layers_fill_the_pipeline},
+    ConsistencyRule{R::layers_not_divisible_by_pipeline, kJob, kStageSplit, &layers_fill_the_pipeline},
+    ConsistencyRule{R::pipeline_split_invalid, kJob, kStageSplit, &split_weights_fit_a_stage},
+    ConsistencyRule{R::pipeline_split_invalid, kJob, kStageSplit, &megatron_stage_layers_valid},
     ConsistencyRule{R::seq_not_divisible_by_cp, kJob, {F::plan_cp, F::model_seq_len}, &cp_divides_sequence},
     ConsistencyRule{R::interleave_needs_pipeline, kJob, {F::plan_interleave, F::plan_pp}, &interleave_has_pipeline},
     ConsistencyRule{R::diloco_needs_islands, kJob, kTotalIslands | FieldSet{F::plan_sync}, &diloco_has_islands},
@@ -363,7 +413,8 @@ std::string_view describe(RejectReason r) noexcept {
     case RejectReason::heads_not_divisible_by_tp: return "does not divide";
     case RejectReason::kv_heads_not_divisible_by_tp: return "does not divide";
     case RejectReason::ffn_not_divisible_by_tp: return "does not divide";
-    case RejectReason::layers_not_divisible_by_pipeline: return "(times plan.pp) does not divide";
+    case RejectReason::layers_not_divisible_by_pipeline: return "(times plan.pp) exceeds the effective layers of";
+    case RejectReason::pipeline_split_invalid: return "cannot split the layers over the pipeline stages with";
     case RejectReason::seq_not_divisible_by_cp: return "(times 2, for causal load balance) does not divide";
     case RejectReason::global_batch_not_divisible: return "is not a positive multiple of micro_batch x data-parallel degree";
     case RejectReason::interleave_needs_pipeline: return "needs a pipeline whose micro-batch count it divides:";

@@ -143,6 +143,7 @@ struct EnumNames<RejectReason> {
       {"kv_heads_not_divisible_by_tp", RejectReason::kv_heads_not_divisible_by_tp},
       {"ffn_not_divisible_by_tp", RejectReason::ffn_not_divisible_by_tp},
       {"layers_not_divisible_by_pipeline", RejectReason::layers_not_divisible_by_pipeline},
+      {"pipeline_split_invalid", RejectReason::pipeline_split_invalid},
       {"seq_not_divisible_by_cp", RejectReason::seq_not_divisible_by_cp},
       {"global_batch_not_divisible", RejectReason::global_batch_not_divisible},
       {"interleave_needs_pipeline", RejectReason::interleave_needs_pipeline},

@@ -12,6 +12,7 @@
 #include "model/goodput.hpp"
 #include "model/layout.hpp"
 #include "model/parameters.hpp"
+#include "model/pipeline_stages.hpp"
 #include "model/recompute.hpp"
 #include "model/sync_islands.hpp"
 #include "model/units.hpp"
@@ -74,10 +75,10 @@ void evaluate_fresh(const Scenario& s, Estimate& e, bool check) noexcept {
     }
   }
 
-  // HFU counts only the blocks that are recomputed: recompute_layers of each stage's ceil(L / pp) (§7.5).
-  const double stage_layers = std::ceil(static_cast<double>(s.model.layers) / s.plan.pp);
+  // HFU counts only the blocks that are recomputed: recompute_layers of the fullest rank's blocks (§7.5, §5.4).
+  const double fullest_rank = std::max(1, stage_layers(s.model, s.plan).fullest());
   const FlopCounts flops =
-      count_flops(s.model, params, s.plan.recompute, recomputed_blocks(s.plan, stage_layers) / stage_layers);
+      count_flops(s.model, params, s.plan.recompute, recomputed_blocks(s.plan, fullest_rank) / fullest_rank);
   const JobStep job = s.plan.sync == SyncMode::diloco ? diloco_step(s, params) : synchronous_step(s, params);
 
   // ---- per island: its own step, what it waits for, its memory -----------------------------------------------

@@ -55,6 +55,10 @@ constexpr std::array<FieldRow, kFieldIdCount> kFields = {{
     SHARDMETER_FIELD(training_fp8_recipe, "training.fp8_recipe", training.fp8_recipe),
     SHARDMETER_FIELD(plan_stack, "plan.stack", plan.stack),
     SHARDMETER_ISLAND_FIELD(island_gpu_fp8, "cluster.islands.#.fp8_tflops", gpu.peak_fp8_flops_per_s),
+    SHARDMETER_FIELD(plan_pp_first_stage_layers, "plan.pp_first_stage_layers", plan.pp_first_stage_layers),
+    SHARDMETER_FIELD(plan_pp_last_stage_layers, "plan.pp_last_stage_layers", plan.pp_last_stage_layers),
+    SHARDMETER_FIELD(plan_pp_embedding_layers, "plan.pp_embedding_layers", plan.pp_embedding_layers),
+    SHARDMETER_FIELD(plan_pp_head_layers, "plan.pp_head_layers", plan.pp_head_layers),
 }};
 
 #undef SHARDMETER_FIELD

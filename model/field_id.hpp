@@ -45,6 +45,10 @@ enum class FieldId : std::uint8_t {
   training_fp8_recipe,
   plan_stack,
   island_gpu_fp8,           // cluster.islands.N.fp8_tflops (the GPU's dense fp8 peak; 0 = no fp8 tensor cores)
+  plan_pp_first_stage_layers,
+  plan_pp_last_stage_layers,
+  plan_pp_embedding_layers,
+  plan_pp_head_layers,
   count_,  // number of ids (keep last)
 };
 

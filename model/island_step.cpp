@@ -16,6 +16,7 @@
 #include "model/state_bytes.hpp"
 #include "model/overlap.hpp"
 #include "model/rank_jitter.hpp"
+#include "model/pipeline_stages.hpp"
 #include "model/tensor_bytes.hpp"
 
 namespace shardmeter::model {
@@ -131,10 +132,10 @@ IslandStep island_step(const Scenario& s, const IslandSpec& island, const Parame
 
   // ---- one micro-batch through one stage -------------------------------------------------------------
   const LayerCost lc = layer_cost(m, gpu, plan, s.training.precision, b, l);
-  // Uneven splits (layers % pp != 0, as DeepSpeed and Megatron-Core allow) put ceil(L/pp) layers on the fullest
-  // stage, which sets the pipeline's pace; the fill/drain bubble runs at the average stage.
-  const double layers_per_stage = std::ceil(static_cast<double>(m.layers) / plan.pp);
-  const double average_layers = static_cast<double>(m.layers) / plan.pp;
+  // Blocks per pipeline rank (docs/model.md §5.4): the fullest rank sets the FSDP units, the recompute working set
+  // and the DP windows; every rank's own count sets its time per micro-batch below.
+  const StageLayers stages = stage_layers(m, plan);
+  const double layers_per_stage = stages.fullest();
   // fp8 (docs/model.md §2.2): the output layer stays 16-bit unless the stack converts it; the cast kernels of the
   // stage's fp8 GEMMs run memory-bound, their amax reductions over the TP group.
   const Fp8Use fp8 = fp8_use(s.training.precision, plan.stack, s.training.fp8_params, s.training.fp8_recipe);
@@ -142,23 +143,37 @@ IslandStep island_step(const Scenario& s, const IslandSpec& island, const Parame
       s.training.precision == Precision::fp8 && !fp8.logits ? Precision::bf16 : s.training.precision;
   const PassCost logits = logits_cost(m, gpu, logits_precision, b, l);
   const Fp8CastCost casts = fp8_cast_cost(m, gpu, plan, fp8, b, layers_per_stage, l);
+  // One recomputed block: its forward again, and under full recompute its fp8 input casts again.
+  const double recompute_per_block = lc.recompute.compute_s() + lc.recompute.memory_s +
+                                     (plan.recompute == Recompute::full ? casts.recompute_s : 0.0);
 
-  const double body_compute = layers_per_stage * (lc.forward.compute_s() + lc.backward.compute_s());
-  const double recomputed = recomputed_blocks(plan, layers_per_stage);
-  const double body_recompute = recomputed * (lc.recompute.compute_s() + lc.recompute.memory_s +
-                                              (plan.recompute == Recompute::full ? casts.recompute_s : 0.0));
-  const double body_memory =
-      layers_per_stage * (lc.forward.memory_s + lc.backward.memory_s + casts.per_microbatch_s);
-  const double body_tp = layers_per_stage * (lc.forward.tp_comm_s + lc.backward.tp_comm_s) +
-                         recomputed * lc.recompute.tp_comm_s + casts.amax_per_microbatch_s;
+  // One micro-batch's blocks on a rank of `n` blocks, split into the reported components (the stage's amax
+  // reductions scale with its blocks).
+  struct StageBody {
+    double compute = 0, recompute = 0, memory = 0, tp = 0;
+    double total() const { return compute + recompute + memory + tp; }
+  };
+  const auto stage_body = [&](double n) {
+    const double recomputed = recomputed_blocks(plan, n);
+    return StageBody{n * (lc.forward.compute_s() + lc.backward.compute_s()), recomputed * recompute_per_block,
+                     n * (lc.forward.memory_s + lc.backward.memory_s + casts.per_microbatch_s),
+                     n * (lc.forward.tp_comm_s + lc.backward.tp_comm_s) + recomputed * lc.recompute.tp_comm_s +
+                         (layers_per_stage > 0 ? casts.amax_per_microbatch_s * n / layers_per_stage : 0.0)};
+  };
+
   const double fwd_window = layers_per_stage * lc.forward.compute_s();
   const double bwd_window = layers_per_stage * lc.backward.compute_s();
   st.backward_window_s = bwd_window;
 
-  // Parameters and gradient bytes per GPU of the largest stage (blocks + embedding or head), after TP.
+  // Parameters and gradient bytes per GPU of the rank with the most (its blocks + embedding or head), after TP.
   double stage_params = layers_per_stage * params.layer;
-  stage_params += plan.pp > 1 ? std::max(params.embedding, params.output_head > 0 ? params.output_head : params.embedding)
-                              : params.embedding + params.output_head;
+  if (plan.pp > 1) {
+    const double head = params.output_head > 0 ? params.output_head : params.embedding;
+    stage_params = std::max({stages.first * params.layer + params.embedding, stages.middle * params.layer,
+                             stages.last * params.layer + head});
+  } else {
+    stage_params += params.embedding + params.output_head;
+  }
   st.params_per_gpu = stage_params / plan.tp;
   st.grad_bytes_per_gpu = st.params_per_gpu * s.training.grad_reduce_bytes;
 
@@ -181,27 +196,48 @@ IslandStep island_step(const Scenario& s, const IslandSpec& island, const Parame
   dp_in.wan_per_microbatch_s = wan.per_microbatch_s;
   const DpCost dp_all = dp_cost(plan, l, dp_in);
 
-  const double body = body_compute + body_recompute + body_memory + body_tp + dp_all.per_microbatch_s;
+  // Each rank's micro-batch: its blocks, the exposed DP per micro-batch and the p2p; the last adds the output layer.
   const double p2p = plan.pp > 1 ? p2p_local + p2p_wan : 0.0;
-  const double first_stage_mb = body + p2p;
-  const double last_stage_mb = body + logits.total_s() + p2p;
-  const bool last_is_slowest = last_stage_mb >= first_stage_mb;
-  const double slowest_mb = std::max(first_stage_mb, last_stage_mb);
-  const double average_mb = body * average_layers / layers_per_stage + logits.total_s() / plan.pp + p2p;
+  const double per_rank_fixed = dp_all.per_microbatch_s + p2p;
+  const StageBody first_body = stage_body(stages.first);
+  const StageBody middle_body = stage_body(stages.middle);
+  const StageBody last_body = stage_body(stages.last);
+  const double first_stage_mb = first_body.total() + per_rank_fixed;
+  const double middle_stage_mb = stages.middle > 0 ? middle_body.total() + per_rank_fixed : 0.0;
+  const double last_stage_mb = last_body.total() + logits.total_s() + per_rank_fixed;
+  const bool last_is_slowest = last_stage_mb >= std::max(first_stage_mb, middle_stage_mb);
+  const StageBody& slowest_body =
+      last_is_slowest ? last_body : (middle_stage_mb > first_stage_mb ? middle_body : first_body);
+  const double slowest_mb = std::max({first_stage_mb, middle_stage_mb, last_stage_mb});
   st.stage_microbatch_s = slowest_mb;
 
-  // ---- the step: steady state at the slowest stage + fill/drain bubble (p-1)/v [Narayanan et al. 2021 §2.2]
+  // Every rank's micro-batch summed: the blocks are linear in the count except the capped recompute
+  // (recompute_layers), which is summed rank by rank.
+  double recomputed_sum = m.layers;
+  if (plan.recompute == Recompute::full && plan.recompute_layers > 0) {
+    recomputed_sum = 0;
+    for (int r = 0; r < plan.pp; ++r) recomputed_sum += recomputed_blocks(plan, rank_layers(m, plan, r));
+  }
+  const StageBody all_blocks = stage_body(m.layers);
+  const double all_ranks_mb = all_blocks.total() +
+                              (recomputed_sum - recomputed_blocks(plan, m.layers)) *
+                                  (recompute_per_block + lc.recompute.tp_comm_s) +
+                              logits.total_s() + plan.pp * per_rank_fixed;
+
+  // ---- the step: steady state at the slowest rank + fill/drain. With unequal ranks 1F1B takes
+  // sum(t_r) + (m - 1) max(t_r) [Zheng et al. 2022 (Alpa) §5.2 eq. 2]: the bubble is sum(t_r) - max(t_r), i.e.
+  // (p - 1) t with equal ranks, and the interleaved schedule divides it by v [Narayanan et al. 2021 §2.2].
   TimeBreakdown& t = st.time;
-  t.compute_s = mb * (body_compute + (last_is_slowest ? logits.gemm_s : 0.0));
-  t.recompute_s = mb * body_recompute;
+  t.compute_s = mb * (slowest_body.compute + (last_is_slowest ? logits.gemm_s : 0.0));
+  t.recompute_s = mb * slowest_body.recompute;
   t.memory_bound_s =
-      mb * (body_memory + (last_is_slowest ? logits.memory_s : 0.0)) + layers_per_stage * casts.per_step_s;
-  t.tp_comm_s = mb * body_tp;
+      mb * (slowest_body.memory + (last_is_slowest ? logits.memory_s : 0.0)) + layers_per_stage * casts.per_step_s;
+  t.tp_comm_s = mb * slowest_body.tp;
   t.pp_comm_s = mb * (plan.pp > 1 ? p2p_local : 0.0);
   t.dp_comm_s = mb * dp_local.per_microbatch_s + dp_local.per_step_s;
   t.wan_s = mb * ((dp_all.per_microbatch_s - dp_local.per_microbatch_s) + (plan.pp > 1 ? p2p_wan : 0.0)) +
             (dp_all.per_step_s - dp_local.per_step_s);
-  t.bubble_s = (plan.pp - 1.0) / plan.interleave * average_mb;
+  t.bubble_s = plan.pp > 1 ? std::max(0.0, all_ranks_mb - slowest_mb) / plan.interleave : 0.0;
 
   // Tied embeddings split across first and last stage: their gradients are all-reduced between the two.
   if (plan.pp > 1 && m.tied_embeddings) {
@@ -245,6 +281,10 @@ IslandStep island_step(const Scenario& s, const IslandSpec& island, const Parame
   const MemoryBreakdown mem_last =
       plan.pp > 1 ? stage_memory(s, l, params, st.microbatches, StagePosition::last) : mem_first;
   st.memory = mem_first.total() >= mem_last.total() ? mem_first : mem_last;
+  if (plan.pp > 2) {   // rank 1: with uneven ranks it may hold more blocks than rank 0 with one micro-batch fewer
+    const MemoryBreakdown mem_middle = stage_memory(s, l, params, st.microbatches, StagePosition::middle);
+    if (mem_middle.total() > st.memory.total()) st.memory = mem_middle;
+  }
   st.memory_bytes = st.memory.total();
   st.capacity_bytes = usable_memory_bytes(gpu, s.runtime);
   st.fits = st.memory_bytes <= st.capacity_bytes;

@@ -7,6 +7,7 @@
 #include "model/fsdp_exposure.hpp"
 #include "model/fp8.hpp"
 #include "model/moe_memory.hpp"
+#include "model/pipeline_stages.hpp"
 #include "model/recompute.hpp"
 #include "model/tensor_bytes.hpp"
 
@@ -73,6 +74,10 @@ bool model_states_exceed_memory(const Scenario& s) noexcept {
       const MemoryBreakdown last = stage_memory(s, l, params, 1, StagePosition::last);
       if (last.weights_bytes > m.weights_bytes) m = last;
     }
+    if (s.plan.pp > 2) {
+      const MemoryBreakdown middle = stage_memory(s, l, params, 1, StagePosition::middle);
+      if (middle.weights_bytes > m.weights_bytes) m = middle;
+    }
     const double states = m.weights_bytes + m.gradients_bytes + m.optimizer_bytes + m.outer_state_bytes +
                           m.runtime_overhead_bytes + m.expert_states_bytes;
     if (states > usable_memory_bytes(island.gpu, s.runtime)) return true;
@@ -89,7 +94,12 @@ MemoryBreakdown stage_memory(const Scenario& s, const IslandLayout& l,
   const ModelSpec& m = s.model;
   const PlanSpec& plan = s.plan;
   const int b = s.training.micro_batch;
-  const double layers_per_stage = std::ceil(static_cast<double>(m.layers) / plan.pp);  // the fullest stage
+  // This rank's blocks (docs/model.md §5.4) and its pipeline rank: 0, 1 (the fullest middle rank) or pp - 1.
+  const StageLayers stages = stage_layers(m, plan);
+  const double layers_per_stage = position == StagePosition::middle ? stages.middle
+                                  : position == StagePosition::last ? stages.last
+                                                                    : stages.first;
+  const int rank = position == StagePosition::middle ? 1 : position == StagePosition::last ? plan.pp - 1 : 0;
   const bool holds_embedding = position == StagePosition::first || position == StagePosition::only;
   const bool holds_head = position == StagePosition::last || position == StagePosition::only;
 
@@ -156,15 +166,16 @@ MemoryBreakdown stage_memory(const Scenario& s, const IslandLayout& l,
       mem.fsdp_buffers_bytes -= gathered_blocks * (kWeightBytes - kFp8Bytes) * fp8_block_weight_params(m) / plan.tp;
   }
 
-  // Activations. 1F1B keeps up to p micro-batches in flight on the first stage, fewer further down;
-  // interleaving adds a factor 1 + (p-1)/(p*v) [Korthikanti et al. 2022 §4.2.3].
+  // Activations. Rank r holds its warm-up forwards plus one before its first backward: 1F1B p - r micro-batches,
+  // the interleaved schedule 2 (p - r - 1) + (v - 1) p + 1 chunk micro-batches of 1/v of the stage each, at most
+  // the m (x v) of the step (Megatron-LM core_v0.19.0 megatron/core/pipeline_parallel/schedules.py
+  // get_pp_rank_microbatches; for rank 0 this is Korthikanti et al. 2022 §4.2.3's p (1 + (p - 1) / (p v))).
   const double per_layer = layer_activation_bytes(m, plan, b);
   double in_flight = 1.0;
   if (plan.pp > 1) {
-    const double depth = position == StagePosition::first ? plan.pp : 1.0;
-    in_flight = std::min<double>(depth, microbatches);
-    if (plan.interleave > 1 && position == StagePosition::first)
-      in_flight *= 1.0 + (plan.pp - 1.0) / (static_cast<double>(plan.pp) * plan.interleave);
+    const double depth = plan.pp, v = plan.interleave;
+    in_flight = plan.interleave > 1 ? std::min(2.0 * (depth - rank - 1) + (v - 1) * depth + 1, microbatches * v) / v
+                                    : std::min<double>(depth - rank, microbatches);
   }
   // Partial recompute: the checkpointed blocks keep their input only, the others every activation (§7.5).
   const double checkpointed = recomputed_blocks(plan, layers_per_stage);

@@ -15,8 +15,9 @@ namespace shardmeter::model {
 double layer_activation_bytes(const ModelSpec& model, const PlanSpec& plan, int micro_batch) noexcept;
 
 // Where the micro-batch's stage lives in the pipeline decides what it holds: the first stage keeps the
-// most micro-batches in flight and the embedding, the last keeps the output head and the logits.
-enum class StagePosition { first, last, only };
+// most micro-batches in flight and the embedding, the last keeps the output head and the logits; `middle` is rank 1,
+// the middle rank with the most blocks and the most in flight (with pp >= 3; docs/model.md §5.4).
+enum class StagePosition { first, middle, last, only };
 
 MemoryBreakdown stage_memory(const Scenario& scenario, const IslandLayout& layout,
                              const ParameterCounts& params, int microbatches, StagePosition position) noexcept;

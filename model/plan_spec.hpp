@@ -23,6 +23,12 @@ struct PlanSpec {
   int pp = 1;
   int cp = 1;
   int interleave = 1;                 // virtual pipeline stages per device (v)
+  // Uneven pipelines (model/pipeline_stages.hpp, docs/model.md §5.4). Megatron's explicit counts of the first and
+  // last rank (0 = not set), or the layers the embedding and the output head weigh in the balanced split.
+  int pp_first_stage_layers = 0;
+  int pp_last_stage_layers = 0;
+  int pp_embedding_layers = 0;
+  int pp_head_layers = 0;
   bool sequence_parallel = false;
   Sharding sharding = Sharding::none;
   int shard_group = 0;                // hsdp: GPUs per shard group (0 = one node)

@@ -12,7 +12,8 @@ enum class RejectReason : std::uint8_t {
   heads_not_divisible_by_tp,
   kv_heads_not_divisible_by_tp,
   ffn_not_divisible_by_tp,
-  layers_not_divisible_by_pipeline,      // layers % (pp * interleave) != 0
+  layers_not_divisible_by_pipeline,      // more virtual stages (pp * interleave) than effective layers
+  pipeline_split_invalid,                // uneven stage counts or embedding/head weights no framework accepts
   seq_not_divisible_by_cp,
   global_batch_not_divisible,            // global_batch % (micro_batch * dp) != 0
   interleave_needs_pipeline,             // interleave > 1 with pp == 1, or micro-batches % pp != 0

@@ -41,6 +41,10 @@ results::PlanPoint plan_point(const PlanPoint& p) {
   s.plan.pp = p.pp;
   s.plan.cp = p.cp;
   s.plan.interleave = p.interleave;
+  s.plan.pp_first_stage_layers = p.pp_first_stage_layers;
+  s.plan.pp_last_stage_layers = p.pp_last_stage_layers;
+  s.plan.pp_embedding_layers = p.pp_embedding_layers;
+  s.plan.pp_head_layers = p.pp_head_layers;
   s.plan.sequence_parallel = p.sequence_parallel;
   s.plan.sharding = p.sharding;
   s.plan.shard_group = p.shard_group;

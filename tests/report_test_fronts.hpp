@@ -19,6 +19,7 @@ struct PlanPoint {
   int gpus_per_node = 8;
   std::optional<std::pair<std::string, int>> second;   // a second island entry: GPU type and GPUs
   int tp = 8, pp = 4, cp = 1, interleave = 1;
+  int pp_first_stage_layers = 0, pp_last_stage_layers = 0, pp_embedding_layers = 0, pp_head_layers = 0;
   bool sequence_parallel = true;
   model::Sharding sharding = model::Sharding::zero1;
   int shard_group = 0;

@@ -50,6 +50,10 @@ TEST_CASE("field_bytes and field_path_pattern point at the field they name") {
   at(FieldId::plan_pp, &s.plan.pp, sizeof(int));
   at(FieldId::plan_cp, &s.plan.cp, sizeof(int));
   at(FieldId::plan_interleave, &s.plan.interleave, sizeof(int));
+  at(FieldId::plan_pp_first_stage_layers, &s.plan.pp_first_stage_layers, sizeof(int));
+  at(FieldId::plan_pp_last_stage_layers, &s.plan.pp_last_stage_layers, sizeof(int));
+  at(FieldId::plan_pp_embedding_layers, &s.plan.pp_embedding_layers, sizeof(int));
+  at(FieldId::plan_pp_head_layers, &s.plan.pp_head_layers, sizeof(int));
   at(FieldId::plan_shard_group, &s.plan.shard_group, sizeof(int));
   at(FieldId::plan_sync, &s.plan.sync, sizeof(SyncMode));
   at(FieldId::plan_pp_across_islands, &s.plan.pp_across_islands, sizeof(bool));
@@ -144,7 +148,7 @@ Field pool(const Scenario& probe, const T& member, std::vector<T> values, std::f
 std::vector<Field> fields(const Scenario& p) {
   using S = Scenario;
   std::vector<Field> f;
-  f.push_back(pool<int>(p, p.model.layers, {24, 30, 32, 40, 48}, [](S& s) -> int& { return s.model.layers; }));
+  f.push_back(pool<int>(p, p.model.layers, {12, 24, 30, 32, 40, 48}, [](S& s) -> int& { return s.model.layers; }));
   f.push_back(pool<int>(p, p.model.hidden, {4096, 5120}, [](S& s) -> int& { return s.model.hidden; }));
   f.push_back(pool<int>(p, p.model.heads, {16, 24, 32, 40}, [](S& s) -> int& { return s.model.heads; }));
   f.push_back(pool<int>(p, p.model.kv_heads, {4, 8, 24, 40}, [](S& s) -> int& { return s.model.kv_heads; }));
@@ -169,6 +173,14 @@ std::vector<Field> fields(const Scenario& p) {
   f.push_back(pool<int>(p, p.plan.pp, {1, 2, 3, 4, 8}, [](S& s) -> int& { return s.plan.pp; }));
   f.push_back(pool<int>(p, p.plan.cp, {1, 2, 3}, [](S& s) -> int& { return s.plan.cp; }));
   f.push_back(pool<int>(p, p.plan.interleave, {1, 2, 3}, [](S& s) -> int& { return s.plan.interleave; }));
+  // Uneven pipelines: mostly unset, so that the later rules still run often.
+  f.push_back(pool<int>(p, p.plan.pp_first_stage_layers, {0, 0, 0, 6, 8, 40},
+                        [](S& s) -> int& { return s.plan.pp_first_stage_layers; }));
+  f.push_back(pool<int>(p, p.plan.pp_last_stage_layers, {0, 0, 0, 4, 6},
+                        [](S& s) -> int& { return s.plan.pp_last_stage_layers; }));
+  f.push_back(pool<int>(p, p.plan.pp_embedding_layers, {0, 0, 1, 9},
+                        [](S& s) -> int& { return s.plan.pp_embedding_layers; }));
+  f.push_back(pool<int>(p, p.plan.pp_head_layers, {0, 0, 1}, [](S& s) -> int& { return s.plan.pp_head_layers; }));
   f.push_back(pool<bool>(p, p.plan.sequence_parallel, {false, true}, [](S& s) -> bool& { return s.plan.sequence_parallel; }));
   f.push_back(pool<Sharding>(p, p.plan.sharding, {Sharding::none, Sharding::zero1, Sharding::fsdp, Sharding::hsdp},
                              [](S& s) -> Sharding& { return s.plan.sharding; }));

@@ -218,20 +218,50 @@ TEST_CASE("torchtitan: pipeline stages with interleaving and with uneven first a
     p.hidden = 16384;
     p.heads = 128;
     p.pp = 16;
+    p.pp_embedding_layers = 1;
+    p.pp_head_layers = 1;
     p.gpus = 1024;
     p.global_batch = 1024;
     const auto t = toml_keys(Exporter(p).run(results::ExportFormat::torchtitan).text);
     const auto& par = t.at("parallelism");
-    // ceil(126 / 16) = 8 per stage, 16 x 8 - 126 = 2 short: first and last weigh 1 each, so torchtitan builds
-    // ceil((126 + 1 + 1) / 8) = 16 stages of 8 effective layers: 7 + 8 x 14 + 7 = 126 blocks.
+    // The plan's weights of 1: torchtitan builds ceil((126 + 1 + 1) / 8) = 16 stages of 8 effective layers:
+    // 7 + 8 x 14 + 7 = 126 blocks, the model's ranks.
     CHECK(num(par, "pipeline_parallel_layers_per_stage") == 8);
     CHECK(num(par, "pipeline_parallel_first_stage_less_layers") == 1);
     CHECK(num(par, "pipeline_parallel_last_stage_less_layers") == 1);
     CHECK(t.at("model").at("flavor") == "\"405B\"");
   }
+  SECTION("126 layers on pp 16 without weights: torchtitan's own split, 8 x 14 then 7, 7") {
+    PlanPoint p;
+    p.sharding = m::Sharding::fsdp;
+    p.layers = 126;
+    p.hidden = 16384;
+    p.heads = 128;
+    p.pp = 16;
+    p.gpus = 1024;
+    p.global_batch = 1024;
+    const auto t = toml_keys(Exporter(p).run(results::ExportFormat::torchtitan).text);
+    const auto& par = t.at("parallelism");
+    // ceil(126 / 8) = 16 stages; 126 = 16 x 7 + 14, the first 14 stages take one more.
+    CHECK(num(par, "pipeline_parallel_layers_per_stage") == 8);
+    CHECK(num(par, "pipeline_parallel_first_stage_less_layers") == 0);
+    CHECK(num(par, "pipeline_parallel_last_stage_less_layers") == 0);
+  }
+  SECTION("Megatron's explicit first / last counts are refused: torchtitan has no such split") {
+    PlanPoint p;
+    p.sharding = m::Sharding::fsdp;
+    p.layers = 126;
+    p.pp = 16;
+    p.pp_first_stage_layers = 7;
+    p.pp_last_stage_layers = 7;
+    p.gpus = 1024;
+    p.global_batch = 1024;
+    CHECK_THAT(export_error(Exporter(p), results::ExportFormat::torchtitan),
+               Catch::Contains("explicit first / last stage counts"));
+  }
 }
 
-TEST_CASE("megatron: Llama-3-405B's 126 layers on pp 16 take uneven first and last stages", "[export][megatron]") {
+TEST_CASE("megatron: Llama-3-405B's 126 layers on pp 16 as the plan splits them", "[export][megatron]") {
   PlanPoint p;
   p.layers = 126;
   p.hidden = 16384;
@@ -239,13 +269,36 @@ TEST_CASE("megatron: Llama-3-405B's 126 layers on pp 16 take uneven first and la
   p.pp = 16;
   p.gpus = 1024;
   p.global_batch = 1024;
-  const auto a = megatron_args(Exporter(p).run(results::ExportFormat::megatron).text);
-  // 16 stages of ceil(126 / 16) = 8 would hold 128: the first and last hold 7, the 14 others 8 (112 = 14 x 8).
-  CHECK(a.at("--decoder-first-pipeline-num-layers") == "7");
-  CHECK(a.at("--decoder-last-pipeline-num-layers") == "7");
-  CHECK(a.at("--num-layers") == "126");
-  CHECK(a.at("--hidden-size") == "16384");
-  CHECK(a.at("--num-query-groups") == "8");
+  SECTION("explicit first and last stages: Megatron's own flags") {
+    p.pp_first_stage_layers = 7;
+    p.pp_last_stage_layers = 7;
+    const auto a = megatron_args(Exporter(p).run(results::ExportFormat::megatron).text);
+    // 126 - 7 - 7 = 112 = 14 x 8 on the middle ranks.
+    CHECK(a.at("--decoder-first-pipeline-num-layers") == "7");
+    CHECK(a.at("--decoder-last-pipeline-num-layers") == "7");
+    CHECK(a.count("--pipeline-model-parallel-layout") == 0);
+    CHECK(a.at("--num-layers") == "126");
+    CHECK(a.at("--hidden-size") == "16384");
+    CHECK(a.at("--num-query-groups") == "8");
+  }
+  SECTION("the embedding and the head counted as layers, interleaved v 8: Megatron's accounting flags") {
+    p.pp_embedding_layers = 1;
+    p.pp_head_layers = 1;
+    p.interleave = 8;
+    p.global_batch = 2048;   // 32 micro-batches per replica, a multiple of pp
+    const auto a = megatron_args(Exporter(p).run(results::ExportFormat::megatron).text);
+    // (126 + 1 + 1) / 16 = 8 per rank, 1 per virtual stage: divisible, so no layout string is needed.
+    CHECK(a.count("--account-for-embedding-in-pipeline-split") == 1);
+    CHECK(a.count("--account-for-loss-in-pipeline-split") == 1);
+    CHECK(a.at("--num-virtual-stages-per-pipeline-rank") == "8");
+    CHECK(a.count("--decoder-first-pipeline-num-layers") == 0);
+  }
+  SECTION("the balanced split without weights: a layout, the first 14 ranks 8 layers, the last two 7") {
+    const auto a = megatron_args(Exporter(p).run(results::ExportFormat::megatron).text);
+    CHECK(a.at("--pipeline-model-parallel-layout") ==
+          "'Et*8|t*8|t*8|t*8|t*8|t*8|t*8|t*8|t*8|t*8|t*8|t*8|t*8|t*8|t*7|t*7L'");
+    CHECK(a.count("--num-virtual-stages-per-pipeline-rank") == 0);
+  }
 }
 
 TEST_CASE("megatron: sizes, batches, recompute and the distributed optimizer", "[export][megatron]") {
@@ -667,15 +720,28 @@ TEST_CASE("Write exports for the framework replays", "[.][export_fixture]") {
   interleaved.layers = 96;
   interleaved.interleave = 3;
   cases["interleaved"] = interleaved;
-  PlanPoint uneven;        // Llama-3-405B, 126 layers on pp 16: uneven first and last stages
+  PlanPoint uneven;        // Llama-3-405B, 126 layers on pp 16, the embedding and head counted as a layer each
   uneven.sharding = m::Sharding::fsdp;
   uneven.layers = 126;
   uneven.hidden = 16384;
   uneven.heads = 128;
   uneven.pp = 16;
+  uneven.pp_embedding_layers = 1;
+  uneven.pp_head_layers = 1;
   uneven.gpus = 1024;
   uneven.global_batch = 1024;
   cases["405b-pp16"] = uneven;
+  PlanPoint v8 = uneven;   // the same interleaved with 8 virtual stages per rank (Llama 3 §3.3.2)
+  v8.interleave = 8;
+  v8.global_batch = 2048;
+  cases["405b-pp16-v8"] = v8;
+  PlanPoint explicit_stages = uneven;   // Megatron's explicit first / last stage counts, 7 / 8 x 14 / 7
+  explicit_stages.pp_embedding_layers = explicit_stages.pp_head_layers = 0;
+  explicit_stages.pp_first_stage_layers = explicit_stages.pp_last_stage_layers = 7;
+  cases["405b-pp16-explicit"] = explicit_stages;
+  PlanPoint balanced = uneven;          // no weights: 8 x 14, 7, 7 (a Megatron layout string)
+  balanced.pp_embedding_layers = balanced.pp_head_layers = 0;
+  cases["405b-pp16-balanced"] = balanced;
   PlanPoint diloco;        // Streaming DiLoCo over two islands under TorchFT
   diloco.sync = m::SyncMode::diloco;
   diloco.sharding = m::Sharding::fsdp;
@@ -747,6 +813,8 @@ TEST_CASE("Write exports for the framework replays", "[.][export_fixture]") {
   }
   // The cases the issue names must export, not be refused.
   for (const char* must : {"interleaved.torchtitan.toml", "405b-pp16.megatron.sh", "405b-pp16.torchtitan.toml",
+                           "405b-pp16-v8.megatron.sh", "405b-pp16-v8.torchtitan.toml", "405b-pp16-explicit.megatron.sh",
+                           "405b-pp16-balanced.megatron.sh", "405b-pp16-balanced.torchtitan-py.py",
                            "streaming-diloco.torchtitan.toml", "autotp.deepspeed.json", "hsdp.deepspeed.json",
                            "islands.torchrun.sh", "fp8.torchtitan-py.py", "fp8.torchtitan.toml",
                            "deepseek-v3.megatron.sh", "qwen3-node.megatron.sh", "qwen3-node.deepspeed.json",

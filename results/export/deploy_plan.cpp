@@ -34,12 +34,43 @@ T moe_column(const Row& r, std::string_view column, T dense) {
   else return integer(r, column);
 }
 
+// A pipeline-split column (0 = the default) of a file written before it existed.
+std::int64_t split_column(const Row& r, std::string_view column, const model::Scenario* rebuilt, int model::PlanSpec::*field) {
+  if (r.count(column) != 0) return integer(r, column);
+  return rebuilt != nullptr ? (*rebuilt).plan.*field : 0;
+}
+
+// The model's view of the plan's pipeline split.
+void split_of(const DeployPlan& p, model::ModelSpec& m, model::PlanSpec& plan) {
+  m.layers = static_cast<int>(p.model.layers);
+  plan.pp = static_cast<int>(p.pp);
+  plan.interleave = static_cast<int>(p.interleave);
+  plan.pp_first_stage_layers = static_cast<int>(p.pp_first_stage_layers);
+  plan.pp_last_stage_layers = static_cast<int>(p.pp_last_stage_layers);
+  plan.pp_embedding_layers = static_cast<int>(p.pp_embedding_layers);
+  plan.pp_head_layers = static_cast<int>(p.pp_head_layers);
+}
+
 }  // namespace
 
 std::int64_t DeployModel::moe_layers() const {
   if (!moe() || layers <= dense_layers) return 0;
   const std::int64_t every = moe_every > 0 ? moe_every : 1;
   return (layers - dense_layers + every - 1) / every;
+}
+
+model::StageLayers DeployPlan::stages() const {
+  model::ModelSpec m;
+  model::PlanSpec plan;
+  split_of(*this, m, plan);
+  return model::stage_layers(m, plan);
+}
+
+std::int64_t DeployPlan::rank_layers(std::int64_t r) const {
+  model::ModelSpec m;
+  model::PlanSpec plan;
+  split_of(*this, m, plan);
+  return model::rank_layers(m, plan, static_cast<int>(r));
 }
 
 DeployPlan make_deploy_plan(const Row& r, std::size_t row_index, const model::Scenario* rebuilt) {
@@ -100,6 +131,10 @@ DeployPlan make_deploy_plan(const Row& r, std::size_t row_index, const model::Sc
   p.pp = integer(r, "pp");
   p.cp = integer(r, "cp");
   p.interleave = integer(r, "interleave");
+  p.pp_first_stage_layers = split_column(r, "pp_first_stage_layers", s, &model::PlanSpec::pp_first_stage_layers);
+  p.pp_last_stage_layers = split_column(r, "pp_last_stage_layers", s, &model::PlanSpec::pp_last_stage_layers);
+  p.pp_embedding_layers = split_column(r, "pp_embedding_layers", s, &model::PlanSpec::pp_embedding_layers);
+  p.pp_head_layers = split_column(r, "pp_head_layers", s, &model::PlanSpec::pp_head_layers);
   p.sequence_parallel = flag(r, "sequence_parallel");
   p.sharding = text(r, "sharding");
   p.shard_group = integer(r, "shard_group");

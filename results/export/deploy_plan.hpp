@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "model/pipeline_stages.hpp"
 #include "model/scenario.hpp"
 #include "results/errors.hpp"
 #include "results/front/row.hpp"
@@ -69,6 +70,8 @@ struct DeployPlan {
   std::string precision;
   double training_tokens = 0;
   std::int64_t tp = 1, pp = 1, cp = 1, interleave = 1;
+  // The pipeline split (plan.pp_first/last_stage_layers, plan.pp_embedding/head_layers; docs/model.md §5.4).
+  std::int64_t pp_first_stage_layers = 0, pp_last_stage_layers = 0, pp_embedding_layers = 0, pp_head_layers = 0;
   bool sequence_parallel = false;
   std::string sharding, recompute, attention, sync;
   std::int64_t shard_group = 0;
@@ -99,7 +102,12 @@ struct DeployPlan {
   // Expert data-parallel degree: the GPUs of a pipeline stage (tp x cp x dp) over ETP x EP (parallel folding).
   std::int64_t expert_data_parallel() const { return tp * cp * data_parallel / std::max<std::int64_t>(1, ep * etp); }
   // Transformer layers per pipeline stage of the fullest stage, as the model charges it (docs/model.md §5.4).
-  std::int64_t fullest_stage_layers() const { return (model.layers + pp - 1) / pp; }
+  std::int64_t fullest_stage_layers() const { return stages().fullest(); }
+  // Blocks per pipeline rank as the model costs them (model/pipeline_stages.hpp, docs/model.md §5.4).
+  model::StageLayers stages() const;
+  // Blocks on rank r (0 <= r < pp).
+  std::int64_t rank_layers(std::int64_t r) const;
+  bool explicit_stages() const { return pp_first_stage_layers > 0 || pp_last_stage_layers > 0; }
 };
 
 // Reads the row. Columns that files before schema_version 3 lack (model dimensions, overlap flags, DiLoCo fragments)

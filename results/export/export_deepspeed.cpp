@@ -21,6 +21,8 @@
 // residual expert with a learned mix, not an always-on expert), the sigmoid router (TopKGate scores with softmax,
 // moe/sharded_moe.py), expert tensor parallelism, DeepEP dispatch and overlapped all-to-alls (MOELayer runs its own
 // blocking _AllToAll), and plan.moe_recompute (model code).
+#include <string>
+
 #include <nlohmann/json.hpp>
 #include <fmt/format.h>
 
@@ -132,8 +134,20 @@ Exported export_deepspeed(const DeployPlan& p, const ExportSource& source) {
   if (p.pp > 1 && p.recompute == "selective")
     out.notes.push_back("deepspeed: selective recompute is set in the model code; the pipeline's "
                         "activation_checkpoint_interval is for full recompute");
-  if (p.pp > 1)
+  if (p.pp > 1) {
     out.notes.push_back(fmt::format("deepspeed: build the model as a PipelineModule(num_stages={})", p.pp));
+    // The partition is the model code's (partition_method); say which blocks per rank the plan was costed with.
+    std::string ranks;
+    bool even = true;
+    for (std::int64_t r = 0; r < p.pp; ++r) {
+      ranks += (r > 0 ? ", " : "") + std::to_string(p.rank_layers(r));
+      even = even && p.rank_layers(r) == p.rank_layers(0);
+    }
+    if (!even || p.pp_embedding_layers > 0 || p.pp_head_layers > 0)
+      out.notes.push_back("deepspeed: partition the PipelineModule so the ranks hold " + ranks +
+                          " transformer blocks, as the plan was costed (docs/model.md §5.4; "
+                          "partition_method 'type:transformer|embedding' counts both embeddings as layers)");
+  }
   if (p.precision == "fp8")
     out.notes.push_back("deepspeed: fp8 GEMMs need Transformer Engine in the model; the config enables bf16");
   out.text = json_text(j);

@@ -7,10 +7,11 @@
 //             {learned_absolute, rope}, --swiglu, --normalization {LayerNorm, RMSNorm},
 //             --untie-embeddings-and-output-weights, --disable-bias-linear (A:2299-2377, TC:65-249)
 //   layout    --tensor-model-parallel-size, --pipeline-model-parallel-size, --context-parallel-size,
-//             --sequence-parallel, --num-virtual-stages-per-pipeline-rank (A:2961-2963), and for a pipeline whose
-//             stages cannot all hold the same layers --decoder-first-pipeline-num-layers /
-//             --decoder-last-pipeline-num-layers (A:2942-2946; TC:1988-2062: the remaining layers split evenly over
-//             the remaining stages)
+//             --sequence-parallel, --num-virtual-stages-per-pipeline-rank (A:2961-2963), and the model's pipeline
+//             split (docs/model.md §5.4): --decoder-first-pipeline-num-layers / --decoder-last-pipeline-num-layers
+//             (A:2942-2946; TC:1988-2062: the remaining layers split evenly over the remaining stages),
+//             --account-for-embedding/loss-in-pipeline-split (TC:2064-2109), or --pipeline-model-parallel-layout
+//             (A:2950-2957, A:894-918; TC:104-127 and validate_layer_layout in pipeline_parallel_layer_layout.py)
 //   batch     --micro-batch-size, --global-batch-size (global % (micro x dp) == 0, num_microbatches_calculator.py)
 //   memory    --recompute-granularity {full, selective}, --recompute-method uniform, --recompute-num-layers 1,
 //             --use-distributed-optimizer, --use-megatron-fsdp with --data-parallel-sharding-strategy
@@ -43,6 +44,7 @@
 // The load-balancing loss (--moe-router-load-balancing-type, --moe-aux-loss-coeff) is no ShardMeter key: Megatron's
 // default applies and a note says so.
 #include <algorithm>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -54,23 +56,48 @@ namespace {
 
 constexpr const char* kFormat = "megatron";
 
-struct UnevenStages {
-  std::int64_t first = 0, last = 0;   // 0: every stage holds layers / pp
+// How Megatron-Core is told the model's pipeline split (model/pipeline_stages.hpp, docs/model.md §5.4), in the order
+// of preference: nothing (even), --decoder-first/last-pipeline-num-layers (the plan's explicit counts),
+// --account-for-embedding/loss-in-pipeline-split (the balanced split with weights 0 or 1 that divides evenly, which
+// is Megatron's own rule), else --pipeline-model-parallel-layout, one '|'-separated entry per virtual stage, virtual
+// stage i on rank i % pp (TC:104-127), which states any split.
+struct MegatronSplit {
+  std::int64_t first = 0, last = 0;                  // explicit counts (0: not set)
+  bool account_embedding = false, account_loss = false;
+  std::string layout;                                // --pipeline-model-parallel-layout, or empty
 };
 
-// First and last stage sizes when pp does not divide the layers: the middle stages hold the fullest stage's count
-// ceil(L / pp) (the model's assumption, docs/model.md §5.4) or, when first and last cannot absorb the rest, fewer.
-UnevenStages uneven_stages(const DeployPlan& p) {
-  const std::int64_t layers = p.model.layers, full = p.fullest_stage_layers();
-  if (layers % p.pp == 0) return {};
-  for (std::int64_t middle = full; middle >= 1; --middle) {
-    const std::int64_t ends = layers - (p.pp - 2) * middle;
-    if (ends < 2 || ends > 2 * full) continue;
-    return UnevenStages{ends / 2, ends - ends / 2};
+std::string stage_text(std::int64_t blocks) {
+  if (blocks <= 0) return "";
+  return blocks == 1 ? "t" : fmt::format("t*{}", blocks);
+}
+
+MegatronSplit megatron_split(const DeployPlan& p) {
+  MegatronSplit s;
+  if (p.pp <= 1) return s;
+  if (p.explicit_stages()) {
+    s.first = p.pp_first_stage_layers;
+    s.last = p.pp_last_stage_layers;
+    return s;
   }
-  throw ExportError(kFormat, fmt::format("{} layers on {} pipeline stages: no first / last stage sizes leave an even "
-                                         "split of the rest (--decoder-first/last-pipeline-num-layers)",
-                                         layers, p.pp));
+  const std::int64_t e = p.pp_embedding_layers, h = p.pp_head_layers, stages = p.pp * p.interleave;
+  const std::int64_t effective = p.model.layers + e + h;
+  if (effective % stages == 0 && e <= 1 && h <= 1) {
+    s.account_embedding = e == 1;
+    s.account_loss = h == 1;
+    return s;
+  }
+  const std::int64_t base = effective / stages, extra = effective % stages;
+  for (std::int64_t i = 0; i < stages; ++i) {
+    std::int64_t blocks = base + (i < extra ? 1 : 0);
+    if (i == 0) blocks -= e;
+    if (i == stages - 1) blocks -= h;
+    if (i > 0) s.layout += '|';
+    if (i == 0) s.layout += 'E';
+    s.layout += stage_text(blocks);
+    if (i == stages - 1) s.layout += 'L';
+  }
+  return s;
 }
 
 bool blackwell(const std::string& gpu) { return gpu == "b200" || gpu == "gb200"; }
@@ -152,9 +179,6 @@ void check(const DeployPlan& p) {
   if (p.sharding == "hsdp")
     throw ExportError(kFormat, "sharding hsdp (shard within groups, replicate across them): no verified Megatron-LM "
                                "argument set expresses it (use torchtitan or plan-json)");
-  if (p.interleave > 1 && p.model.layers % (p.pp * p.interleave) != 0)
-    throw ExportError(kFormat, fmt::format("interleave {} with {} layers on {} stages: virtual stages need the layers "
-                                           "divisible by pp x v", p.interleave, p.model.layers, p.pp));
   if (p.model.position_embedding == "alibi")
     throw ExportError(kFormat, "ALiBi position embeddings: --position-embedding-type has learned_absolute, rope, yarn, "
                                "mrope, relative and none");
@@ -171,7 +195,7 @@ void check(const DeployPlan& p) {
 
 Exported export_megatron(const DeployPlan& p, const ExportSource& source) {
   check(p);
-  const UnevenStages uneven = uneven_stages(p);
+  const MegatronSplit split = megatron_split(p);
   const bool fsdp = p.sharding == "zero2" || p.sharding == "fsdp";
   Exported out;
   std::string& t = out.text;
@@ -234,10 +258,11 @@ Exported export_megatron(const DeployPlan& p, const ExportSource& source) {
   arg(fmt::format("--tensor-model-parallel-size {}", p.tp));
   arg(fmt::format("--pipeline-model-parallel-size {}", p.pp));
   arg(fmt::format("--context-parallel-size {}", p.cp));
-  if (p.interleave > 1) arg(fmt::format("--num-virtual-stages-per-pipeline-rank {}", p.interleave));
-  if (uneven.first > 0) {
-    arg(fmt::format("--decoder-first-pipeline-num-layers {}", uneven.first));
-    arg(fmt::format("--decoder-last-pipeline-num-layers {}", uneven.last));
+  // The layout names the virtual stages itself (A:894-918: not together with the virtual-stage count).
+  if (!split.layout.empty()) {
+    arg(fmt::format("--pipeline-model-parallel-layout '{}'", split.layout));
+  } else if (p.interleave > 1) {
+    arg(fmt::format("--num-virtual-stages-per-pipeline-rank {}", p.interleave));
   }
   if (m.moe()) {
     arg(fmt::format("--expert-model-parallel-size {}", p.ep));
@@ -251,6 +276,10 @@ Exported export_megatron(const DeployPlan& p, const ExportSource& source) {
     }
     if (p.ep_overlap) arg("--overlap-moe-expert-parallel-comm");
   }
+  if (split.first > 0) arg(fmt::format("--decoder-first-pipeline-num-layers {}", split.first));
+  if (split.last > 0) arg(fmt::format("--decoder-last-pipeline-num-layers {}", split.last));
+  if (split.account_embedding) arg("--account-for-embedding-in-pipeline-split");
+  if (split.account_loss) arg("--account-for-loss-in-pipeline-split");
   const bool sequence_parallel = p.sequence_parallel && p.tp > 1;
   if (sequence_parallel) arg("--sequence-parallel");
   arg(fmt::format("--micro-batch-size {}", p.micro_batch));

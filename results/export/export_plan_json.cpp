@@ -69,6 +69,14 @@ Exported export_plan_json(const DeployPlan& p, const ExportSource& source) {
                {"attention", p.attention},
                {"sync", p.sync},
                {"pp_across_islands", p.pp_across_islands}};
+  // The pipeline split and the blocks of every rank as the model costs them (docs/model.md §5.4).
+  plan["pp_first_stage_layers"] = p.pp_first_stage_layers;
+  plan["pp_last_stage_layers"] = p.pp_last_stage_layers;
+  plan["pp_embedding_layers"] = p.pp_embedding_layers;
+  plan["pp_head_layers"] = p.pp_head_layers;
+  json ranks = json::array();
+  for (std::int64_t r = 0; r < p.pp; ++r) ranks.push_back(p.rank_layers(r));
+  plan["stage_layers"] = ranks;
   plan["overlap_grad_reduce"] = p.overlap_grad_reduce;
   plan["overlap_param_gather"] = p.overlap_param_gather;
   plan["recompute_layers"] = p.recompute_layers;

@@ -1,5 +1,6 @@
 #include "results/export/torchtitan_plan.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <string>
@@ -50,27 +51,30 @@ std::optional<TorchtitanModel> torchtitan_v0_2_2_model(const DeployModel& m) {
 
 TorchtitanStages torchtitan_stages(std::string_view format, const DeployPlan& p) {
   const std::string f(format);
-  const std::int64_t layers = p.model.layers, stages = p.pp * p.interleave;
+  const std::int64_t stages = p.pp * p.interleave;
   TorchtitanStages s;
   s.stages_per_rank = p.interleave;
   s.schedule = p.interleave > 1 ? "Interleaved1F1B" : "1F1B";
-  if (layers % stages == 0) {
-    s.layers_per_stage = layers / stages;
-    return s;
+  if (p.explicit_stages())
+    throw ExportError(f, fmt::format("explicit first / last stage counts ({} / {} layers; Megatron's "
+                                     "--decoder-first/last-pipeline-num-layers): torchtitan splits the stages evenly, "
+                                     "the embedding and head weighing plan.pp_embedding_layers / pp_head_layers",
+                                     p.pp_first_stage_layers, p.pp_last_stage_layers));
+  s.first_less = p.pp_embedding_layers;
+  s.last_less = p.pp_head_layers;
+  // torchtitan builds ceil(E / lps) virtual stages, E = L + first_less + last_less: the smallest lps giving pp x v.
+  const std::int64_t effective = p.model.layers + s.first_less + s.last_less;
+  for (std::int64_t lps = std::max<std::int64_t>(1, (effective + stages - 1) / stages); lps <= effective; ++lps) {
+    const std::int64_t built = (effective + lps - 1) / lps;
+    if (built == stages) {
+      s.layers_per_stage = lps;
+      return s;
+    }
+    if (built < stages) break;
   }
-  if (p.interleave > 1)
-    throw ExportError(f, fmt::format("{} layers on {} x {} interleaved stages: the stages would differ in size, and "
-                                     "torchtitan gives every virtual stage the same count",
-                                     layers, p.pp, p.interleave));
-  s.layers_per_stage = p.fullest_stage_layers();
-  const std::int64_t missing = p.pp * s.layers_per_stage - layers;
-  s.first_less = (missing + 1) / 2;
-  s.last_less = missing / 2;
-  if (s.first_less > s.layers_per_stage)
-    throw ExportError(f, fmt::format("{} layers on {} stages: the first and last stage would have to hold {} fewer "
-                                     "layers than the {} of the others, more than torchtitan's stage weights allow",
-                                     layers, p.pp, missing, s.layers_per_stage));
-  return s;
+  throw ExportError(f, fmt::format("{} effective layers (layers + embedding + head weights) on {} x {} virtual "
+                                   "stages: no pipeline_parallel_layers_per_stage makes torchtitan build {} stages",
+                                   effective, p.pp, p.interleave, stages));
 }
 
 std::optional<std::string_view> llama3_flavor(const DeployModel& m) {

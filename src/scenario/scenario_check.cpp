@@ -77,6 +77,41 @@ std::string other_text(const ScenarioDocument& doc, const m::Violation& v) {
   return path + " = " + describe_value(v.other, v.other_value) + provenance(doc, path).note;
 }
 
+// The uneven-pipeline rules (model/consistency.cpp, docs/model.md §5.4), in the words of the framework they follow.
+std::string pipeline_split_text(const m::Scenario& s, const m::Violation& v, const std::string& other) {
+  const m::PlanSpec& plan = s.plan;
+  const std::int64_t layers = s.model.layers;
+  const std::int64_t given = (plan.pp_first_stage_layers > 0 ? 1 : 0) + (plan.pp_last_stage_layers > 0 ? 1 : 0);
+  if (v.field == m::FieldId::plan_pp_embedding_layers || v.field == m::FieldId::plan_pp_head_layers) {
+    if (v.other != m::FieldId::plan_pp)
+      return "cannot be combined with " + other +
+             " (Megatron-Core refuses the embedding / loss accounting with explicit first / last stage counts)";
+    const std::int64_t effective = layers + plan.pp_embedding_layers + plan.pp_head_layers;
+    const std::int64_t stages = static_cast<std::int64_t>(plan.pp) * plan.interleave;
+    return "exceeds the " + number(static_cast<double>(effective / stages)) +
+           " effective layers of the smallest pipeline stage ((layers + embedding + head) / (pp x interleave) = " +
+           number(static_cast<double>(effective)) + " / " + number(static_cast<double>(stages)) + ", torchtitan's limit)";
+  }
+  if (v.other == m::FieldId::plan_pp) return "needs a pipeline, but " + other;
+  if (v.other == m::FieldId::plan_interleave) {
+    const std::int64_t rest = plan.pp - given;
+    const std::int64_t middle =
+        rest > 0 ? (layers - plan.pp_first_stage_layers - plan.pp_last_stage_layers) / rest : 0;
+    return "gives pipeline ranks of " + number(static_cast<double>(plan.pp_first_stage_layers)) + " / " +
+           number(static_cast<double>(middle)) + " / " + number(static_cast<double>(plan.pp_last_stage_layers)) +
+           " layers (first / middle / last; 0 = not set), each of which Megatron-Core needs divisible by " + other;
+  }
+  const std::int64_t rest_layers = layers - plan.pp_first_stage_layers - plan.pp_last_stage_layers;
+  const std::int64_t rest_stages = plan.pp - given;
+  if (rest_layers < 0)
+    return "plus the other explicit stage count gives " +
+           number(static_cast<double>(plan.pp_first_stage_layers + plan.pp_last_stage_layers)) +
+           " layers, more than " + other;
+  return "leaves " + number(static_cast<double>(rest_layers)) + " layers for the " +
+         number(static_cast<double>(rest_stages)) + " other pipeline ranks of " + other +
+         ", which Megatron-Core needs to split evenly (and to be 0 exactly when no rank is left)";
+}
+
 std::string problem_text(const m::Scenario& s, const ScenarioDocument& doc, const m::Violation& v) {
   const m::PlanSpec& plan = s.plan;
   const std::string other = other_text(doc, v);
@@ -96,11 +131,15 @@ std::string problem_text(const m::Scenario& s, const ScenarioDocument& doc, cons
     case m::RejectReason::ffn_not_divisible_by_tp:
     case m::RejectReason::island_not_whole_nodes:
       return "does not divide " + other;
-    case m::RejectReason::layers_not_divisible_by_pipeline:
+    case m::RejectReason::layers_not_divisible_by_pipeline: {
+      const int weights = plan.pp_embedding_layers + plan.pp_head_layers;
+      const std::string counted = weights > 0 ? " plus the " + number(weights) + " the embedding and head count as" : "";
       if (plan.interleave > 1)
         return "gives pp x interleave = " + number(plan.pp * plan.interleave) +
-               " pipeline chunks, which does not divide " + other + " (the interleaved schedule needs equal chunks)";
-      return "leaves a pipeline stage without layers: it exceeds " + other;
+               " virtual pipeline stages, more than " + other + counted + " (each stage needs a layer)";
+      return "leaves a pipeline stage without layers: it exceeds " + other + counted;
+    }
+    case m::RejectReason::pipeline_split_invalid: return pipeline_split_text(s, v, other);
     case m::RejectReason::seq_not_divisible_by_cp:
       return "splits each sequence into 2 x cp = " + number(2 * plan.cp) +
              " chunks (for causal load balance), which does not divide " + other;

@@ -23,6 +23,8 @@ FLAGS = {
     "--context-parallel-size": INT, "--sequence-parallel": SWITCH,                       # MPC:100, 94
     "--num-layers-per-virtual-pipeline-stage": INT, "--num-virtual-stages-per-pipeline-rank": INT,   # A:2961-2963
     "--decoder-first-pipeline-num-layers": INT, "--decoder-last-pipeline-num-layers": INT,          # A:2942-2946
+    "--account-for-embedding-in-pipeline-split": SWITCH, "--account-for-loss-in-pipeline-split": SWITCH,  # TC:130, 134
+    "--pipeline-model-parallel-layout": "str",                                           # A:2950-2957
     "--micro-batch-size": INT, "--global-batch-size": INT,                               # training_config.py:11, 15
     "--recompute-granularity": {"full", "selective"}, "--recompute-method": {"uniform", "block"},   # TC:518, 529
     "--recompute-num-layers": INT,                                                       # TC:537
@@ -110,7 +112,10 @@ def parse(text, c):
             args[flag] = float(value) if value and re.fullmatch(r"-?\d+(\.\d*)?([eE]-?\d+)?", value) else None
             i += 2
             continue
-        if kind == INT:
+        if kind == "str":
+            c.require(value is not None, f"{flag} needs a value")
+            args[flag] = value
+        elif kind == INT:
             c.require(value is not None and re.fullmatch(r"-?\d+", value) is not None, f"{flag} {value}: not an int")
             args[flag] = int(value) if value and re.fullmatch(r"-?\d+", value) else None
         else:
@@ -125,6 +130,16 @@ def parse(text, c):
         if g:
             gpu = g.group(1)
     return args, env, gpu
+
+
+def parse_layout(text, c):
+    """PipelineParallelLayerLayout.parse_str_to_list: cosmetic commas dropped, (..)*n and x*n unrolled, '|' splits."""
+    text = text.replace(",", "")
+    for pattern in (r"\(([^)]+)\)\*(\d+)", r"(.)\*(\d+)"):
+        text = re.sub(pattern, lambda x: x.group(1) * int(x.group(2)), text)
+    stages = [list(stage) for stage in text.split("|")]
+    c.require(all(ch in "ELtm" for stage in stages for ch in stage), f"unknown layer character in {text}")
+    return stages
 
 
 def check(text, plan):
@@ -167,28 +182,54 @@ def check(text, plan):
     c.require(a.get("--max-position-embeddings", 0) >= a.get("--seq-length", 0), "max_position_embeddings < seq_length")
     if cp > 1:
         c.require(a.get("--seq-length", 0) % (2 * cp) == 0, "seq_length % (2 x cp) != 0 (A:1295-1298)")
-    # Pipeline (A:894-975; TC:1923-2062; SCH:1133-1153).
+    # Pipeline (A:894-975; TC:1923-2109; megatron/core/transformer/transformer_block.py get_num_layers_to_build;
+    # megatron/core/transformer/pipeline_parallel_layer_layout.py; SCH:1133-1153).
     c.require(sum(f in a for f in ("--num-layers-per-virtual-pipeline-stage", "--num-virtual-stages-per-pipeline-rank",
                                    "--pipeline-model-parallel-layout")) <= 1, "more than one virtual-pipeline flag")
-    vpp = None
+    vpp, counts = None, None
     first, last = a.get("--decoder-first-pipeline-num-layers"), a.get("--decoder-last-pipeline-num-layers")
-    if "--num-layers-per-virtual-pipeline-stage" in a:
+    acc_e = "--account-for-embedding-in-pipeline-split" in a
+    acc_l = "--account-for-loss-in-pipeline-split" in a
+    layout = a.get("--pipeline-model-parallel-layout")
+    if layout is not None:
+        # TC:1936-1953: the layout excludes every other pipeline-split argument.
+        c.require(first is None and last is None and not acc_e and not acc_l,
+                  "--pipeline-model-parallel-layout with other pipeline layout arguments")
+        stages = parse_layout(layout, c)
+        if c.require(len(stages) % pp == 0, f"layout of {len(stages)} stages not divisible by pp {pp}"):
+            vpp = len(stages) // pp
+            flat = [x for stage in stages for x in stage]   # layout[i], i = vpp_rank x pp + pp_rank, in order
+            c.require(bool(flat) and flat[0] == "E" and flat[-1] == "L", "the layout must start with E and end with L")
+            c.require(flat.count("E") == 1 and flat.count("L") == 1, "embedding and loss exactly once")
+            c.require(flat.count("t") == layers, f"{flat.count('t')} decoder layers in the layout, the model {layers}")
+            counts = [sum(stages[k * pp + r].count("t") for k in range(vpp)) for r in range(pp)]
+    elif "--num-layers-per-virtual-pipeline-stage" in a:
         c.require(first is None and last is None, "uneven stages need --num-virtual-stages-per-pipeline-rank")
-        if c.require(layers % pp == 0, "layers % pp != 0"):
-            per_stage = layers // pp
+        if c.require((layers + acc_e + acc_l) % pp == 0, "layers % pp != 0"):
+            per_stage = (layers + acc_e + acc_l) // pp
             if c.require(per_stage % a["--num-layers-per-virtual-pipeline-stage"] == 0, "per-stage layers % nlpvs"):
                 vpp = per_stage // a["--num-layers-per-virtual-pipeline-stage"]
     elif "--num-virtual-stages-per-pipeline-rank" in a:
         vpp = a["--num-virtual-stages-per-pipeline-rank"]
     if vpp == 1:
         vpp = None
-    if first is None and last is None:
-        if vpp is None and layers:
-            c.require(layers % pp == 0, f"Number of layers should be divisible by the pipeline-model-parallel size "
-                      f"({layers} layers, pp {pp}): use the uneven first / last stage flags")
-        elif vpp and layers:
-            c.require(layers % pp == 0 and (layers // pp) % vpp == 0, "layers per rank % vpp != 0 (TC:2064-2109)")
+    if layout is not None:
+        pass
+    elif first is None and last is None:
+        # Even split, the embedding and the loss optionally counted as layers (TC:2064-2109, A:951-964).
+        num = (layers or 0) + acc_e + acc_l
+        if c.require(num % pp == 0, f"Number of layers should be divisible by the pipeline-model-parallel size "
+                     f"({layers} layers + {acc_e + acc_l} accounted, pp {pp})"):
+            per_rank = num // pp
+            if vpp:
+                c.require(per_rank % vpp == 0, "layers per rank % vpp != 0 (TC:2098-2109)")
+            chunk = per_rank // (vpp or 1)
+            c.require(chunk - acc_e >= 0 and chunk - acc_l >= 0, "Not enough layers in the first / last virtual stage")
+            counts = [per_rank] * pp
+            counts[0] -= acc_e
+            counts[-1] -= acc_l
     else:
+        c.require(not acc_e and not acc_l, "uneven first / last stages with the embedding / loss accounting (TC:1923-1933)")
         rem_layers, rem_stages = layers, pp
         for value in (first, last):
             if value is None:
@@ -199,12 +240,19 @@ def check(text, plan):
             rem_layers -= value
             rem_stages -= 1
         c.require(bool(rem_layers) == bool(rem_stages), "remaining layers and stages must both be zero or not")
-        if rem_stages > 0:
-            c.require(rem_layers % rem_stages == 0, f"{rem_layers} remaining layers on {rem_stages} stages")
-            middle = rem_layers // rem_stages if rem_stages else 0
-            fullest = max(v for v in (first, last, middle) if v is not None)
-            c.require(fullest == -(-layers // pp), f"the fullest stage holds {fullest} layers, ShardMeter costed "
-                      f"ceil({layers} / {pp})")
+        middle = None
+        if rem_stages > 0 and c.require(rem_layers % rem_stages == 0, f"{rem_layers} remaining layers on {rem_stages} stages"):
+            middle = rem_layers // rem_stages
+            if vpp:
+                c.require(middle % vpp == 0, "middle stage layers % vpp != 0 (TC:2049-2062)")
+        counts = [middle] * pp
+        if first is not None:
+            counts[0] = first
+        if last is not None:
+            counts[-1] = last
+    if counts is not None and pp > 1:
+        c.require(counts == plan["plan"]["stage_layers"], f"the ranks hold {counts} layers, ShardMeter costed "
+                  f"{plan['plan']['stage_layers']}")
     c.require((vpp or 1) == plan["plan"]["interleave"], f"virtual stages {vpp or 1}, the plan "
               f"{plan['plan']['interleave']}")
     if vpp:

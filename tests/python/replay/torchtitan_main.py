@@ -269,9 +269,9 @@ def check(text, plan):
         c.require(per_rank_stages == plan["plan"]["interleave"], "stages per rank != the plan's interleave")
         try:   # _generate_llm_fqn_per_model_part (pipeline_parallel.py:357-467), the same split as v0.2.2
             counts = stage_layers(stages, layers, first, last)
-            fullest = max(sum(counts[r::pp]) for r in range(pp))
-            c.require(fullest == ceil_div(layers, pp), f"the fullest rank holds {fullest} layers, ShardMeter costed "
-                      f"{ceil_div(layers, pp)}")
+            ranks = [sum(counts[r::pp]) for r in range(pp)]
+            c.require(ranks == plan["plan"]["stage_layers"], f"the ranks hold {ranks} layers, ShardMeter costed "
+                      f"{plan['plan']['stage_layers']}")
         except ValueError as e:
             c.require(False, f"pipeline split: {e}")
     ac = config.activation_checkpoint

@@ -260,10 +260,10 @@ def check(text, plan):
             try:
                 counts = stage_layers(stages, layers, first, last)
                 c.require(sum(counts) == layers, f"the split places {sum(counts)} of {layers} layers")
-                # Each rank holds stages r, r + pp, ... (loop style); the fullest rank is what the plan was costed for.
-                fullest = max(sum(counts[r::pp]) for r in range(pp))
-                c.require(fullest == ceil_div(layers, pp), f"the fullest rank holds {fullest} layers, ShardMeter "
-                          f"costed ceil({layers} / {pp}) = {ceil_div(layers, pp)}")
+                # Each rank holds stages r, r + pp, ... (loop style): every rank as the plan was costed.
+                ranks = [sum(counts[r::pp]) for r in range(pp)]
+                c.require(ranks == plan["plan"]["stage_layers"], f"the ranks hold {ranks} layers, ShardMeter costed "
+                          f"{plan['plan']['stage_layers']}")
             except ValueError as e:
                 c.require(False, f"pipeline split: {e}")
 
