@@ -2,6 +2,7 @@
 // with a sentence per rule.
 #include "src/scenario/scenario_check.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -63,10 +64,11 @@ std::string describe_value(m::FieldId field, double value) {
   if (field == m::FieldId::plan_pp_across_islands || field == m::FieldId::training_fp8_params)
     return value != 0 ? "true" : "false";
   if (field == m::FieldId::plan_sync) return "diloco";
-  const auto code = static_cast<std::uint8_t>(value);  // an enum field's value is its enumerator
-  if (field == m::FieldId::training_precision) return std::string(m::enum_name(static_cast<m::Precision>(code)));
-  if (field == m::FieldId::training_fp8_recipe) return std::string(m::enum_name(static_cast<m::Fp8Recipe>(code)));
-  if (field == m::FieldId::plan_stack) return std::string(m::enum_name(static_cast<m::Stack>(code)));
+  // An enum field's value is its enumerator; only those are converted (any other value may exceed 255).
+  const auto code = [value] { return static_cast<std::uint8_t>(std::clamp(value, 0.0, 255.0)); };
+  if (field == m::FieldId::training_precision) return std::string(m::enum_name(static_cast<m::Precision>(code())));
+  if (field == m::FieldId::training_fp8_recipe) return std::string(m::enum_name(static_cast<m::Fp8Recipe>(code())));
+  if (field == m::FieldId::plan_stack) return std::string(m::enum_name(static_cast<m::Stack>(code())));
   if (field == m::FieldId::island_gpu_fp8) return number(value / 1e12);  // FLOP/s -> the key's TFLOP/s
   return number(value);
 }
