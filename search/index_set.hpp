@@ -33,6 +33,13 @@ inline std::size_t table_size(std::size_t expected) noexcept {
   return n;
 }
 
+// The slot of a linear-probing table of `keys` (mask = size - 1) holding `index`, or the empty slot where it would go.
+inline std::size_t probe_slot(const std::vector<std::uint64_t>& keys, std::size_t mask, std::uint64_t index) noexcept {
+  std::size_t slot = static_cast<std::size_t>(mix_index(index)) & mask;
+  while (keys[slot] != index && keys[slot] != kNoIndex) slot = (slot + 1) & mask;
+  return slot;
+}
+
 }  // namespace detail
 
 // A map from candidate index to V (V default-constructible and copyable).
@@ -73,12 +80,7 @@ public:
   }
 
 private:
-  // The slot holding `index`, or the empty slot where it would go.
-  std::size_t probe(std::uint64_t index) const noexcept {
-    std::size_t slot = static_cast<std::size_t>(detail::mix_index(index)) & mask_;
-    while (keys_[slot] != index && keys_[slot] != detail::kNoIndex) slot = (slot + 1) & mask_;
-    return slot;
-  }
+  std::size_t probe(std::uint64_t index) const noexcept { return detail::probe_slot(keys_, mask_, index); }
   void rebuild(std::size_t slots) {
     keys_.assign(slots, detail::kNoIndex);
     values_.assign(slots, V{});
@@ -130,11 +132,7 @@ public:
   }
 
 private:
-  std::size_t probe(std::uint64_t index) const noexcept {
-    std::size_t slot = static_cast<std::size_t>(detail::mix_index(index)) & mask_;
-    while (keys_[slot] != index && keys_[slot] != detail::kNoIndex) slot = (slot + 1) & mask_;
-    return slot;
-  }
+  std::size_t probe(std::uint64_t index) const noexcept { return detail::probe_slot(keys_, mask_, index); }
   void rebuild(std::size_t slots) {
     keys_.assign(slots, detail::kNoIndex);
     mask_ = slots - 1;
