@@ -16,28 +16,31 @@ ExportError::ExportError(std::string format, std::string feature)
 
 namespace {
 
+// A column of the row read as T (a located error if the row lacks it).
+template <class T>
+T typed_column(const Row& r, std::string_view column) {
+  if constexpr (std::is_same_v<T, bool>) return flag(r, column);
+  else if constexpr (std::is_same_v<T, std::string>) return text(r, column);
+  else return integer(r, column);
+}
+
 // A column of the row, or the rebuilt scenario's field for files written before the column existed.
 template <class T, class F>
 T column_or(const Row& r, std::string_view column, const model::Scenario* rebuilt, F from_scenario) {
   if (r.count(column) == 0 && rebuilt != nullptr) return from_scenario(*rebuilt);
-  if constexpr (std::is_same_v<T, bool>) return flag(r, column);
-  else if constexpr (std::is_same_v<T, std::string>) return text(r, column);
-  else return integer(r, column);
+  return typed_column<T>(r, column);
 }
 
 // A column added with the MoE keys: files written before them hold dense plans, read as `dense`.
 template <class T>
 T moe_column(const Row& r, std::string_view column, T dense) {
-  if (r.count(column) == 0) return dense;
-  if constexpr (std::is_same_v<T, bool>) return flag(r, column);
-  else if constexpr (std::is_same_v<T, std::string>) return text(r, column);
-  else return integer(r, column);
+  return r.count(column) == 0 ? dense : typed_column<T>(r, column);
 }
 
 // A pipeline-split column (0 = the default) of a file written before it existed.
 std::int64_t split_column(const Row& r, std::string_view column, const model::Scenario* rebuilt, int model::PlanSpec::*field) {
-  if (r.count(column) != 0) return integer(r, column);
-  return rebuilt != nullptr ? (*rebuilt).plan.*field : 0;
+  if (r.count(column) != 0) return typed_column<std::int64_t>(r, column);
+  return rebuilt != nullptr ? rebuilt->plan.*field : 0;
 }
 
 // The model's view of the plan's pipeline split.

@@ -103,6 +103,9 @@ struct DeployPlan {
   std::int64_t expert_data_parallel() const { return tp * cp * data_parallel / std::max<std::int64_t>(1, ep * etp); }
   // Transformer layers per pipeline stage of the fullest stage, as the model charges it (docs/model.md §5.4).
   std::int64_t fullest_stage_layers() const { return stages().fullest(); }
+  // With recompute full and recompute_layers N > 0: the blocks checkpointed whole on the fullest stage, min(N, its
+  // blocks) (docs/model.md §7.5 counts N per physical stage).
+  std::int64_t recomputed_stage_layers() const { return std::min(recompute_layers, fullest_stage_layers()); }
   // Blocks per pipeline rank as the model costs them (model/pipeline_stages.hpp, docs/model.md §5.4).
   model::StageLayers stages() const;
   // Blocks on rank r (0 <= r < pp).

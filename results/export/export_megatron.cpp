@@ -168,7 +168,7 @@ void check(const DeployPlan& p) {
     throw ExportError(kFormat, "recompute op_selective (torchtitan's per-op policy): Megatron's selective granularity "
                                "recomputes whole modules (--recompute-modules), not every second matmul");
   if (p.recompute == "full" && p.recompute_layers > 0 &&
-      std::min(p.recompute_layers, p.fullest_stage_layers()) % p.interleave != 0)
+      p.recomputed_stage_layers() % p.interleave != 0)
     throw ExportError(kFormat, fmt::format("recompute_layers {} on {} virtual stages per GPU: --recompute-num-layers "
                                            "counts per virtual stage, so it must divide evenly",
                                            p.recompute_layers, p.interleave));
@@ -301,7 +301,7 @@ Exported export_megatron(const DeployPlan& p, const ExportSource& source) {
     // docs/model.md §7.5 counts N per physical stage, so each of the v chunks takes N / v).
     arg("--recompute-granularity full");
     arg("--recompute-method block");
-    arg(fmt::format("--recompute-num-layers {}", std::min(p.recompute_layers, p.fullest_stage_layers()) / p.interleave));
+    arg(fmt::format("--recompute-num-layers {}", p.recomputed_stage_layers() / p.interleave));
   } else if (p.recompute == "full") {
     arg("--recompute-granularity full");
     arg("--recompute-method uniform");
