@@ -129,6 +129,37 @@ double tp_collective_s(const ModelSpec& m, const PlanSpec& plan, int micro_batch
   return hierarchical_all_reduce_s(bytes, l.tp_group, l.links);
 }
 
+// Exposed backward TP time of one dense block when each column-parallel layer (QKV, MLP up) runs its backward
+// collective asynchronously beside its own GEMMs (docs/model.md §4.4; NVIDIA/Megatron-LM@2755bcb8
+// megatron/mpu/layers.py LinearWithGradAccumulationAndAsyncCommunication.backward). Without SP: the input-gradient
+// all-reduce beside the weight-gradient GEMM; the row-parallel layers' backward has no collective. With SP: the
+// row-parallel layers' output-gradient all-gathers stay synchronous, each column-parallel layer re-gathers its saved
+// input shard beside its input-gradient GEMM and reduce-scatters the input gradient beside its weight-gradient GEMM.
+// Each dgrad/wgrad GEMM has the shape of the layer's forward GEMM. The hidden part slows the GEMM it runs beside
+// (contention of the TP group's NCCL ring, §6.6).
+double dgrad_overlapped_tp_bwd_s(const ModelSpec& m, const GpuSpec& gpu, const PlanSpec& plan, Precision precision,
+                                 const Shape& x, const IslandLayout& l, double tp_one, int micro_batch) {
+  const double h = m.hidden;
+  const double qkv_out = (static_cast<double>(m.heads) + 2.0 * m.kv_heads) * m.head_dim;
+  const double up_width = (m.ffn_type == FfnType::swiglu ? 2.0 : 1.0) * m.ffn_hidden;
+  const double column_gemm_s[2] = {gemm_time_s(x.tokens, qkv_out / x.t, h, gpu, precision),
+                                   gemm_time_s(x.tokens, up_width / x.t, h, gpu, precision)};
+  const double slowdown = group_contention(gpu, l.tp_group, l.links);
+  double exposed = 0;
+  if (!plan.sequence_parallel) {
+    for (const double wgrad : column_gemm_s) exposed += exposed_after_overlap(tp_one, wgrad, slowdown);
+    return exposed;
+  }
+  // The pair's reduce-scatter half moves the 16-bit gradient; the all-gather half is the rest (fp8: 1-byte, §2.2).
+  const double rs = hierarchical_reduce_scatter_s(
+      kActivationBytes * micro_batch * static_cast<double>(m.seq_len) / plan.cp * h, l.tp_group, l.links);
+  const double ag = tp_one - rs;
+  exposed = 2.0 * ag;  // the row-parallel layers' backward all-gathers
+  for (const double gemm : column_gemm_s)
+    exposed += exposed_after_overlap(ag, gemm, slowdown) + exposed_after_overlap(rs, gemm, slowdown);
+  return exposed;
+}
+
 }  // namespace
 
 LayerCost layer_cost(const ModelSpec& m, const GpuSpec& gpu, const PlanSpec& plan, Precision precision,
@@ -178,7 +209,12 @@ LayerCost layer_cost(const ModelSpec& m, const GpuSpec& gpu, const PlanSpec& pla
   // Forward: 2 TP collectives per block (after attention, after MLP) [Shoeybi et al. 2019 §3].
   c.forward = PassCost{gemm_fwd, attn.attention_s, mem_fwd + attn.memory_s, 2.0 * tp_one + cp_fwd};
   // Backward: input and weight gradients (2x forward GEMMs), 2 TP collectives; memory-bound work ~2x forward.
-  c.backward = PassCost{2.0 * gemm_fwd, attn_bwd, 2.0 * (mem_fwd + attn.memory_s), 2.0 * tp_one + cp_bwd};
+  // Megatron's asynchronous column-parallel backward hides them partly behind the dgrad/wgrad GEMMs (§4.4; dense
+  // blocks, and not on top of userbuffers overlap).
+  const bool dgrad_overlap = plan.tp_dgrad_overlap && !plan.tp_comm_overlap && plan.tp > 1 && !uses_mla(m) && !is_moe(m);
+  const double tp_bwd =
+      dgrad_overlap ? dgrad_overlapped_tp_bwd_s(m, gpu, plan, precision, x, layout, tp_one, micro_batch) : 2.0 * tp_one;
+  c.backward = PassCost{2.0 * gemm_fwd, attn_bwd, 2.0 * (mem_fwd + attn.memory_s), tp_bwd + cp_bwd};
 
   switch (plan.recompute) {
     case Recompute::none:

@@ -41,6 +41,7 @@ struct PlanSpec {
   bool overlap_param_gather = true;   // ZeRO/FSDP parameter all-gathers prefetched under compute
   bool reshard_after_forward = true;  // fsdp/hsdp: free gathered weights after forward, re-gather in backward (§6.3)
   bool tp_comm_overlap = false;       // TP collectives overlapped with GEMMs (userbuffers-style)
+  bool tp_dgrad_overlap = false;      // backward dgrad TP collective beside the wgrad GEMM (Megatron async; §4.4)
   SyncMode sync = SyncMode::synchronous;
   bool pp_across_islands = false;     // pipeline stages span islands (activations cross the WAN)
   BatchSplit batch_split = BatchSplit::balanced;

@@ -210,6 +210,7 @@ std::vector<SectionKeys> shipped_sections() {
     {"reshard_after_forward", "", "", D::value("true"), {}, "fsdp/hsdp: free each unit's gathered weights after its forward and gather them again in backward (false: ZeRO-2-like, one gather per micro-batch; docs/model.md §6.3)", member<&m::PlanSpec::reshard_after_forward>},
     {"stack", "", "", D::value("megatron_te"), {}, "Training software stack: ZeRO/FSDP execution and the calibrated efficiency set (docs/model.md §6.7)", member<&m::PlanSpec::stack>},
     {"tp_comm_overlap", "", "", D::value("false"), {}, "Overlap TP collectives with GEMMs", member<&m::PlanSpec::tp_comm_overlap>},
+    {"tp_dgrad_overlap", "", "", D::value("false"), {}, "Run each column-parallel layer's backward TP collective beside its weight-gradient GEMM (Megatron-LM's async_tensor_model_parallel_allreduce, default since 2021-09; with SP the reduce-scatter, and the input all-gather beside the input-gradient GEMM); dense blocks without tp_comm_overlap (docs/model.md §4.4)", member<&m::PlanSpec::tp_dgrad_overlap>},
     {"sync", "", "", D::value("synchronous"), {}, "Synchronisation across islands", member<&m::PlanSpec::sync>},
     {"pp_across_islands", "", "", D::value("false"), {}, "Pipeline stages span islands", member<&m::PlanSpec::pp_across_islands>},
     {"batch_split", "", "", D::value("balanced"), {}, "How heterogeneous islands split the global batch", member<&m::PlanSpec::batch_split>},
