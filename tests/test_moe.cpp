@@ -11,8 +11,10 @@
 #include "model/contention.hpp"
 #include "model/evaluate.hpp"
 #include "model/flops.hpp"
+#include "model/layer_cost.hpp"
 #include "model/layout.hpp"
 #include "model/mla.hpp"
+#include "model/moe_layers.hpp"
 #include "model/moe_cost.hpp"
 #include "model/moe_memory.hpp"
 #include "model/parameters.hpp"
@@ -305,4 +307,20 @@ TEST_CASE("MoE activations: the experts' fc1 input is the only routed k-copy buf
   // moe_act: the activation output (2 bytes per unit of width) is not stored: (2 x 6 + 6) x 4 = 72 -> 32 x 8 x 3 / 4.
   s.plan.moe_recompute = m::MoeRecompute::activation;
   CHECK(m::moe_extra_activation_bytes(s.model, s.plan, 2) == Approx(32.0 * (72 - 96 + 32) * 3 / 4).epsilon(1e-12));
+}
+
+TEST_CASE("an MoE block runs the attention's TP collectives but not the MLP's, unless shared experts do") {
+  m::Scenario s = tiny_scenario(4);
+  s.plan.tp = 2;
+  s.plan.sequence_parallel = true;
+  const m::IslandLayout l = m::make_layout(s.cluster.islands[0], s.plan);
+  const m::GpuSpec& gpu = s.cluster.islands[0].gpu;
+  CHECK(m::moe_block_tp_collectives_saved(s.model) == 0.0);  // one shared expert: a TP-split MLP keeps its pair
+  const double with_shared = m::layer_cost(s.model, gpu, s.plan, m::Precision::bf16, 2, l).forward.tp_comm_s;
+  s.model.moe.shared_experts = 0;
+  CHECK(m::moe_block_tp_collectives_saved(s.model) == 1.0);
+  const double routed_only = m::layer_cost(s.model, gpu, s.plan, m::Precision::bf16, 2, l).forward.tp_comm_s;
+  // 3 of the 4 blocks are MoE: 2 - 3/4 = 1.25 collectives per block instead of 2 (one collective's time does not
+  // depend on the experts).
+  CHECK(routed_only == Approx(with_shared * 1.25 / 2.0).epsilon(1e-12));
 }
