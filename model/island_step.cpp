@@ -255,8 +255,10 @@ IslandStep island_step(const Scenario& s, const IslandSpec& island, const Parame
   if (lc.ep_all_to_all_s > 0 || params.expert_layer > 0) {
     MoeBlockCost a2a;
     a2a.all_to_all_s = lc.ep_all_to_all_s;
-    const double window = lc.forward.compute_s() + lc.backward.compute_s();
-    t.ep_comm_s = mb * layers_per_stage * ep_comm_per_block_s(a2a, plan, window, group_contention(gpu, l.ep_group, l.links));
+    const EpOverlapWindows w{lc.forward.compute_s() - lc.ep_experts_fwd_s, lc.ep_experts_fwd_s,
+                             lc.backward.compute_s() - 2.0 * lc.ep_experts_fwd_s, 2.0 * lc.ep_experts_fwd_s};
+    t.ep_comm_s = mb * layers_per_stage *
+                  ep_comm_per_block_s(a2a, plan, w, mb, ep_overlap_slowdown(gpu, plan, l));
     const double expert_params = expert_params_per_gpu(params, l, layers_per_stage);
     const double expert_grads = expert_params * s.training.grad_reduce_bytes;
     const double reduce = plan.sharding == Sharding::none

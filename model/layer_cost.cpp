@@ -172,6 +172,7 @@ LayerCost layer_cost(const ModelSpec& m, const GpuSpec& gpu, const PlanSpec& pla
   double mem_fwd = memory_bound_time_s(layer_memory_traffic_fwd_bytes(m, plan, micro_batch),
                                        kMemoryKernelsFwd, gpu);
   double moe_gemm_fwd = 0;  // the routed part's GEMMs, averaged per block
+  double tp_collectives = 2.0;  // TP collectives per block and pass: after attention, after the MLP
   if (is_moe(m)) {
     // MoE hook: the MoE blocks' experts, router and permutation, averaged per block (docs/model.md §15.4); their
     // all-to-alls are counted apart (TimeBreakdown::ep_comm_s, model/island_step.cpp).
@@ -181,6 +182,8 @@ LayerCost layer_cost(const ModelSpec& m, const GpuSpec& gpu, const PlanSpec& pla
     gemm_fwd += moe_gemm_fwd;
     mem_fwd += moe_share * moe.memory_fwd_s;
     c.ep_all_to_all_s = moe_share * moe.all_to_all_s;
+    c.ep_experts_fwd_s = moe_share * moe.routed_gemm_fwd_s;
+    tp_collectives = 2.0 - moe_share * moe_block_tp_collectives_saved(m);
   }
   const Fp8Use fp8 = fp8_use(precision, plan.stack);
   double tp_one = tp_collective_s(m, plan, micro_batch, layout,
@@ -207,13 +210,13 @@ LayerCost layer_cost(const ModelSpec& m, const GpuSpec& gpu, const PlanSpec& pla
   }
 
   // Forward: 2 TP collectives per block (after attention, after MLP) [Shoeybi et al. 2019 §3].
-  c.forward = PassCost{gemm_fwd, attn.attention_s, mem_fwd + attn.memory_s, 2.0 * tp_one + cp_fwd};
+  c.forward = PassCost{gemm_fwd, attn.attention_s, mem_fwd + attn.memory_s, tp_collectives * tp_one + cp_fwd};
   // Backward: input and weight gradients (2x forward GEMMs), 2 TP collectives; memory-bound work ~2x forward.
   // Megatron's asynchronous column-parallel backward hides them partly behind the dgrad/wgrad GEMMs (§4.4; dense
   // blocks, and not on top of userbuffers overlap).
   const bool dgrad_overlap = plan.tp_dgrad_overlap && !plan.tp_comm_overlap && plan.tp > 1 && !uses_mla(m) && !is_moe(m);
   const double tp_bwd =
-      dgrad_overlap ? dgrad_overlapped_tp_bwd_s(m, gpu, plan, precision, x, layout, tp_one, micro_batch) : 2.0 * tp_one;
+      dgrad_overlap ? dgrad_overlapped_tp_bwd_s(m, gpu, plan, precision, x, layout, tp_one, micro_batch) : tp_collectives * tp_one;
   c.backward = PassCost{2.0 * gemm_fwd, attn_bwd, 2.0 * (mem_fwd + attn.memory_s), tp_bwd + cp_bwd};
 
   switch (plan.recompute) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "model/collectives.hpp"
+#include "model/contention.hpp"
 #include "model/kernel_time.hpp"
 #include "model/moe_layers.hpp"
 #include "model/overlap.hpp"
@@ -21,6 +22,8 @@ constexpr double kAllToAllScaleoutEfficiency = 1.0;
 // Memory-bound kernels of an MoE block's forward: router softmax/sigmoid, top-k, permute, unpermute (assumed count,
 // docs/model.md §15.4).
 constexpr double kMoeMemoryKernelsFwd = 4.0;
+// SMs DeepEP's dispatch and combine kernels occupy (Megatron-Core moe_deepep_num_sms default; DeepSeek-V3 §3.2.2).
+constexpr double kDeepEpSms = 20.0;
 
 // Tokens one GPU feeds to the MoE layer per micro-batch: b*s/cp, split by TP (sequence-parallel layout).
 double tokens_in(const ModelSpec& m, const PlanSpec& plan, int micro_batch) {
@@ -28,6 +31,16 @@ double tokens_in(const ModelSpec& m, const PlanSpec& plan, int micro_batch) {
 }
 
 }  // namespace
+
+double deepep_remote_node_copies(int experts, int top_k, int nodes) noexcept {
+  // A token's k experts are k distinct experts drawn uniformly (force-balanced routing); a given other node holds
+  // E/N of them and is missed with probability C(E - E/N, k) / C(E, k) = prod_{i<k} (E - E/N - i) / (E - i).
+  if (nodes <= 1) return 0.0;
+  const double e = experts, per_node = e / nodes;
+  double miss = 1.0;
+  for (int i = 0; i < top_k; ++i) miss *= std::max(0.0, (e - per_node - i) / (e - i));
+  return (nodes - 1.0) * (1.0 - miss);
+}
 
 double dispatch_bytes(const ModelSpec& m, const PlanSpec& plan, Precision precision, int micro_batch) noexcept {
   const double element = precision == Precision::fp8 ? 1.0 : kActivationBytes;
@@ -51,7 +64,8 @@ MoeBlockCost moe_block_cost(const ModelSpec& m, const GpuSpec& gpu, const PlanSp
   const double f_local = static_cast<double>(m.moe.expert_ffn_hidden) / plan.etp;
   const double one_expert = gemm_time_s(rows, gated * f_local, h, gpu, precision) +
                             gemm_time_s(rows, h, f_local, gpu, precision) - 2.0 * gpu.kernel_overhead_s;
-  c.gemm_fwd_s = local_experts * one_expert + 2.0 * gpu.kernel_overhead_s;
+  c.routed_gemm_fwd_s = local_experts * one_expert + 2.0 * gpu.kernel_overhead_s;
+  c.gemm_fwd_s = c.routed_gemm_fwd_s;
   // Shared experts: one dense MLP of width S*f_s over the block's tokens, split like the dense MLP (TP).
   if (m.moe.shared_experts > 0) {
     const double tokens = t_in * plan.tp;
@@ -73,7 +87,36 @@ MoeBlockCost moe_block_cost(const ModelSpec& m, const GpuSpec& gpu, const PlanSp
   if (m.moe.shared_experts > 0)
     act_width_rows += t_in * static_cast<double>(m.moe.shared_experts) * m.moe.shared_expert_ffn_hidden;
   const double activation = kActivationBytes * per_width * act_width_rows;
-  c.memory_fwd_s = memory_bound_time_s(permute + scores + activation, kMoeMemoryKernelsFwd, gpu);
+  // The model charges a block's backward memory-bound work at twice its forward (§2.4); the terms below count their
+  // forward, backward and recompute bytes and kernels exactly, so they enter the forward at a third of that total.
+  double extra_bytes = 0, extra_kernels = 0;
+  const bool megatron_core = plan.stack == Stack::megatron || plan.stack == Stack::megatron_te;
+  // plan.moe_recompute: activation (Megatron moe_act, CheckpointWithoutOutput) re-runs the fused activation before
+  // the backward: it reads and writes it once more.
+  const bool act_recomputed = plan.moe_recompute == MoeRecompute::activation && plan.recompute != Recompute::full;
+  if (act_recomputed) {
+    extra_bytes += kActivationBytes * per_width * copies * f_local;
+    extra_kernels += 1.0;
+  }
+  // Megatron-Core's TEGroupedMLP (core_r0.17, the Megatron-LM commit Megatron-Bridge v0.4.2 pins) runs two gpt-oss
+  // features outside the fused kernels (docs/model.md §15.4):
+  if (megatron_core && m.moe.activation_clamp > 0 && m.ffn_type == FfnType::swiglu) {
+    // the clamped gate: chunk, two clamps and a cat before the fused quick-GeGLU read 2f and write 2f twice
+    // (8f elements) per routed copy; their backward reads the gradient and the saved input and writes the gradient
+    // (6f); moe_act recomputes the forward part (8f). Kernels: 3 forward, 2 backward, 3 recompute.
+    extra_bytes += kActivationBytes * copies * f_local * (8.0 + 6.0 + (act_recomputed ? 8.0 : 0.0));
+    extra_kernels += 5.0 + (act_recomputed ? 3.0 : 0.0);
+  }
+  if (megatron_core && m.bias) {
+    // the down projection's bias, added per local expert by a Python loop (_apply_bias: split, bias x probability,
+    // add, cat): forward 6h elements per routed copy (write b*p, read t and b*p, write, cat read and write),
+    // backward 6h (two products with the gradient and two reductions, for the bias and the probability
+    // gradients). Kernels: 2 per local expert and the cat forward, 4 per local expert backward.
+    extra_bytes += kActivationBytes * copies * h * (6.0 + 6.0);
+    extra_kernels += 6.0 * local_experts + 1.0;
+  }
+  c.memory_fwd_s = memory_bound_time_s(permute + scores + activation + extra_bytes / 3.0,
+                                       kMoeMemoryKernelsFwd + extra_kernels / 3.0, gpu);
 
   // Dispatch and combine. Inside the scale-up domain at the NVLink all-to-all rate; an EP group spanning nodes
   // sends the share bound for other nodes over scale-out, the rest over scale-up, at the same time. DeepEP sends
@@ -84,8 +127,10 @@ MoeBlockCost moe_block_cost(const ModelSpec& m, const GpuSpec& gpu, const PlanSp
     const double combine = dispatch * (precision == Precision::fp8 ? kActivationBytes : 1.0);
     const GroupPlacement g = l.ep_group;
     const double off_node = g.nodes > 1 ? (plan.ep - g.per_node) / (plan.ep - 1.0) : 0.0;
-    const double dedupe =
-        plan.ep_dispatcher == EpDispatcher::deepep && g.nodes > 1 ? std::min(k, static_cast<double>(g.nodes)) / k : 1.0;
+    const double dedupe = plan.ep_dispatcher == EpDispatcher::deepep && g.nodes > 1
+                              ? deepep_remote_node_copies(m.moe.experts, m.moe.top_k, g.nodes) /
+                                    (k * (g.nodes - 1.0) / g.nodes)
+                              : 1.0;
     const double up_bw = kAllToAllScaleupEfficiency * l.links.scaleup_bytes_per_s;
     const double out_bw = kAllToAllScaleoutEfficiency * l.links.scaleout_bytes_per_s;
     auto one = [&](double bytes) {
@@ -106,14 +151,49 @@ MoeBlockCost moe_block_cost(const ModelSpec& m, const GpuSpec& gpu, const PlanSp
   return c;
 }
 
-double ep_comm_per_block_s(const MoeBlockCost& cost, const PlanSpec& plan, double window_s,
-                           double slowdown) noexcept {
+double ep_overlap_slowdown(const GpuSpec& gpu, const PlanSpec& plan, const IslandLayout& l) noexcept {
+  // NCCL's all-to-all occupies its channels like the other collectives (§6.6); DeepEP's kernels take a fixed SM
+  // count instead: Megatron-Core moe_deepep_num_sms = 20 (transformer_config.py), the 20 of 132 SMs of DeepSeek-V3
+  // §3.2.2.
+  if (plan.ep_dispatcher != EpDispatcher::deepep || (l.ep_group.nodes <= 1 && l.ep_group.per_node <= 1))
+    return group_contention(gpu, l.ep_group, l.links);
+  const double rate = l.ep_group.nodes > 1 ? l.links.scaleout_bytes_per_s : l.links.scaleup_bytes_per_s;
+  return contention_slowdown(gpu, kDeepEpSms, rate);
+}
+
+double ep_overlap_unpaired_share(const PlanSpec& plan, double microbatches) noexcept {
+  // Megatron-LM schedules.py get_pp_rank_microbatches: the first rank runs (pp-1)*2 + (vpp-1)*pp warm-up forwards
+  // with virtual stages (pp-1 without), plus one more with overlap_moe_expert_parallel_comm; without pipelining the
+  // first micro-batch's forward and the last one's backward run alone (combined_1f1b.py). As many backwards run
+  // alone in the cool-down. Share of the model-chunk forwards (and backwards) that run alone:
+  const double vpp = plan.interleave > 1 ? plan.interleave : 1.0;
+  const double pp = plan.pp;
+  const double warmup = (pp - 1.0) * (vpp > 1 ? 2.0 : 1.0) + (vpp - 1.0) * pp + 1.0;
+  const double chunks = std::max(1.0, microbatches * vpp);
+  return std::min(1.0, warmup / chunks);
+}
+
+double ep_comm_per_block_s(const MoeBlockCost& cost, const PlanSpec& plan, const EpOverlapWindows& w,
+                           double microbatches, double slowdown) noexcept {
   // Forward dispatch + combine, backward their transposes (docs/model.md §15.4); recomputing the MoE block (or
   // the whole block under full recompute) runs the forward pair again.
   const bool recomputed = plan.moe_recompute == MoeRecompute::layer || plan.recompute == Recompute::full ||
                           plan.recompute == Recompute::op_selective;
-  const double comm = cost.all_to_all_s * (recomputed ? 3.0 : 2.0);
-  return plan.ep_overlap ? exposed_after_overlap(comm, window_s, slowdown) : comm;
+  const double pair = cost.all_to_all_s;
+  const double comm = pair * (recomputed ? 3.0 : 2.0);
+  if (!plan.ep_overlap) return comm;
+  // Megatron's combined 1F1B (model_chunk_schedule_plan.py TransformerLayerSchedulePlan.run): per block, the
+  // forward of one micro-batch and the backward of another in four phases, each one all-to-all on the comm stream
+  // against one piece of compute on the compute stream. With delayed weight gradients the experts' backward splits
+  // into its data and weight halves.
+  const double one = 0.5 * pair;
+  const double paired = exposed_after_overlap(one, w.attention_fwd_s, slowdown) +
+                        exposed_after_overlap(one, 0.5 * w.experts_bwd_s, slowdown) +
+                        exposed_after_overlap(one, 0.5 * w.experts_bwd_s + w.experts_fwd_s, slowdown) +
+                        exposed_after_overlap(one, w.attention_bwd_s, slowdown);
+  // The warm-up forwards and cool-down backwards have no partner; a recomputed pair runs inside the backward.
+  const double alone = ep_overlap_unpaired_share(plan, microbatches);
+  return alone * 2.0 * pair + (1.0 - alone) * paired + (recomputed ? pair : 0.0);
 }
 
 }  // namespace shardmeter::model

@@ -10,6 +10,7 @@ namespace shardmeter::model {
 
 struct MoeBlockCost {
   double gemm_fwd_s = 0;        // routed + shared experts + router, forward
+  double routed_gemm_fwd_s = 0; // the routed experts' grouped GEMMs alone (part of gemm_fwd_s)
   double memory_fwd_s = 0;      // router scores, top-k, permute and unpermute, forward
   double all_to_all_s = 0;      // one dispatch plus one combine (a forward's worth), plus ETP gathers
 };
@@ -18,13 +19,37 @@ struct MoeBlockCost {
 // the share bound for other ranks of the EP group ((EP-1)/EP). fp8 training dispatches in fp8 (DeepSeek-V3 §3.3).
 double dispatch_bytes(const ModelSpec& model, const PlanSpec& plan, Precision precision, int micro_batch) noexcept;
 
+// DeepEP sends a token once to each other node that holds one of its k experts (DeepSeek-V3 §3.2.2): the expected
+// number of such nodes per token when the k experts are drawn uniformly from E spread evenly over `nodes` nodes.
+double deepep_remote_node_copies(int experts, int top_k, int nodes) noexcept;
+
 MoeBlockCost moe_block_cost(const ModelSpec& model, const GpuSpec& gpu, const PlanSpec& plan, Precision precision,
                             int micro_batch, const IslandLayout& layout) noexcept;
 
+// The compute of one block and micro-batch that Megatron's combined 1F1B schedule pairs with the all-to-alls of
+// another micro-batch (docs/model.md §15.4): the attention side (attention, router, permutation: everything of the
+// block but the experts) and the experts, forward and backward.
+struct EpOverlapWindows {
+  double attention_fwd_s = 0;
+  double experts_fwd_s = 0;
+  double attention_bwd_s = 0;
+  double experts_bwd_s = 0;
+};
+
+// Fractional slowdown of the compute an overlapped all-to-all runs beside (§6.6): NCCL channels, or DeepEP's SMs.
+double ep_overlap_slowdown(const GpuSpec& gpu, const PlanSpec& plan, const IslandLayout& layout) noexcept;
+
+// Share of a micro-batch's all-to-alls that the combined 1F1B schedule cannot pair with another micro-batch: the
+// forwards of the warm-up and the backwards of the cool-down run alone. `microbatches` per pipeline rank.
+double ep_overlap_unpaired_share(const PlanSpec& plan, double microbatches) noexcept;
+
 // Exposed expert-parallel communication of one MoE block per micro-batch: forward (dispatch + combine), backward
-// (their transposes) and, when the MoE block is recomputed, its forward again; with plan.ep_overlap the
-// all-to-alls hide behind `window_s` of another micro-batch's compute (DualPipe / Megatron EP A2A overlap).
-double ep_comm_per_block_s(const MoeBlockCost& cost, const PlanSpec& plan, double window_s,
-                           double slowdown) noexcept;
+// (their transposes) and, when the MoE block is recomputed, its forward again; with plan.ep_overlap each of the
+// four all-to-alls hides behind the compute Megatron's combined 1F1B schedule pairs it with (combine backward
+// under the attention forward, dispatch forward under the experts' data gradient, dispatch backward under their
+// weight gradient and the experts' forward, combine forward under the attention backward), except in the
+// pipeline's warm-up and cool-down.
+double ep_comm_per_block_s(const MoeBlockCost& cost, const PlanSpec& plan, const EpOverlapWindows& windows,
+                           double microbatches, double slowdown) noexcept;
 
 }  // namespace shardmeter::model

@@ -48,4 +48,10 @@ inline double busiest_expert_share(const MoeSpec& moe) noexcept {
   return moe.capacity_factor > 0 && moe.capacity_factor < moe.load_imbalance ? moe.capacity_factor : moe.load_imbalance;
 }
 
+// TP collectives an MoE block does not run on the attention's TP group: the routed experts take their tokens by the
+// all-to-all on the expert grid (their own ETP collectives are model/moe_cost.cpp's), so the MLP-side all-gather /
+// reduce-scatter (or all-reduce) of a dense block is absent unless shared experts run as a TP-split MLP (Megatron-Core
+// MoELayer: the dispatcher's TP group is expt_tp; SharedExpertMLP is a TP MLP) [docs/model.md §15.4].
+inline double moe_block_tp_collectives_saved(const ModelSpec& m) noexcept { return m.moe.shared_experts > 0 ? 0.0 : 1.0; }
+
 }  // namespace shardmeter::model

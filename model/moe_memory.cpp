@@ -45,8 +45,10 @@ double moe_extra_activation_bytes(const ModelSpec& m, const PlanSpec& plan, int 
   const double moe_mlp = (m.moe.top_k * share * m.moe.expert_ffn_hidden +
                           static_cast<double>(m.moe.shared_experts) * m.moe.shared_expert_ffn_hidden) *
                          expert_per_f / plan.tp;
-  // Permuted input (k copies, 2 bytes) and the dispatch/combine receive buffers (2 x k copies).
-  const double routed_copies = 3.0 * kActivationBytes * m.moe.top_k * share * m.hidden / plan.tp;
+  // The experts' fc1 input, k routed copies of the block input (2 bytes). The dispatch and combine all-to-alls save
+  // nothing for backward (Megatron _AllToAll keeps only split sizes), the (un)permutation keeps only its index maps
+  // and the routing probabilities are applied inside the experts, so no other k-copy buffer is stored (§15.5).
+  const double routed_copies = kActivationBytes * m.moe.top_k * share * m.hidden / plan.tp;
   const double extra_moe_block = tokens * (moe_mlp - dense_mlp + routed_copies);
   return extra_moe_block * moe_layers / m.layers;
 }

@@ -17,6 +17,7 @@ struct MoeSpec {
   MoeRouter router = MoeRouter::softmax;
   double capacity_factor = 0;        // tokens an expert accepts, in multiples of its fair share; 0 = dropless
   double load_imbalance = 1.0;       // expected busiest / mean routed tokens per expert-parallel rank (1 = balanced)
+  double activation_clamp = 0;       // the experts' gated activation clamps its inputs to this limit (gpt-oss: 7); 0 = none
 };
 
 // Multi-head latent attention (DeepSeek-V2/V3): keys and values are rebuilt per head from a low-rank latent.

@@ -8,10 +8,13 @@
 
 #include "catalog_fixture.hpp"
 #include "model/consistency.hpp"
+#include "model/contention.hpp"
 #include "model/evaluate.hpp"
 #include "model/flops.hpp"
+#include "model/layer_cost.hpp"
 #include "model/layout.hpp"
 #include "model/mla.hpp"
+#include "model/moe_layers.hpp"
 #include "model/moe_cost.hpp"
 #include "model/moe_memory.hpp"
 #include "model/parameters.hpp"
@@ -202,4 +205,122 @@ TEST_CASE("an MoE estimate has an EP time component, expert memory and both para
   wide.plan.ep = 16;
   const double across = m::evaluate(wide).time.ep_comm_s;
   CHECK(across > inside);
+}
+
+TEST_CASE("DeepEP sends a token once to each other node holding one of its experts") {
+  // 4 experts over 2 nodes (2 each), top-2: the other node is missed when both experts are local,
+  // C(2,2)/C(4,2) = 2/4 x 1/3 = 1/6, so it receives 5/6 of a copy per token.
+  CHECK(m::deepep_remote_node_copies(4, 2, 2) == Approx(5.0 / 6.0).epsilon(1e-12));
+  // Qwen3-235B on EP 32 over 4 nodes (32 experts each), top-8: each other node is missed with
+  // prod_{i<8} (96-i)/(128-i) = 0.092747, so 3 x 0.907253 = 2.72176 remote copies instead of 3.
+  CHECK(m::deepep_remote_node_copies(128, 8, 4) == Approx(2.7217582).epsilon(1e-7));
+  CHECK(m::deepep_remote_node_copies(128, 8, 1) == 0.0);
+  // k >= experts of the other nodes: every node is hit (8 experts over 4 nodes, top-8: 3 copies).
+  CHECK(m::deepep_remote_node_copies(8, 8, 4) == Approx(3.0).epsilon(1e-12));
+}
+
+TEST_CASE("EP overlap: each all-to-all hides under the compute Megatron's combined 1F1B pairs it with") {
+  m::PlanSpec p;
+  p.ep_overlap = true;
+  // Warm-up forwards that run alone: PP 8 with 4 virtual stages, 128 micro-batches: (8-1) x 2 + (4-1) x 8 + 1 = 39
+  // of 128 x 4 = 512 chunk forwards; PP 4 without virtual stages, 80: (3 + 1) / 80; no pipeline, 5: 1 / 5.
+  p.pp = 8;
+  p.interleave = 4;
+  CHECK(m::ep_overlap_unpaired_share(p, 128) == Approx(39.0 / 512.0).epsilon(1e-12));
+  p.pp = 4;
+  p.interleave = 1;
+  CHECK(m::ep_overlap_unpaired_share(p, 80) == Approx(4.0 / 80.0).epsilon(1e-12));
+  p.pp = 1;
+  CHECK(m::ep_overlap_unpaired_share(p, 5) == Approx(0.2).epsilon(1e-12));
+  CHECK(m::ep_overlap_unpaired_share(p, 1) == 1.0);
+
+  // One dispatch + combine of 2 ms (1 ms each); attention 0.5 ms forward and 1 ms backward, experts 1 ms forward and
+  // 2 ms backward; slowdown 0.1; 10 micro-batches without a pipeline (1/10 alone). exposed_after_overlap hides at
+  // most 0.9 of its window and charges 0.1 of what it hides:
+  //   combine bwd  | attention fwd 0.5         : hides 0.45, exposed 0.55 + 0.045 = 0.595
+  //   dispatch fwd | experts' data grad 1.0    : hides 0.9,  exposed 0.10 + 0.090 = 0.190
+  //   dispatch bwd | weight grad 1 + fwd 1 = 2 : hides 1.0,  exposed 0    + 0.100 = 0.100
+  //   combine fwd  | attention bwd 1.0         : hides 0.9,  exposed 0.10 + 0.090 = 0.190
+  //   paired 1.075 ms; 0.1 x 4 ms alone + 0.9 x 1.075 = 1.3675 ms.
+  m::MoeBlockCost c;
+  c.all_to_all_s = 2e-3;
+  const m::EpOverlapWindows w{0.5e-3, 1e-3, 1e-3, 2e-3};
+  CHECK(m::ep_comm_per_block_s(c, p, w, 10, 0.1) == Approx(1.3675e-3).epsilon(1e-12));
+  // A recomputed MoE layer runs its forward pair again inside the backward, unpaired: + 2 ms.
+  p.moe_recompute = m::MoeRecompute::layer;
+  CHECK(m::ep_comm_per_block_s(c, p, w, 10, 0.1) == Approx(3.3675e-3).epsilon(1e-12));
+  // Without overlap: forward and backward pairs (and the recomputed one) in full.
+  p.ep_overlap = false;
+  CHECK(m::ep_comm_per_block_s(c, p, w, 10, 0.1) == Approx(6e-3).epsilon(1e-12));
+  p.moe_recompute = m::MoeRecompute::none;
+  CHECK(m::ep_comm_per_block_s(c, p, w, 10, 0.1) == Approx(4e-3).epsilon(1e-12));
+}
+
+TEST_CASE("DeepEP's overlapped all-to-all takes 20 SMs from the compute beside it") {
+  m::Scenario s = tiny_scenario(4);
+  s.cluster.islands[0] = shardmeter::test::island(shardmeter::test::h100_sxm(), 16);
+  s.model.moe.experts = 16;
+  s.plan.ep = 16;  // two 8-GPU nodes
+  s.plan.ep_dispatcher = m::EpDispatcher::deepep;
+  const m::IslandLayout l = m::make_layout(s.cluster.islands[0], s.plan);
+  REQUIRE(l.ep_group.nodes == 2);
+  const m::GpuSpec& gpu = s.cluster.islands[0].gpu;
+  CHECK(m::ep_overlap_slowdown(gpu, s.plan, l) == m::contention_slowdown(gpu, 20, l.links.scaleout_bytes_per_s));
+  s.plan.ep_dispatcher = m::EpDispatcher::alltoall;  // NCCL: its channels, as the other collectives
+  CHECK(m::ep_overlap_slowdown(gpu, s.plan, l) == m::group_contention(gpu, l.ep_group, l.links));
+}
+
+TEST_CASE("gpt-oss on Megatron-Core: the clamped gate and the per-expert down-projection bias run unfused") {
+  m::Scenario s = tiny_scenario(4);
+  const m::IslandLayout l = m::make_layout(s.cluster.islands[0], s.plan);
+  const m::GpuSpec& gpu = s.cluster.islands[0].gpu;
+  const double hbm = 3.35e12 * 0.85, launch = 4e-6;
+  // Base (the test above): 9088 bytes and 4 launches. 64 routed copies (32 tokens x top-2), expert width 6, h 8,
+  // one local expert (4 / EP 4). The extra terms enter the forward at a third of their forward + backward (+
+  // recompute) total, since the backward is charged twice the forward.
+  // Clamp 7: 2 bytes x 64 x 6 x (8 forward + 6 backward) = 10,752 bytes, 5 kernels.
+  s.model.moe.activation_clamp = 7;
+  CHECK(m::moe_block_cost(s.model, gpu, s.plan, m::Precision::bf16, 2, l).memory_fwd_s ==
+        Approx((9088.0 + 10752.0 / 3) / hbm + (4 + 5.0 / 3) * launch).epsilon(1e-12));
+  // With moe_act recompute: the fused activation once more, 2 x 3 x 64 x 6 = 2304 bytes and 1 kernel, and the clamp's
+  // forward again, 2 x 64 x 6 x 8 = 6144 bytes and 3 kernels: (10,752 + 2304 + 6144) / 3 = 6400, (5 + 1 + 3) / 3 = 3.
+  s.plan.moe_recompute = m::MoeRecompute::activation;
+  CHECK(m::moe_block_cost(s.model, gpu, s.plan, m::Precision::bf16, 2, l).memory_fwd_s ==
+        Approx((9088.0 + 6400.0) / hbm + (4 + 3.0) * launch).epsilon(1e-12));
+  // Biased experts, no clamp, no recompute: 2 bytes x 64 copies x 8 x (6 + 6) = 12,288 bytes, 6 x 1 + 1 = 7 kernels.
+  s.plan.moe_recompute = m::MoeRecompute::none;
+  s.model.moe.activation_clamp = 0;
+  s.model.bias = true;
+  CHECK(m::moe_block_cost(s.model, gpu, s.plan, m::Precision::bf16, 2, l).memory_fwd_s ==
+        Approx((9088.0 + 12288.0 / 3) / hbm + (4 + 7.0 / 3) * launch).epsilon(1e-12));
+  // Another stack (its own fused kernels): nothing extra.
+  s.plan.stack = m::Stack::torch_fsdp2;
+  CHECK(m::moe_block_cost(s.model, gpu, s.plan, m::Precision::bf16, 2, l).memory_fwd_s ==
+        Approx(9088.0 / hbm + 4 * launch).epsilon(1e-12));
+}
+
+TEST_CASE("MoE activations: the experts' fc1 input is the only routed k-copy buffer stored") {
+  m::Scenario s = tiny_scenario(4);
+  // 32 tokens; dense MLP 6 bytes x 16 = 96 per token replaced by the experts' (2 x 6 + 1 x 6 shared) x 6 = 108 and
+  // the fc1 input, 2 bytes x 2 copies x 8 = 32: 32 x (108 - 96 + 32) = 1408 per MoE block, x 3 MoE of 4 blocks = 1056.
+  CHECK(m::moe_extra_activation_bytes(s.model, s.plan, 2) == Approx(1056.0).epsilon(1e-12));
+  // moe_act: the activation output (2 bytes per unit of width) is not stored: (2 x 6 + 6) x 4 = 72 -> 32 x 8 x 3 / 4.
+  s.plan.moe_recompute = m::MoeRecompute::activation;
+  CHECK(m::moe_extra_activation_bytes(s.model, s.plan, 2) == Approx(32.0 * (72 - 96 + 32) * 3 / 4).epsilon(1e-12));
+}
+
+TEST_CASE("an MoE block runs the attention's TP collectives but not the MLP's, unless shared experts do") {
+  m::Scenario s = tiny_scenario(4);
+  s.plan.tp = 2;
+  s.plan.sequence_parallel = true;
+  const m::IslandLayout l = m::make_layout(s.cluster.islands[0], s.plan);
+  const m::GpuSpec& gpu = s.cluster.islands[0].gpu;
+  CHECK(m::moe_block_tp_collectives_saved(s.model) == 0.0);  // one shared expert: a TP-split MLP keeps its pair
+  const double with_shared = m::layer_cost(s.model, gpu, s.plan, m::Precision::bf16, 2, l).forward.tp_comm_s;
+  s.model.moe.shared_experts = 0;
+  CHECK(m::moe_block_tp_collectives_saved(s.model) == 1.0);
+  const double routed_only = m::layer_cost(s.model, gpu, s.plan, m::Precision::bf16, 2, l).forward.tp_comm_s;
+  // 3 of the 4 blocks are MoE: 2 - 3/4 = 1.25 collectives per block instead of 2 (one collective's time does not
+  // depend on the experts).
+  CHECK(routed_only == Approx(with_shared * 1.25 / 2.0).epsilon(1e-12));
 }

@@ -106,6 +106,7 @@ std::vector<SectionKeys> shipped_sections() {
     {"router", "", "", D::value("softmax"), {}, "Router scoring (sigmoid adds one bias per expert)", member<&m::ModelSpec::moe, &m::MoeSpec::router>},
     {"capacity_factor", "", "× fair share", D::value("0", "{} (= dropless)"), R::at_least(0), "Tokens an expert accepts; beyond it tokens are dropped", member<&m::ModelSpec::moe, &m::MoeSpec::capacity_factor>},
     {"load_imbalance", "", "busiest / mean", D::value("1"), R::between(1, 100), "Routed tokens of the busiest expert-parallel rank over the mean", member<&m::ModelSpec::moe, &m::MoeSpec::load_imbalance>},
+    {"expert_activation_clamp", "", "", D::value("0", "{} (= none)"), R::at_least(0), "The experts' gated activation clamps its inputs to this limit (gpt-oss: 7)", member<&m::ModelSpec::moe, &m::MoeSpec::activation_clamp>},
     {"mtp_layers", "", "blocks", D::value("0"), R::between(0, 64), "Multi-token-prediction depth (DeepSeek-V3: 1)", member<&m::ModelSpec::mtp_layers>},
     {"q_lora_rank", "", "", D::value("0"), R::between(0, kMaxDim), "MLA query compression rank (0 = none)", member<&m::ModelSpec::mla, &m::MlaSpec::q_lora_rank>},
     {"kv_lora_rank", "", "", D::value("0"), R::between(0, kMaxDim), "MLA key/value latent rank; > 0 selects multi-head latent attention", member<&m::ModelSpec::mla, &m::MlaSpec::kv_lora_rank>},
