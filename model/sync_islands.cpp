@@ -62,8 +62,8 @@ WanPlan plan_wan(const Scenario& s, const ParameterCounts& params, const WanRing
 
 // Sequences per replica for every entry. Balanced: equalise a_e + n_e * c_e (each island's step is affine in
 // its micro-batch count), then hand out whole micro-batches by largest remainder. Equal: the same for all.
-void split_batch(const Scenario& s, const ParameterCounts& params, const WanPlan& wan, int replicas,
-                 std::array<double, kMaxIslands>& per_replica) {
+void split_batch(const Scenario& s, const ParameterCounts& params, const WanRing& ring, const WanPlan& wan,
+                 int replicas, std::array<double, kMaxIslands>& per_replica) {
   const double b = s.training.micro_batch;
   const double total_mb = static_cast<double>(s.training.global_batch) / b;
   const int entries = s.cluster.island_entries;
@@ -71,7 +71,7 @@ void split_batch(const Scenario& s, const ParameterCounts& params, const WanPlan
   // Collectives that every rank joins each micro-batch (FSDP/ZeRO-2 groups, a cross-island pipeline) need equal
   // micro-batch counts; so does a single island.
   const bool lockstep = s.plan.pp_across_islands || s.plan.sharding == Sharding::zero2 ||
-                        (s.plan.sharding == Sharding::fsdp && wan_ring(s.cluster).islands > 1);
+                        (s.plan.sharding == Sharding::fsdp && ring.islands > 1);
   if (entries == 1 || s.plan.batch_split == BatchSplit::equal || lockstep) return;
 
   std::array<double, kMaxIslands> a{}, c{}, w{};
@@ -139,7 +139,8 @@ JobStep synchronous_step(const Scenario& s, const ParameterCounts& params) noexc
   const int replicas = total_data_parallel(s);
   const WanPlan wan = plan_wan(s, params, ring, replicas);
   std::array<double, kMaxIslands> per_replica{};
-  split_batch(s, params, wan, replicas, per_replica);
+  split_batch(s, params, ring, wan, replicas, per_replica);
+  j.egress_usd_per_byte = ring.egress_usd_per_byte;
 
   const int entries = s.cluster.island_entries;
   for (int e = 0; e < entries; ++e) {
