@@ -150,7 +150,7 @@ void evaluate_fresh(const Scenario& s, Estimate& e, bool check) noexcept {
   }
 
   static constexpr IslandLayout kNoIsland{};
-  e.degrees = job_degrees(s, s.cluster.island_entries > 0 ? job.islands[0].layout : kNoIsland);
+  e.degrees = job_degrees(s, s.cluster.island_entries > 0 ? job.islands[0].layout : kNoIsland, job.data_parallel);
 
   // ---- WAN, goodput, wall-clock and cost -----------------------------------------------------------------
   e.wan_bytes_per_step = job.wan_bytes_per_step;

@@ -141,6 +141,7 @@ JobStep synchronous_step(const Scenario& s, const ParameterCounts& params) noexc
   std::array<double, kMaxIslands> per_replica{};
   split_batch(s, params, ring, wan, replicas, per_replica);
   j.egress_usd_per_byte = ring.egress_usd_per_byte;
+  j.data_parallel = replicas;
 
   const int entries = s.cluster.island_entries;
   for (int e = 0; e < entries; ++e) {
