@@ -281,7 +281,7 @@ IslandStep island_step(const Scenario& s, const IslandSpec& island, const Parame
   // ---- memory --------------------------------------------------------------------------------------
   // What the ranks share is computed once (stage_memory_terms); the first, last and middle rank differ in their
   // blocks, embedding / head and micro-batches in flight.
-  const StageMemoryTerms mem_terms = stage_memory_terms(s);
+  const StageMemoryTerms mem_terms = stage_memory_terms(s, stages, fp8);
   const MemoryBreakdown mem_first = stage_memory(s, l, params, mem_terms, st.microbatches,
                                                  plan.pp > 1 ? StagePosition::first : StagePosition::only);
   const MemoryBreakdown mem_last =

@@ -91,16 +91,22 @@ double usable_memory_bytes(const GpuSpec& gpu, const RuntimeSpec& runtime) noexc
 }
 
 StageMemoryTerms stage_memory_terms(const Scenario& s) noexcept {
+  return stage_memory_terms(
+      s, stage_layers(s.model, s.plan),
+      fp8_use(s.training.precision, s.plan.stack, s.training.fp8_params, s.training.fp8_recipe));
+}
+
+StageMemoryTerms stage_memory_terms(const Scenario& s, const StageLayers& stages, const Fp8Use& fp8) noexcept {
   const ModelSpec& m = s.model;
   const PlanSpec& plan = s.plan;
   const int b = s.training.micro_batch;
   StageMemoryTerms t;
-  t.stages = stage_layers(m, plan);
+  t.stages = stages;
+  t.fp8 = fp8;
   // Gradient and optimizer bytes per parameter from the numerics: main gradients in the reduction's type on
   // Megatron stacks, the optimizer-state and master-weight dtypes (model/state_bytes.hpp; §7.1, §7.2).
   t.optimizer_bytes_per_param = optimizer_bytes_per_param(s.training);
   t.gradient_bytes_per_param = gradient_bytes_per_param(s.training, plan.stack);
-  t.fp8 = fp8_use(s.training.precision, plan.stack, s.training.fp8_params, s.training.fp8_recipe);
   t.fp8_weight_extra_bytes_per_param = fp8_weight_extra_bytes_per_param(t.fp8, plan.sharding);
   const bool fsdp = plan.sharding == Sharding::fsdp || plan.sharding == Sharding::hsdp;
   if (t.fp8_weight_extra_bytes_per_param > 0 || (fsdp && t.fp8.param_gather))

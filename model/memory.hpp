@@ -43,6 +43,9 @@ struct StageMemoryTerms {
   double logits_bytes = 0;                 // on the stage that holds the head
 };
 StageMemoryTerms stage_memory_terms(const Scenario& scenario) noexcept;
+// The same from the scenario's stage_layers() and fp8_use(precision, stack, fp8_params, fp8_recipe), when the caller
+// has them.
+StageMemoryTerms stage_memory_terms(const Scenario& scenario, const StageLayers& stages, const Fp8Use& fp8) noexcept;
 MemoryBreakdown stage_memory(const Scenario& scenario, const IslandLayout& layout, const ParameterCounts& params,
                              const StageMemoryTerms& terms, int microbatches, StagePosition position) noexcept;
 
