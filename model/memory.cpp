@@ -17,6 +17,8 @@ namespace {
 constexpr double kUnitGradBytes = 2.0;     // an FSDP unit's unsharded bf16/fp16 gradients
 constexpr double kLogitBytes = 2.0 + 4.0;  // bf16 logits kept for backward + fp32 copy for the loss
 constexpr double kOuterStateBytes = 8.0;   // DiLoCo: fp32 previous outer parameters + outer momentum
+StageMemoryTerms memory_terms(const Scenario& s, const StageLayers& stages, const Fp8Use& fp8,
+                              bool activations) noexcept;
 }  // namespace
 
 double layer_activation_bytes(const ModelSpec& m, const PlanSpec& plan, int micro_batch) noexcept {
@@ -64,7 +66,10 @@ double layer_activation_bytes(const ModelSpec& m, const PlanSpec& plan, int micr
 bool model_states_exceed_memory(const Scenario& s) noexcept {
   const ParameterCounts params = count_parameters(s.model);
   const int stages_here = stages_per_island(s);
-  const StageMemoryTerms terms = stage_memory_terms(s);  // the same for every island
+  // The same for every island; the screen reads the model states only, so the activation terms stay 0.
+  const StageMemoryTerms terms = memory_terms(
+      s, stage_layers(s.model, s.plan),
+      fp8_use(s.training.precision, s.plan.stack, s.training.fp8_params, s.training.fp8_recipe), false);
   for (int i = 0; i < s.cluster.island_entries; ++i) {
     const IslandSpec& island = s.cluster.islands[static_cast<std::size_t>(i)];
     const IslandLayout l = make_layout(island, s.plan, stages_here);
@@ -96,7 +101,11 @@ StageMemoryTerms stage_memory_terms(const Scenario& s) noexcept {
       fp8_use(s.training.precision, s.plan.stack, s.training.fp8_params, s.training.fp8_recipe));
 }
 
-StageMemoryTerms stage_memory_terms(const Scenario& s, const StageLayers& stages, const Fp8Use& fp8) noexcept {
+namespace {
+
+// `activations` false: the model-state terms only (the memory screen reads nothing else).
+StageMemoryTerms memory_terms(const Scenario& s, const StageLayers& stages, const Fp8Use& fp8,
+                              bool activations) noexcept {
   const ModelSpec& m = s.model;
   const PlanSpec& plan = s.plan;
   const int b = s.training.micro_batch;
@@ -111,6 +120,7 @@ StageMemoryTerms stage_memory_terms(const Scenario& s, const StageLayers& stages
   const bool fsdp = plan.sharding == Sharding::fsdp || plan.sharding == Sharding::hsdp;
   if (t.fp8_weight_extra_bytes_per_param > 0 || (fsdp && t.fp8.param_gather))
     t.fp8_block_weight_params = fp8_block_weight_params(m);
+  if (!activations) return t;
 
   // Activations of one block and one micro-batch under the plan's policy, and under no recompute for the blocks a
   // partial recompute keeps whole (checkpointed < blocks only with recompute: full and recompute_layers > 0).
@@ -125,14 +135,13 @@ StageMemoryTerms stage_memory_terms(const Scenario& s, const StageLayers& stages
   t.moe_extra_bytes = moe_extra_activation_bytes(m, plan, b);
   if (plan.recompute == Recompute::full) {
     // The working set of the one block being recomputed (its full activations, no recompute).
-    PlanSpec no_recompute = plan;
-    no_recompute.recompute = Recompute::selective;
+    PlanSpec other = plan;
+    other.recompute = Recompute::selective;
     t.recompute_working_set_bytes =
-        layer_activation_bytes(m, no_recompute, b) + fp8_saved_activation_delta_bytes(m, no_recompute, b, t.fp8);
+        layer_activation_bytes(m, other, b) + fp8_saved_activation_delta_bytes(m, other, b, t.fp8);
     // fp8 GEMM inputs of the blocks kept whole, saved as under no recompute.
-    PlanSpec kept_plan = plan;
-    kept_plan.recompute = Recompute::none;
-    t.fp8_saved_delta_bytes = fp8_saved_activation_delta_bytes(m, kept_plan, b, t.fp8);
+    other.recompute = Recompute::none;
+    t.fp8_saved_delta_bytes = fp8_saved_activation_delta_bytes(m, other, b, t.fp8);
   } else {
     if (plan.recompute == Recompute::op_selective)
       t.recompute_working_set_bytes = t.per_kept_layer_bytes - t.per_layer_bytes;  // what the block re-creates
@@ -141,6 +150,12 @@ StageMemoryTerms stage_memory_terms(const Scenario& s, const StageLayers& stages
   const double tokens = b * static_cast<double>(m.seq_len) / plan.cp;
   t.logits_bytes = kLogitBytes * tokens * m.vocab / plan.tp;  // vocab-parallel loss [docs/model.md §7.7]
   return t;
+}
+
+}  // namespace
+
+StageMemoryTerms stage_memory_terms(const Scenario& s, const StageLayers& stages, const Fp8Use& fp8) noexcept {
+  return memory_terms(s, stages, fp8, true);
 }
 
 MemoryBreakdown stage_memory(const Scenario& s, const IslandLayout& l,
