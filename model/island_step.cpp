@@ -116,8 +116,11 @@ DpCost dp_cost(const PlanSpec& plan, const IslandLayout& l, const DpTraffic& in)
 
 }  // namespace
 
-IslandStep island_step(const Scenario& s, const IslandSpec& island, const ParameterCounts& params,
-                       double sequences_per_replica, const WanTraffic& wan) noexcept {
+// Flattened: everything the step calls (the layer and logits costs, the GEMM times, the collectives, the stage
+// memory of two or three ranks) is inlined into it, with the model's link-time optimisation across files too; that
+// removes the calls and the spills of live doubles around them (docs/performance.md, "The engine on one core").
+[[gnu::flatten]] IslandStep island_step(const Scenario& s, const IslandSpec& island, const ParameterCounts& params,
+                                        double sequences_per_replica, const WanTraffic& wan) noexcept {
   const ModelSpec& m = s.model;
   const PlanSpec& plan = s.plan;
   const GpuSpec& gpu = island.gpu;
