@@ -16,6 +16,8 @@ JobStep diloco_step(const Scenario& s, const ParameterCounts& params) noexcept {
   JobStep j;
   const DilocoSpec& d = s.plan.diloco;
   const WanRing ring = wan_ring(s.cluster);
+  j.egress_usd_per_byte = ring.egress_usd_per_byte;
+  j.data_parallel = island_data_parallel(s, 0);
   const int islands = ring.islands;
   const int entries = s.cluster.island_entries;
   const double per_island = static_cast<double>(s.training.global_batch) / islands;

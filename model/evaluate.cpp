@@ -21,25 +21,24 @@
 namespace shardmeter::model {
 
 Bottleneck dominant_component(const TimeBreakdown& t) noexcept {
-  struct Candidate {
-    double seconds;
-    Bottleneck what;
+  // The largest component; the first of equal ones (and compute when a comparison is NaN), in this order.
+  double best = t.compute_s + t.recompute_s;
+  Bottleneck what = Bottleneck::compute;
+  const auto consider = [&](double seconds, Bottleneck b) {
+    if (seconds > best) {
+      best = seconds;
+      what = b;
+    }
   };
-  const Candidate candidates[] = {
-      {t.compute_s + t.recompute_s, Bottleneck::compute},
-      {t.memory_bound_s + t.optimizer_s, Bottleneck::memory_bandwidth},
-      {t.tp_comm_s, Bottleneck::tp_comm},
-      {t.pp_comm_s, Bottleneck::pp_comm},
-      {t.bubble_s, Bottleneck::pipeline_bubble},
-      {t.dp_comm_s, Bottleneck::dp_comm},
-      {t.wan_s, Bottleneck::wan},
-      {t.straggler_s, Bottleneck::straggler},
-      {t.ep_comm_s, Bottleneck::ep_comm},
-  };
-  const Candidate* best = &candidates[0];
-  for (const Candidate& c : candidates)
-    if (c.seconds > best->seconds) best = &c;
-  return best->what;
+  consider(t.memory_bound_s + t.optimizer_s, Bottleneck::memory_bandwidth);
+  consider(t.tp_comm_s, Bottleneck::tp_comm);
+  consider(t.pp_comm_s, Bottleneck::pp_comm);
+  consider(t.bubble_s, Bottleneck::pipeline_bubble);
+  consider(t.dp_comm_s, Bottleneck::dp_comm);
+  consider(t.wan_s, Bottleneck::wan);
+  consider(t.straggler_s, Bottleneck::straggler);
+  consider(t.ep_comm_s, Bottleneck::ep_comm);
+  return what;
 }
 
 double mfu_peak_flops_per_s(const GpuSpec& gpu, Precision precision) noexcept {
@@ -150,7 +149,8 @@ void evaluate_fresh(const Scenario& s, Estimate& e, bool check) noexcept {
     ie.tokens_per_s_per_gpu = ie.tokens_per_s / island.gpus;
   }
 
-  e.degrees = job_degrees(s, s.cluster.island_entries > 0 ? job.islands[0].layout : IslandLayout{});
+  static constexpr IslandLayout kNoIsland{};
+  e.degrees = job_degrees(s, s.cluster.island_entries > 0 ? job.islands[0].layout : kNoIsland, job.data_parallel);
 
   // ---- WAN, goodput, wall-clock and cost -----------------------------------------------------------------
   e.wan_bytes_per_step = job.wan_bytes_per_step;
@@ -177,7 +177,7 @@ void evaluate_fresh(const Scenario& s, Estimate& e, bool check) noexcept {
   // with fast islands running extra inner steps a period trains more than H x global batch, so count periods by
   // time, not by the nominal batch.
   const double steps = e.trained_tokens / (e.tokens_per_s * e.step_time_s);
-  e.egress_usd_total = steps * e.wan_bytes_per_step * wan_ring(s.cluster).egress_usd_per_byte;
+  e.egress_usd_total = steps * e.wan_bytes_per_step * job.egress_usd_per_byte;
   e.total_cost_usd = e.gpu_usd_total + e.egress_usd_total;
   e.cost_usd_per_million_tokens = e.total_cost_usd / (e.trained_tokens / 1e6);
   e.cost_usd_per_effective_million_tokens = e.total_cost_usd / (s.training.tokens / 1e6);

@@ -116,15 +116,17 @@ DpCost dp_cost(const PlanSpec& plan, const IslandLayout& l, const DpTraffic& in)
 
 }  // namespace
 
-IslandStep island_step(const Scenario& s, const IslandSpec& island, const ParameterCounts& params,
-                       double sequences_per_replica, const WanTraffic& wan) noexcept {
+// Flattened: everything the step calls (the layer and logits costs, the GEMM times, the collectives, the stage
+// memory of two or three ranks) is inlined into it, with the model's link-time optimisation across files too; that
+// removes the calls and the spills of live doubles around them (docs/performance.md, "The engine on one core").
+[[gnu::flatten]] IslandStep island_step(const Scenario& s, const IslandSpec& island, const ParameterCounts& params,
+                                        double sequences_per_replica, const WanTraffic& wan) noexcept {
   const ModelSpec& m = s.model;
   const PlanSpec& plan = s.plan;
   const GpuSpec& gpu = island.gpu;
   const int b = s.training.micro_batch;
 
-  IslandStep st;
-  st.layout = make_layout(island, plan, wan.stages_here);
+  IslandStep st{.layout = make_layout(island, plan, wan.stages_here), .time = {}, .memory = {}};  // no layout copy
   const IslandLayout& l = st.layout;
   const double mb = std::max(1.0, sequences_per_replica / b);  // micro-batches per replica per step
   // int holds every count a parsed scenario gives (global_batch <= 1e9); the clamp keeps a hand-built one defined.
@@ -192,9 +194,13 @@ IslandStep island_step(const Scenario& s, const IslandSpec& island, const Parame
   dp_in.backward_window_s = bwd_window;
   dp_in.slowdown = group_contention(gpu, plan.sharding == Sharding::none ? l.dp_cp_group : l.shard_group, l.links);
   const DpCost dp_local = dp_cost(plan, l, dp_in);
-  dp_in.wan_per_step_s = wan.per_step_s;
-  dp_in.wan_per_microbatch_s = wan.per_microbatch_s;
-  const DpCost dp_all = dp_cost(plan, l, dp_in);
+  // Without WAN traffic both are the same call (dp_in unchanged): computed once.
+  DpCost dp_all = dp_local;
+  if (wan.per_step_s != 0 || wan.per_microbatch_s != 0) {
+    dp_in.wan_per_step_s = wan.per_step_s;
+    dp_in.wan_per_microbatch_s = wan.per_microbatch_s;
+    dp_all = dp_cost(plan, l, dp_in);
+  }
 
   // Each rank's micro-batch: its blocks, the exposed DP per micro-batch and the p2p; the last adds the output layer.
   const double p2p = plan.pp > 1 ? p2p_local + p2p_wan : 0.0;
@@ -278,13 +284,16 @@ IslandStep island_step(const Scenario& s, const IslandSpec& island, const Parame
   st.fixed_s = t.total() - mb * st.stage_microbatch_s;
 
   // ---- memory --------------------------------------------------------------------------------------
-  const MemoryBreakdown mem_first =
-      stage_memory(s, l, params, st.microbatches, plan.pp > 1 ? StagePosition::first : StagePosition::only);
+  // What the ranks share is computed once (stage_memory_terms); the first, last and middle rank differ in their
+  // blocks, embedding / head and micro-batches in flight.
+  const StageMemoryTerms mem_terms = stage_memory_terms(s, stages, fp8);
+  const MemoryBreakdown mem_first = stage_memory(s, l, params, mem_terms, st.microbatches,
+                                                 plan.pp > 1 ? StagePosition::first : StagePosition::only);
   const MemoryBreakdown mem_last =
-      plan.pp > 1 ? stage_memory(s, l, params, st.microbatches, StagePosition::last) : mem_first;
+      plan.pp > 1 ? stage_memory(s, l, params, mem_terms, st.microbatches, StagePosition::last) : mem_first;
   st.memory = mem_first.total() >= mem_last.total() ? mem_first : mem_last;
   if (plan.pp > 2) {   // rank 1: with uneven ranks it may hold more blocks than rank 0 with one micro-batch fewer
-    const MemoryBreakdown mem_middle = stage_memory(s, l, params, st.microbatches, StagePosition::middle);
+    const MemoryBreakdown mem_middle = stage_memory(s, l, params, mem_terms, st.microbatches, StagePosition::middle);
     if (mem_middle.total() > st.memory.total()) st.memory = mem_middle;
   }
   st.memory_bytes = st.memory.total();

@@ -65,9 +65,14 @@ IslandLayout make_layout(const IslandSpec& island, const PlanSpec& plan, int sta
 }
 
 DataParallelDegrees job_degrees(const Scenario& s, const IslandLayout& first_island) noexcept {
+  const bool diloco = s.plan.sync == SyncMode::diloco;
+  return job_degrees(s, first_island, diloco ? island_data_parallel(s, 0) : total_data_parallel(s));
+}
+
+DataParallelDegrees job_degrees(const Scenario& s, const IslandLayout& first_island, int data_parallel) noexcept {
   DataParallelDegrees d;
   const bool diloco = s.plan.sync == SyncMode::diloco;
-  d.data_parallel = diloco ? island_data_parallel(s, 0) : total_data_parallel(s);
+  d.data_parallel = data_parallel;
   switch (s.plan.sharding) {
     case Sharding::none: d.dp_shard = 1; break;
     case Sharding::hsdp: d.dp_shard = first_island.dp_shard; break;

@@ -62,5 +62,7 @@ IslandLayout make_layout(const IslandSpec& island, const PlanSpec& plan, int sta
 // none: 1) and replicas of them, and the job's sequences / (micro_batch x data_parallel) micro-batches per replica.
 // `first_island`: the layout of island entry 0.
 DataParallelDegrees job_degrees(const Scenario& scenario, const IslandLayout& first_island) noexcept;
+// The same with the data-parallel degree given (the job step's, which counted it already).
+DataParallelDegrees job_degrees(const Scenario& scenario, const IslandLayout& first_island, int data_parallel) noexcept;
 
 }  // namespace shardmeter::model

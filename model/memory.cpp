@@ -17,6 +17,8 @@ namespace {
 constexpr double kUnitGradBytes = 2.0;     // an FSDP unit's unsharded bf16/fp16 gradients
 constexpr double kLogitBytes = 2.0 + 4.0;  // bf16 logits kept for backward + fp32 copy for the loss
 constexpr double kOuterStateBytes = 8.0;   // DiLoCo: fp32 previous outer parameters + outer momentum
+StageMemoryTerms memory_terms(const Scenario& s, const StageLayers& stages, const Fp8Use& fp8,
+                              bool activations) noexcept;
 }  // namespace
 
 double layer_activation_bytes(const ModelSpec& m, const PlanSpec& plan, int micro_batch) noexcept {
@@ -64,18 +66,22 @@ double layer_activation_bytes(const ModelSpec& m, const PlanSpec& plan, int micr
 bool model_states_exceed_memory(const Scenario& s) noexcept {
   const ParameterCounts params = count_parameters(s.model);
   const int stages_here = stages_per_island(s);
+  // The same for every island; the screen reads the model states only, so the activation terms stay 0.
+  const StageMemoryTerms terms = memory_terms(
+      s, stage_layers(s.model, s.plan),
+      fp8_use(s.training.precision, s.plan.stack, s.training.fp8_params, s.training.fp8_recipe), false);
   for (int i = 0; i < s.cluster.island_entries; ++i) {
     const IslandSpec& island = s.cluster.islands[static_cast<std::size_t>(i)];
     const IslandLayout l = make_layout(island, s.plan, stages_here);
     // The same stages stage_memory() sizes: the first holds the embedding, the last the head (or the tied copy).
     const StagePosition position = s.plan.pp > 1 ? StagePosition::first : StagePosition::only;
-    MemoryBreakdown m = stage_memory(s, l, params, 1, position);
+    MemoryBreakdown m = stage_memory(s, l, params, terms, 1, position);
     if (s.plan.pp > 1) {
-      const MemoryBreakdown last = stage_memory(s, l, params, 1, StagePosition::last);
+      const MemoryBreakdown last = stage_memory(s, l, params, terms, 1, StagePosition::last);
       if (last.weights_bytes > m.weights_bytes) m = last;
     }
     if (s.plan.pp > 2) {
-      const MemoryBreakdown middle = stage_memory(s, l, params, 1, StagePosition::middle);
+      const MemoryBreakdown middle = stage_memory(s, l, params, terms, 1, StagePosition::middle);
       if (middle.weights_bytes > m.weights_bytes) m = middle;
     }
     const double states = m.weights_bytes + m.gradients_bytes + m.optimizer_bytes + m.outer_state_bytes +
@@ -89,13 +95,79 @@ double usable_memory_bytes(const GpuSpec& gpu, const RuntimeSpec& runtime) noexc
   return gpu.hbm_bytes * (1.0 - runtime.fragmentation_fraction);
 }
 
-MemoryBreakdown stage_memory(const Scenario& s, const IslandLayout& l,
-                             const ParameterCounts& params, int microbatches, StagePosition position) noexcept {
+StageMemoryTerms stage_memory_terms(const Scenario& s) noexcept {
+  return stage_memory_terms(
+      s, stage_layers(s.model, s.plan),
+      fp8_use(s.training.precision, s.plan.stack, s.training.fp8_params, s.training.fp8_recipe));
+}
+
+namespace {
+
+// `activations` false: the model-state terms only (the memory screen reads nothing else).
+StageMemoryTerms memory_terms(const Scenario& s, const StageLayers& stages, const Fp8Use& fp8,
+                              bool activations) noexcept {
   const ModelSpec& m = s.model;
   const PlanSpec& plan = s.plan;
   const int b = s.training.micro_batch;
+  StageMemoryTerms t;
+  t.stages = stages;
+  t.fp8 = fp8;
+  // Gradient and optimizer bytes per parameter from the numerics: main gradients in the reduction's type on
+  // Megatron stacks, the optimizer-state and master-weight dtypes (model/state_bytes.hpp; §7.1, §7.2).
+  t.optimizer_bytes_per_param = optimizer_bytes_per_param(s.training);
+  t.gradient_bytes_per_param = gradient_bytes_per_param(s.training, plan.stack);
+  t.fp8_weight_extra_bytes_per_param = fp8_weight_extra_bytes_per_param(t.fp8, plan.sharding);
+  const bool fsdp = plan.sharding == Sharding::fsdp || plan.sharding == Sharding::hsdp;
+  if (t.fp8_weight_extra_bytes_per_param > 0 || (fsdp && t.fp8.param_gather))
+    t.fp8_block_weight_params = fp8_block_weight_params(m);
+  if (!activations) return t;
+
+  // Activations of one block and one micro-batch under the plan's policy, and under no recompute for the blocks a
+  // partial recompute keeps whole (checkpointed < blocks only with recompute: full and recompute_layers > 0).
+  t.per_layer_bytes = layer_activation_bytes(m, plan, b);
+  const bool partial_full = plan.recompute == Recompute::full && plan.recompute_layers > 0;
+  if (partial_full || plan.recompute == Recompute::op_selective) {
+    PlanSpec kept_whole = plan;
+    kept_whole.recompute = Recompute::none;
+    t.per_kept_layer_bytes = layer_activation_bytes(m, kept_whole, b);
+  }
+  // MoE hook: routed copies and dispatch buffers of the MoE blocks (docs/model.md §15.5).
+  t.moe_extra_bytes = moe_extra_activation_bytes(m, plan, b);
+  if (plan.recompute == Recompute::full) {
+    // The working set of the one block being recomputed (its full activations, no recompute).
+    PlanSpec other = plan;
+    other.recompute = Recompute::selective;
+    t.recompute_working_set_bytes =
+        layer_activation_bytes(m, other, b) + fp8_saved_activation_delta_bytes(m, other, b, t.fp8);
+    // fp8 GEMM inputs of the blocks kept whole, saved as under no recompute.
+    other.recompute = Recompute::none;
+    t.fp8_saved_delta_bytes = fp8_saved_activation_delta_bytes(m, other, b, t.fp8);
+  } else {
+    if (plan.recompute == Recompute::op_selective)
+      t.recompute_working_set_bytes = t.per_kept_layer_bytes - t.per_layer_bytes;  // what the block re-creates
+    t.fp8_saved_delta_bytes = fp8_saved_activation_delta_bytes(m, plan, b, t.fp8);
+  }
+  const double tokens = b * static_cast<double>(m.seq_len) / plan.cp;
+  t.logits_bytes = kLogitBytes * tokens * m.vocab / plan.tp;  // vocab-parallel loss [docs/model.md §7.7]
+  return t;
+}
+
+}  // namespace
+
+StageMemoryTerms stage_memory_terms(const Scenario& s, const StageLayers& stages, const Fp8Use& fp8) noexcept {
+  return memory_terms(s, stages, fp8, true);
+}
+
+MemoryBreakdown stage_memory(const Scenario& s, const IslandLayout& l,
+                             const ParameterCounts& params, int microbatches, StagePosition position) noexcept {
+  return stage_memory(s, l, params, stage_memory_terms(s), microbatches, position);
+}
+
+MemoryBreakdown stage_memory(const Scenario& s, const IslandLayout& l, const ParameterCounts& params,
+                             const StageMemoryTerms& terms, int microbatches, StagePosition position) noexcept {
+  const PlanSpec& plan = s.plan;
   // This rank's blocks (docs/model.md §5.4) and its pipeline rank: 0, 1 (the fullest middle rank) or pp - 1.
-  const StageLayers stages = stage_layers(m, plan);
+  const StageLayers& stages = terms.stages;
   const double layers_per_stage = position == StagePosition::middle ? stages.middle
                                   : position == StagePosition::last ? stages.last
                                                                     : stages.first;
@@ -117,16 +189,13 @@ MemoryBreakdown stage_memory(const Scenario& s, const IslandLayout& l,
 
   // ZeRO stages [Rajbhandari et al. 2020 §5; docs/model.md §7.1], sharded over dp_shard x cp ranks: the CP ranks
   // hold the same parameters (Megatron-Core's dp-cp group, torchtitan's dp_shard_cp).
-  // Gradient and optimizer bytes per parameter from the numerics: main gradients in the reduction's type on
-  // Megatron stacks, the optimizer-state and master-weight dtypes (model/state_bytes.hpp; §7.1, §7.2).
-  const double k_opt = optimizer_bytes_per_param(s.training);
   const double shards = l.state_shards;
   MemoryBreakdown mem;
   // fp8 (docs/model.md §2.2): TE's cached fp8 weights and transposes sit beside the 16-bit weights of the stage.
-  const Fp8Use fp8 = fp8_use(s.training.precision, plan.stack, s.training.fp8_params, s.training.fp8_recipe);
+  const Fp8Use& fp8 = terms.fp8;
   mem.weights_bytes = kWeightBytes * p;
-  mem.gradients_bytes = gradient_bytes_per_param(s.training, plan.stack) * p;
-  mem.optimizer_bytes = k_opt * p;
+  mem.gradients_bytes = terms.gradient_bytes_per_param * p;
+  mem.optimizer_bytes = terms.optimizer_bytes_per_param * p;
   switch (plan.sharding) {
     case Sharding::none: break;
     case Sharding::zero1: mem.optimizer_bytes /= shards; break;
@@ -141,8 +210,8 @@ MemoryBreakdown stage_memory(const Scenario& s, const IslandLayout& l,
       mem.weights_bytes /= shards;
       break;
   }
-  if (const double extra = fp8_weight_extra_bytes_per_param(fp8, plan.sharding); extra > 0)
-    mem.weights_bytes += extra * layers_per_stage * fp8_block_weight_params(m) / plan.tp;
+  if (const double extra = terms.fp8_weight_extra_bytes_per_param; extra > 0)
+    mem.weights_bytes += extra * layers_per_stage * terms.fp8_block_weight_params / plan.tp;
   if (plan.sync == SyncMode::diloco && !plan.diloco.offload_outer_state) {
     mem.outer_state_bytes = kOuterStateBytes * p / shards;  // 1 without sharding
   }
@@ -163,14 +232,14 @@ MemoryBreakdown stage_memory(const Scenario& s, const IslandLayout& l,
     const double gathered_blocks =
         plan.reshard_after_forward ? 2.0 * fsdp_unit_blocks(plan, layers_per_stage) : layers_per_stage;
     if (fp8.param_gather && unit_is_block)
-      mem.fsdp_buffers_bytes -= gathered_blocks * (kWeightBytes - kFp8Bytes) * fp8_block_weight_params(m) / plan.tp;
+      mem.fsdp_buffers_bytes -= gathered_blocks * (kWeightBytes - kFp8Bytes) * terms.fp8_block_weight_params / plan.tp;
   }
 
   // Activations. Rank r holds its warm-up forwards plus one before its first backward: 1F1B p - r micro-batches,
   // the interleaved schedule 2 (p - r - 1) + (v - 1) p + 1 chunk micro-batches of 1/v of the stage each, at most
   // the m (x v) of the step (Megatron-LM core_v0.19.0 megatron/core/pipeline_parallel/schedules.py
   // get_pp_rank_microbatches; for rank 0 this is Korthikanti et al. 2022 §4.2.3's p (1 + (p - 1) / (p v))).
-  const double per_layer = layer_activation_bytes(m, plan, b);
+  const double per_layer = terms.per_layer_bytes;
   double in_flight = 1.0;
   if (plan.pp > 1) {
     const double depth = plan.pp, v = plan.interleave;
@@ -179,33 +248,19 @@ MemoryBreakdown stage_memory(const Scenario& s, const IslandLayout& l,
   }
   // Partial recompute: the checkpointed blocks keep their input only, the others every activation (§7.5).
   const double checkpointed = recomputed_blocks(plan, layers_per_stage);
-  PlanSpec kept_whole = plan;
-  kept_whole.recompute = Recompute::none;
-  const double per_kept_layer =
-      checkpointed < layers_per_stage ? layer_activation_bytes(m, kept_whole, b) : 0.0;
+  const double per_kept_layer = checkpointed < layers_per_stage ? terms.per_kept_layer_bytes : 0.0;
   // MoE hook: routed copies and dispatch buffers of the MoE blocks (docs/model.md §15.5).
   mem.activations_bytes = (per_layer * checkpointed + per_kept_layer * (layers_per_stage - checkpointed) +
-                           moe_extra_activation_bytes(m, plan, b) * layers_per_stage) *
+                           terms.moe_extra_bytes * layers_per_stage) *
                           in_flight;
-  if (plan.recompute == Recompute::full) {
-    // Plus the working set of the one block being recomputed (its full activations, no recompute).
-    PlanSpec no_recompute = plan;
-    no_recompute.recompute = Recompute::selective;
-    mem.activations_bytes += layer_activation_bytes(m, no_recompute, b) +
-                             fp8_saved_activation_delta_bytes(m, no_recompute, b, fp8);
-  } else if (plan.recompute == Recompute::op_selective) {
-    // Plus what the one block being recomputed re-creates before its backward (§7.5).
-    mem.activations_bytes += layer_activation_bytes(m, kept_whole, b) - per_layer;
-  }
+  // Full recompute: plus the working set of the one block being recomputed (its full activations, no recompute);
+  // op_selective: plus what the one block being recomputed re-creates before its backward (§7.5).
+  if (plan.recompute == Recompute::full || plan.recompute == Recompute::op_selective)
+    mem.activations_bytes += terms.recompute_working_set_bytes;
   // fp8 GEMM inputs saved in fp8 by the blocks that keep their activations (docs/model.md §2.2, §7.3).
   const double kept_blocks = plan.recompute == Recompute::full ? layers_per_stage - checkpointed : layers_per_stage;
-  PlanSpec kept_plan = plan;
-  kept_plan.recompute = plan.recompute == Recompute::full ? Recompute::none : plan.recompute;
-  mem.activations_bytes += fp8_saved_activation_delta_bytes(m, kept_plan, b, fp8) * kept_blocks * in_flight;
-  if (holds_head) {
-    const double tokens = b * static_cast<double>(m.seq_len) / plan.cp;
-    mem.logits_bytes = kLogitBytes * tokens * m.vocab / plan.tp;  // vocab-parallel loss [docs/model.md §7.7]
-  }
+  mem.activations_bytes += terms.fp8_saved_delta_bytes * kept_blocks * in_flight;
+  if (holds_head) mem.logits_bytes = terms.logits_bytes;
   mem.runtime_overhead_bytes = s.runtime.runtime_overhead_bytes;
   mem.expert_states_bytes = expert_states_bytes(s, l, params, layers_per_stage);  // MoE hook (§15.5)
   return mem;

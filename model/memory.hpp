@@ -1,8 +1,10 @@
 #pragma once
 // Peak memory per GPU, itemised.
 #include "model/estimate.hpp"
+#include "model/fp8.hpp"
 #include "model/layout.hpp"
 #include "model/parameters.hpp"
+#include "model/pipeline_stages.hpp"
 #include "model/scenario.hpp"
 #include "model/state_bytes.hpp"
 
@@ -21,6 +23,31 @@ enum class StagePosition { first, middle, last, only };
 
 MemoryBreakdown stage_memory(const Scenario& scenario, const IslandLayout& layout,
                              const ParameterCounts& params, int microbatches, StagePosition position) noexcept;
+
+// The parts of stage_memory() that are the same on every pipeline rank and island of a scenario: bytes per
+// parameter, the fp8 use, one block's activations under the plan (and kept whole), the recompute working set, the
+// logits. The island step computes them once and sizes its first, middle and last rank from them; the values are
+// those stage_memory() computes itself, so both give identical results.
+struct StageMemoryTerms {
+  StageLayers stages;
+  Fp8Use fp8;
+  double optimizer_bytes_per_param = 0;
+  double gradient_bytes_per_param = 0;
+  double fp8_weight_extra_bytes_per_param = 0;
+  double fp8_block_weight_params = 0;      // set when the fp8 weight copies or fp8 FSDP gathers need it
+  double per_layer_bytes = 0;              // layer_activation_bytes under the plan
+  double per_kept_layer_bytes = 0;         // ... under no recompute (partial full recompute, op_selective)
+  double recompute_working_set_bytes = 0;  // the block being recomputed (full, op_selective)
+  double moe_extra_bytes = 0;              // moe_extra_activation_bytes
+  double fp8_saved_delta_bytes = 0;        // fp8_saved_activation_delta_bytes of the blocks kept whole
+  double logits_bytes = 0;                 // on the stage that holds the head
+};
+StageMemoryTerms stage_memory_terms(const Scenario& scenario) noexcept;
+// The same from the scenario's stage_layers() and fp8_use(precision, stack, fp8_params, fp8_recipe), when the caller
+// has them.
+StageMemoryTerms stage_memory_terms(const Scenario& scenario, const StageLayers& stages, const Fp8Use& fp8) noexcept;
+MemoryBreakdown stage_memory(const Scenario& scenario, const IslandLayout& layout, const ParameterCounts& params,
+                             const StageMemoryTerms& terms, int microbatches, StagePosition position) noexcept;
 
 // A lower bound of some GPU's peak memory that needs no step model: the model states (weights, gradients, optimizer
 // and DiLoCo outer state after ZeRO sharding) of the fullest stage plus the runtime overhead, activations left

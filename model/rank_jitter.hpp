@@ -17,8 +17,9 @@ inline double expected_max_standard_normal(double n) noexcept {
   if (!(n >= 2.0)) return 0.0;
   constexpr double kEulerGamma = 0.5772156649015329;
   constexpr double kLog4Pi = 2.5310242469692907;   // ln(4π)
-  const double r = std::sqrt(2.0 * std::log(n));
-  return r - (std::log(std::log(n)) + kLog4Pi) / (2.0 * r) + kEulerGamma / r;
+  const double ln_n = std::log(n);
+  const double r = std::sqrt(2.0 * ln_n);
+  return r - (std::log(ln_n) + kLog4Pi) / (2.0 * r) + kEulerGamma / r;
 }
 
 // Time per step the whole job loses waiting for its slowest rank: cv · E[max of `ranks` N(0,1)] · the per-rank

@@ -62,8 +62,11 @@ WanPlan plan_wan(const Scenario& s, const ParameterCounts& params, const WanRing
 
 // Sequences per replica for every entry. Balanced: equalise a_e + n_e * c_e (each island's step is affine in
 // its micro-batch count), then hand out whole micro-batches by largest remainder. Equal: the same for all.
-void split_batch(const Scenario& s, const ParameterCounts& params, const WanPlan& wan, int replicas,
-                 std::array<double, kMaxIslands>& per_replica) {
+// Returns true when it stepped every island with the equal share into `islands` (probe_share: that share), so that
+// the job step recomputes only the islands whose share changed.
+bool split_batch(const Scenario& s, const ParameterCounts& params, const WanRing& ring, const WanPlan& wan,
+                 int replicas, std::array<double, kMaxIslands>& per_replica,
+                 IslandSlots<IslandStep, kMaxIslands>& islands, std::array<double, kMaxIslands>& probe_share) {
   const double b = s.training.micro_batch;
   const double total_mb = static_cast<double>(s.training.global_batch) / b;
   const int entries = s.cluster.island_entries;
@@ -71,14 +74,16 @@ void split_batch(const Scenario& s, const ParameterCounts& params, const WanPlan
   // Collectives that every rank joins each micro-batch (FSDP/ZeRO-2 groups, a cross-island pipeline) need equal
   // micro-batch counts; so does a single island.
   const bool lockstep = s.plan.pp_across_islands || s.plan.sharding == Sharding::zero2 ||
-                        (s.plan.sharding == Sharding::fsdp && wan_ring(s.cluster).islands > 1);
-  if (entries == 1 || s.plan.batch_split == BatchSplit::equal || lockstep) return;
+                        (s.plan.sharding == Sharding::fsdp && ring.islands > 1);
+  if (entries == 1 || s.plan.batch_split == BatchSplit::equal || lockstep) return false;
 
   std::array<double, kMaxIslands> a{}, c{}, w{};
   double sum_w_over_c = 0, sum_wa_over_c = 0;
   for (int e = 0; e < entries; ++e) {
     const auto i = static_cast<std::size_t>(e);
-    const IslandStep st = island_step(s, s.cluster.islands[i], params, per_replica[i], wan.traffic);
+    probe_share[i] = per_replica[i];
+    const IslandStep& st =
+        islands.emplace_with(i, [&] { return island_step(s, s.cluster.islands[i], params, per_replica[i], wan.traffic); });
     a[i] = st.fixed_s + wan_gradient_exposed_s(s, wan, st);
     c[i] = std::max(st.stage_microbatch_s, 1e-12);
     w[i] = island_data_parallel(s, e) * s.cluster.islands[i].count;
@@ -88,7 +93,7 @@ void split_batch(const Scenario& s, const ParameterCounts& params, const WanPlan
   const double target_s = (total_mb + sum_wa_over_c) / sum_w_over_c;
   // Island times beyond what a double resolves (an absurd WAN, a near-zero link) leave nothing to balance: every
   // count below must stay a whole number a double holds exactly, or the one-at-a-time loops below never end.
-  if (!std::isfinite(target_s) || !(total_mb < kMaxExactCount)) return;
+  if (!std::isfinite(target_s) || !(total_mb < kMaxExactCount)) return true;
   std::array<double, kMaxIslands> share{}, remainder{};
   double assigned = 0;
   for (int e = 0; e < entries; ++e) {
@@ -124,6 +129,7 @@ void split_batch(const Scenario& s, const ParameterCounts& params, const WanPlan
     const auto i = static_cast<std::size_t>(e);
     per_replica[i] = std::ceil(share[i] / w[i]) * b;  // the busiest replica of the entry sets its pace
   }
+  return true;
 }
 
 }  // namespace
@@ -138,13 +144,17 @@ JobStep synchronous_step(const Scenario& s, const ParameterCounts& params) noexc
   const WanRing ring = wan_ring(s.cluster);
   const int replicas = total_data_parallel(s);
   const WanPlan wan = plan_wan(s, params, ring, replicas);
-  std::array<double, kMaxIslands> per_replica{};
-  split_batch(s, params, wan, replicas, per_replica);
+  std::array<double, kMaxIslands> per_replica{}, probe_share{};
+  const bool probed = split_batch(s, params, ring, wan, replicas, per_replica, j.islands, probe_share);
+  j.egress_usd_per_byte = ring.egress_usd_per_byte;
+  j.data_parallel = replicas;
 
   const int entries = s.cluster.island_entries;
   for (int e = 0; e < entries; ++e) {
     const auto i = static_cast<std::size_t>(e);
-    j.islands.emplace_with(i, [&] { return island_step(s, s.cluster.islands[i], params, per_replica[i], wan.traffic); });
+    // The balanced split stepped the island with the equal share already: the same inputs give the same step.
+    if (!probed || !(probe_share[i] == per_replica[i]))
+      j.islands.emplace_with(i, [&] { return island_step(s, s.cluster.islands[i], params, per_replica[i], wan.traffic); });
     j.islands[i].time.wan_s += wan_gradient_exposed_s(s, wan, j.islands[i]);
     j.step_time_s = std::max(j.step_time_s, j.islands[i].time.total());
     const int replicas_here = s.plan.pp_across_islands ? replicas : island_data_parallel(s, e);

@@ -67,6 +67,22 @@ std::vector<Case> cases() {
     out.push_back({"MoE: mixtral-8x7b 64xH100 ep8 fsdp full-recompute", s});
   }
   {
+    // Two island entries of different speed joined by a 100 Gb/s WAN: the balanced batch split steps each island
+    // with the equal share first, then with its balanced share.
+    model::Scenario s = test::llama70b_base();
+    s.cluster.islands[0].gpus = 512;
+    s.cluster.islands[1] = s.cluster.islands[0];
+    s.cluster.islands[1].gpu = test::a100_80gb();
+    s.cluster.islands[1].price_usd_per_gpu_hour = s.cluster.islands[1].gpu.price_usd_per_gpu_hour;
+    s.cluster.island_entries = 2;
+    s.cluster.has_wan = true;
+    s.cluster.wan.bytes_per_s = 12.5e9;
+    s.cluster.wan.latency_s = 0.02;
+    s.plan.tp = 8; s.plan.pp = 4; s.plan.sharding = model::Sharding::zero1;
+    s.training.global_batch = 1024;
+    out.push_back({"2 islands: llama-70b 512xH100 + 512xA100 tp8 pp4 balanced", s});
+  }
+  {
     model::Scenario s = test::gpt13b_base();
     s.plan.tp = 3;  // 40 heads: rejected by the first consistency rule
     out.push_back({"gpt-13b tp3 (inconsistent: rejected)", s});
