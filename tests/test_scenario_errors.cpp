@@ -185,6 +185,14 @@ TEST_CASE("degrees too large for any island are rejected in their own words") {
                  "plan.interleave = 32 gives pp x interleave = 64 pipeline chunks, more than model.layers = 32 (from "
                  "model.preset = llama3-8b)",
                  {"plan.interleave=32"});
+  // The embedding and the head count as pipeline layers when the plan says so (docs/model.md §5.4), as the model's
+  // consistency rules count them: 32 + 1 + 1 = 34 layers fill pp 2 x interleave 17 = 34 chunks, one layer each
+  // (a Qwen3-235B-like 94 + 2 over pp 32 x v 3 was refused here while `validate` accepted it).
+  CHECK(load_error("small.yaml", {"plan.interleave=17", "plan.pp_embedding_layers=1", "plan.pp_head_layers=1"}) == "");
+  check_rejected("small.yaml", "--set plan.interleave=18",
+                 "plan.interleave = 18 gives pp x interleave = 36 pipeline chunks, more than model.layers + "
+                 "plan.pp_embedding_layers + plan.pp_head_layers = 34 (from model.preset = llama3-8b)",
+                 {"plan.pp_embedding_layers=1", "plan.pp_head_layers=1", "plan.interleave=18"});
 }
 
 TEST_CASE("messages stay on one line whatever the value holds") {

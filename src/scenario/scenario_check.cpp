@@ -221,14 +221,20 @@ void check_magnitudes(const m::Scenario& s, const ScenarioDocument& doc) {
                         "gives tp x cp x pp = " + number(static_cast<double>(tp_cp_pp)) +
                             ", more than the cluster's " + number(static_cast<double>(s.cluster.total_gpus())) + " GPUs");
   }
+  // The embedding and the output head count as layers of the pipeline split where the plan says so (torchtitan's
+  // layers, Megatron's account-for flags; docs/model.md §5.4), as model/consistency.cpp counts them.
   const std::int64_t chunks = static_cast<std::int64_t>(p.pp) * p.interleave;
-  if (chunks > s.model.layers) {
+  const std::int64_t extra = std::int64_t{p.pp_embedding_layers} + p.pp_head_layers;
+  const std::int64_t effective = std::int64_t{s.model.layers} + std::max<std::int64_t>(0, extra);
+  if (chunks > effective) {
     const std::string key = p.interleave > 1 ? "plan.interleave" : "plan.pp";
     const Provenance where = provenance(doc, key);
+    const std::string limit =
+        extra > 0 ? "model.layers + plan.pp_embedding_layers + plan.pp_head_layers = " + number(static_cast<double>(effective))
+                  : "model.layers = " + number(s.model.layers);
     throw ScenarioError(where.where, key, number(p.interleave > 1 ? p.interleave : p.pp) + where.note,
                         "gives pp x interleave = " + number(static_cast<double>(chunks)) +
-                            " pipeline chunks, more than model.layers = " + number(s.model.layers) +
-                            provenance(doc, "model.layers").note);
+                            " pipeline chunks, more than " + limit + provenance(doc, "model.layers").note);
   }
 }
 
