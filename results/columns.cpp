@@ -65,6 +65,7 @@ const std::array kJobColumns = {
   ScenarioColumn{"overlap_param_gather", kBoolean, [](const m::Scenario& s, int) { return flag(s.plan.overlap_param_gather); }},
   ScenarioColumn{"reshard_after_forward", kBoolean, [](const m::Scenario& s, int) { return flag(s.plan.reshard_after_forward); }},
   ScenarioColumn{"tp_comm_overlap", kBoolean, [](const m::Scenario& s, int) { return flag(s.plan.tp_comm_overlap); }},
+  ScenarioColumn{"tp_dgrad_overlap", kBoolean, [](const m::Scenario& s, int) { return flag(s.plan.tp_dgrad_overlap); }},
   ScenarioColumn{"sync", kName, [](const m::Scenario& s, int) { return str(m::enum_name(s.plan.sync)); }},
   ScenarioColumn{"pp_across_islands", kBoolean, [](const m::Scenario& s, int) { return flag(s.plan.pp_across_islands); }},
   ScenarioColumn{"diloco_inner_steps", "steps", [](const m::Scenario& s, int) { return i64(s.plan.diloco.inner_steps); }},

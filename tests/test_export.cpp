@@ -90,6 +90,26 @@ std::string export_error(const Exporter& e, results::ExportFormat f) {
 
 }  // namespace
 
+TEST_CASE("tp_dgrad_overlap: the file carries it, Megatron runs it by default, the others refuse it", "[export]") {
+  PlanPoint p;   // 512 x h100, tp 8 pp 4, zero1
+  p.tp_dgrad_overlap = true;
+  const Exporter e(p);
+  const nlohmann::json j = nlohmann::json::parse(e.run(results::ExportFormat::plan_json).text);
+  CHECK(j["plan"]["tp_dgrad_overlap"] == true);
+  // Megatron-LM core_v0.19.0 always overlaps the column-parallel dgrad all-reduce (tensor_parallel/layers.py,
+  // LinearWithGradAccumulationAndAsyncCommunication): no flag, the same arguments as without it.
+  PlanPoint off = p;
+  off.tp_dgrad_overlap = false;
+  CHECK(Exporter(off).run(results::ExportFormat::megatron).text == e.run(results::ExportFormat::megatron).text);
+  CHECK(export_error(e, results::ExportFormat::deepspeed).find("tp_dgrad_overlap true") != std::string::npos);
+  PlanPoint fsdp = p;   // torchtitan needs FSDP, not zero1, to get as far as this check
+  fsdp.sharding = m::Sharding::fsdp;
+  CHECK(export_error(Exporter(fsdp), results::ExportFormat::torchtitan).find("tp_dgrad_overlap true (Megatron") !=
+        std::string::npos);
+  fsdp.tp_dgrad_overlap = false;
+  CHECK(export_error(Exporter(fsdp), results::ExportFormat::torchtitan).empty());
+}
+
 TEST_CASE("plan-json carries the plan, the islands' rank ranges and the predicted metrics", "[export]") {
   PlanPoint p;   // 512 x h100, tp 8 pp 4: dp 16, 512 / (1 x 16) = 32 micro-batches
   const Exporter e(p);

@@ -149,6 +149,8 @@ DeployPlan make_deploy_plan(const Row& r, std::size_t row_index, const model::Sc
       column_or<bool>(r, "overlap_param_gather", s, [](const model::Scenario& x) { return x.plan.overlap_param_gather; });
   p.tp_comm_overlap =
       column_or<bool>(r, "tp_comm_overlap", s, [](const model::Scenario& x) { return x.plan.tp_comm_overlap; });
+  p.tp_dgrad_overlap =
+      column_or<bool>(r, "tp_dgrad_overlap", s, [](const model::Scenario& x) { return x.plan.tp_dgrad_overlap; });
   p.recompute_layers = column_or<std::int64_t>(r, "recompute_layers", s,
                                                [](const model::Scenario& x) { return x.plan.recompute_layers; });
   p.reshard_after_forward = column_or<bool>(r, "reshard_after_forward", s,

@@ -76,6 +76,7 @@ struct DeployPlan {
   std::string sharding, recompute, attention, sync;
   std::int64_t shard_group = 0;
   bool overlap_grad_reduce = true, overlap_param_gather = true, tp_comm_overlap = false;
+  bool tp_dgrad_overlap = false;              // backward TP collective beside the wgrad GEMM (docs/model.md §4.4)
   bool reshard_after_forward = true;          // fsdp/hsdp: gathered weights freed after forward (docs/model.md §6.3)
   std::int64_t recompute_layers = 0;          // recompute full: blocks per stage checkpointed (0 = all; §7.5)
   bool pp_across_islands = false;

@@ -44,6 +44,10 @@ int zero_stage(const std::string& sharding) {
 
 void check(const DeployPlan& p) {
   require_single_uniform_job(kFormat, p);
+  if (p.tp_dgrad_overlap && p.tp > 1)
+    throw ExportError(kFormat, "tp_dgrad_overlap true (Megatron's asynchronous column-parallel backward, docs/model.md "
+                               "§4.4): DeepSpeed has no switch that runs it, so the plan was costed faster than "
+                               "DeepSpeed would run it");
   if (zero_stage(p.sharding) == 3 && !p.reshard_after_forward)
     throw ExportError(kFormat, "reshard_after_forward false: ZeRO-3 re-fetches partitioned parameters in backward "
                                "(stage3_max_reuse_distance only caches them by distance); use sharding zero2");

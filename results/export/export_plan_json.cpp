@@ -82,6 +82,7 @@ Exported export_plan_json(const DeployPlan& p, const ExportSource& source) {
   plan["recompute_layers"] = p.recompute_layers;
   plan["reshard_after_forward"] = p.reshard_after_forward;
   plan["tp_comm_overlap"] = p.tp_comm_overlap;
+  plan["tp_dgrad_overlap"] = p.tp_dgrad_overlap;
   plan["ep"] = p.ep;
   plan["etp"] = p.etp;
   if (m.moe()) {

@@ -213,6 +213,10 @@ void check_torchtitan_plan(std::string_view format, const DeployPlan& p) {
   if (p.precision == "fp16")
     throw ExportError(f, "precision fp16: training.mixed_precision_param takes bfloat16 or float32");
   if (p.interleave > 1 && p.pp == 1) throw ExportError(f, "interleave > 1 without pipeline parallelism");
+  if (p.tp_dgrad_overlap && p.tp > 1)
+    throw ExportError(f, "tp_dgrad_overlap true (Megatron's asynchronous column-parallel backward, docs/model.md "
+                         "§4.4): torchtitan's tensor parallelism has no switch that runs it, so the plan was costed "
+                         "faster than torchtitan would run it");
   if (p.model.seq_len % (p.tp * 2 * p.cp) != 0)
     throw ExportError(f, fmt::format("sequence length {} is not a multiple of tp x 2 x cp = {}, which torchtitan's "
                                      "sequence and context parallel split needs",
