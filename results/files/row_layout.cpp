@@ -85,20 +85,28 @@ std::vector<std::string> RowLayout::column_names() const {
   return names;
 }
 
-std::vector<CellValue> RowLayout::cells(const PlanPoint& point) const {
+void RowLayout::check_shape(const PlanPoint& point) const {
   if (point.scenario.cluster.island_entries > island_entries_)
     throw ResultsError(fmt::format("candidate {} has {} island entries; the file has columns for {}", point.index,
                                    point.scenario.cluster.island_entries, island_entries_));
   if (point.labels.size() != axes_.size())
     throw ResultsError(fmt::format("candidate {} has {} axis labels; the search has {} axes", point.index,
                                    point.labels.size(), axes_.size()));
+}
+
+void RowLayout::check_text(const PlanPoint& point, const FileColumn& column, const std::string& value) {
+  if (value.size() > column.text_width)
+    throw ResultsError(fmt::format("candidate {}: `{}` = \"{}\" is longer than the column's {} bytes", point.index,
+                                   column.name, value, column.text_width));
+}
+
+std::vector<CellValue> RowLayout::cells(const PlanPoint& point) const {
+  check_shape(point);
   std::vector<CellValue> out;
   out.reserve(columns_.size());
   for (const FileColumn& c : columns_) {
     out.push_back(c.get(point));
-    if (c.type == ColumnType::text && std::get<std::string>(out.back()).size() > c.text_width)
-      throw ResultsError(fmt::format("candidate {}: `{}` = \"{}\" is longer than the column's {} bytes", point.index,
-                                     c.name, std::get<std::string>(out.back()), c.text_width));
+    if (c.type == ColumnType::text) check_text(point, c, std::get<std::string>(out.back()));
   }
   return out;
 }

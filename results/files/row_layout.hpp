@@ -52,6 +52,9 @@ public:
   // The point's cells in column order. Throws ResultsError when the point does not fit this layout
   // (more island entries, another number of axis labels, a text longer than its column).
   std::vector<CellValue> cells(const PlanPoint& point) const;
+  // The checks cells() makes: the point's island entries and labels fit (check_shape), a text cell fits its column.
+  void check_shape(const PlanPoint& point) const;
+  static void check_text(const PlanPoint& point, const FileColumn& column, const std::string& value);
   Row row(const PlanPoint& point) const;
   Table table(std::span<const PlanPoint> points) const;
 
