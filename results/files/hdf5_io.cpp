@@ -106,6 +106,16 @@ void pack(const RowLayout& layout, const RowType& type, const PlanPoint& point, 
   const std::vector<FileColumn>& columns = layout.columns();
   for (std::size_t i = 0; i < columns.size(); ++i) {
     std::byte* at = dst + type.offsets[i];
+    if (const model::MetricGetter metric = columns[i].metric) {   // the same value get() gives, without a CellValue
+      const double value = metric(point.estimate);
+      if (columns[i].type == ColumnType::boolean) {
+        const std::int8_t b = value != 0 ? 1 : 0;
+        std::memcpy(at, &b, 1);
+      } else {
+        std::memcpy(at, &value, 8);
+      }
+      continue;
+    }
     const CellValue v = columns[i].get(point);
     switch (columns[i].type) {
       case ColumnType::uint64: {

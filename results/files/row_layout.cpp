@@ -51,10 +51,10 @@ RowLayout::RowLayout(int island_entries, std::vector<std::string> axes, std::siz
     auto get = c.get;
     if (c.unit == units::kBoolean)
       columns_.push_back(FileColumn{std::string(c.name), ColumnType::boolean, std::string(c.unit), 0,
-                                    [get](const PlanPoint& p) { return CellValue{get(p.estimate) != 0}; }});
+                                    [get](const PlanPoint& p) { return CellValue{get(p.estimate) != 0}; }, get});
     else
       columns_.push_back(FileColumn{std::string(c.name), ColumnType::float64, std::string(c.unit), 0,
-                                    [get](const PlanPoint& p) { return CellValue{get(p.estimate)}; }});
+                                    [get](const PlanPoint& p) { return CellValue{get(p.estimate)}; }, get});
   }
   for (const EstimateColumn& c : estimate_detail_columns(island_entries_)) {
     auto get = c.get;
