@@ -142,7 +142,7 @@ struct FrontWriter::Impl {
       for (std::size_t c = 0; c < chunks; ++c) {
         const hsize_t offset = start + c * chunk_rows;
         if (H5Dwrite_chunk(all->getId(), H5P_DEFAULT, 0, &offset, stored[c].size(), stored[c].data()) < 0)
-          throw OutputError(out(), "cannot write a chunk of /all");
+          throw OutputError(out(), h5io::failure_text("writing the file"));   // the system's reason (a full disk)
       }
       start += chunks * chunk_rows;
     }
