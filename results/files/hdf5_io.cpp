@@ -100,12 +100,24 @@ RowType row_type(const RowLayout& layout) {
 }
 
 void pack(const RowLayout& layout, const RowType& type, const PlanPoint& point, std::byte* dst) {
-  const std::vector<CellValue> cells = layout.cells(point);  // validates the point against the layout
+  // Cell by cell straight into the row (no vector of cells: this runs for every row of /all), with cells()'s checks.
+  layout.check_shape(point);
   std::memset(dst, 0, type.row_bytes);
-  for (std::size_t i = 0; i < cells.size(); ++i) {
+  const std::vector<FileColumn>& columns = layout.columns();
+  for (std::size_t i = 0; i < columns.size(); ++i) {
     std::byte* at = dst + type.offsets[i];
-    const CellValue& v = cells[i];
-    switch (layout.columns()[i].type) {
+    if (const model::MetricGetter metric = columns[i].metric) {   // the same value get() gives, without a CellValue
+      const double value = metric(point.estimate);
+      if (columns[i].type == ColumnType::boolean) {
+        const std::int8_t b = value != 0 ? 1 : 0;
+        std::memcpy(at, &b, 1);
+      } else {
+        std::memcpy(at, &value, 8);
+      }
+      continue;
+    }
+    const CellValue v = columns[i].get(point);
+    switch (columns[i].type) {
       case ColumnType::uint64: {
         const auto u = static_cast<std::uint64_t>(std::get<std::int64_t>(v));
         std::memcpy(at, &u, sizeof u);
@@ -114,7 +126,8 @@ void pack(const RowLayout& layout, const RowType& type, const PlanPoint& point, 
       case ColumnType::int64: std::memcpy(at, &std::get<std::int64_t>(v), 8); break;
       case ColumnType::float64: std::memcpy(at, &std::get<double>(v), 8); break;
       case ColumnType::text: {
-        const std::string& s = std::get<std::string>(v);  // length checked by cells()
+        const std::string& s = std::get<std::string>(v);
+        RowLayout::check_text(point, columns[i], s);
         std::memcpy(at, s.data(), s.size());
         break;
       }

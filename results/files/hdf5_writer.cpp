@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 #include <zlib.h>
 
@@ -16,6 +17,7 @@
 #include "results/front/objective.hpp"
 #include "results/files/hdf5_io.hpp"
 #include "results/files/hdf5_names.hpp"
+#include "results/files/row_deflate.hpp"
 
 namespace shardmeter::results {
 
@@ -27,18 +29,17 @@ namespace {
 constexpr std::size_t kChunkBytes = 256 * 1024;  // below HDF5's default 1 MiB chunk cache
 constexpr std::size_t kChunksPerWrite = 16;       // whole chunks per H5Dwrite: fewer calls, less allocator churn
 
-// One chunk of /all as HDF5's shuffle and deflate filters would store it (H5Zshuffle.c, H5Zdeflate.c): byte j of
-// row i moves to j * rows + i, then zlib's compress2 at `level`. Deterministic, so the file holds the same bytes
-// as when HDF5 filters the chunk itself.
+// One chunk of /all as HDF5's deflate filter stores it (H5Zdeflate.c: a zlib stream of the chunk's bytes), which
+// reads it back. Level 0: deflate_rows (row_deflate.hpp), several times faster than zlib on these rows; 1-9:
+// zlib's compress2 at that level (smaller files, slower).
 std::vector<unsigned char> filtered_chunk(const std::byte* rows, std::size_t row_count, std::size_t row_bytes,
                                           int level) {
-  std::vector<unsigned char> shuffled(row_count * row_bytes);
   const auto* src = reinterpret_cast<const unsigned char*>(rows);
-  for (std::size_t i = 0; i < row_count; ++i)
-    for (std::size_t j = 0; j < row_bytes; ++j) shuffled[j * row_count + i] = src[i * row_bytes + j];
-  uLongf size = compressBound(static_cast<uLong>(shuffled.size()));
+  if (level == 0) return deflate_rows(src, row_count, row_bytes);
+  const std::size_t bytes = row_count * row_bytes;
+  uLongf size = compressBound(static_cast<uLong>(bytes));
   std::vector<unsigned char> out(size);
-  if (compress2(out.data(), &size, shuffled.data(), static_cast<uLong>(shuffled.size()), level) != Z_OK)
+  if (compress2(out.data(), &size, src, static_cast<uLong>(bytes), level) != Z_OK)
     throw std::runtime_error("zlib compress2 failed");
   out.resize(size);
   return out;
@@ -113,7 +114,9 @@ struct FrontWriter::Impl {
     const hsize_t zero = 0, unlimited = H5S_UNLIMITED, chunk = chunk_rows;
     H5::DSetCreatPropList props;
     props.setChunk(1, &chunk);
-    props.setShuffle();
+    // Deflate only: shuffling made these rows larger, not smaller (their repeats are whole runs of bytes at the same
+    // offsets of neighbouring rows, which byte planes split up), and cost a pass over every byte. HDF5 filters
+    // only the last, partial chunk itself, at zlib's level (1 for the default level 0).
     props.setDeflate(std::clamp(options.deflate_level, 1, 9));
     all.emplace(file->createDataSet(std::string(n::kAll), type.file, H5::DataSpace(1, &zero, &unlimited), props));
     h5io::write_attribute(*all, n::kUnits, units_of(layout));
@@ -123,43 +126,49 @@ struct FrontWriter::Impl {
 
   void flush() {
     if (buffered == 0) return;
-    const hsize_t start = all_rows - buffered, count = buffered, extent = all_rows;
+    const hsize_t extent = all_rows;
     all->extend(&extent);
-    if (buffered % chunk_rows == 0 && std::endian::native == std::endian::little) {
-      // Whole chunks (every flush but the last): filter them on all threads and write them as stored, instead of
-      // letting HDF5 deflate them one after another on this thread (which bounded `search --all`). The memory
-      // row type is the file's at the same offsets, and native is little-endian here, so the bytes are the file's.
-      const std::size_t chunks = buffered / chunk_rows;
+    std::uint64_t start = all_rows - buffered;
+    // Whole chunks (all of every flush but the last): filtered on all threads and written as stored, instead of
+    // letting HDF5 deflate them one after another on this thread (which bounded `search --all`). The memory row
+    // type is the file's at the same offsets, and native is little-endian here, so the bytes are the file's.
+    const std::size_t chunks = std::endian::native == std::endian::little ? buffered / chunk_rows : 0;
+    if (chunks > 0) {
       std::vector<std::vector<unsigned char>> stored(chunks);
-      const int level = std::clamp(options.deflate_level, 1, 9);
+      const int level = std::clamp(options.deflate_level, 0, 9);
       tbb::parallel_for(std::size_t{0}, chunks, [&](std::size_t c) {
         stored[c] = filtered_chunk(buffer.data() + c * chunk_rows * type.row_bytes, chunk_rows, type.row_bytes, level);
       });
       for (std::size_t c = 0; c < chunks; ++c) {
         const hsize_t offset = start + c * chunk_rows;
         if (H5Dwrite_chunk(all->getId(), H5P_DEFAULT, 0, &offset, stored[c].size(), stored[c].data()) < 0)
-          throw OutputError(out(), "cannot write a chunk of /all");
+          throw OutputError(out(), h5io::failure_text("writing the file"));   // the system's reason (a full disk)
       }
-      buffered = 0;
-      return;
+      start += chunks * chunk_rows;
     }
-    H5::DataSpace space = all->getSpace();
-    space.selectHyperslab(H5S_SELECT_SET, &count, &start);
-    const H5::DataSpace memory(1, &count);
-    all->write(buffer.data(), type.memory, memory, space);
+    // The last, partial chunk (at finish()): through HDF5's own deflate filter.
+    const std::size_t rest = buffered - chunks * chunk_rows;
+    if (rest > 0) {
+      const hsize_t first = start, count = rest;
+      H5::DataSpace space = all->getSpace();
+      space.selectHyperslab(H5S_SELECT_SET, &count, &first);
+      const H5::DataSpace memory(1, &count);
+      all->write(buffer.data() + chunks * chunk_rows * type.row_bytes, type.memory, memory, space);
+    }
     buffered = 0;
   }
 
-  void append(std::span<const PlanPoint> batch) {
+  // Packs `count` rows on all threads straight into the buffer, up to its end (pack() only reads the layout); a full
+  // buffer is flushed and packing goes on. pack_rows(begin, end, dst) packs rows [begin, end) at dst.
+  template <class PackRows>
+  void append(std::size_t count, PackRows&& pack_rows) {
     if (!all) throw OutputError(out(), "append_all() needs WriterOptions::write_all");
-    // Rows are packed on all threads straight into the buffer (pack() only reads the layout), up to its end;
-    // a full buffer is flushed and packing goes on.
     std::size_t done = 0;
-    while (done < batch.size()) {
-      const std::size_t n = std::min(batch.size() - done, buffer_rows - buffered);
+    while (done < count) {
+      const std::size_t n = std::min(count - done, buffer_rows - buffered);
       std::byte* dst = buffer.data() + buffered * type.row_bytes;
-      tbb::parallel_for(std::size_t{0}, n, [&](std::size_t i) {
-        h5io::pack(layout, type, batch[done + i], dst + i * type.row_bytes);
+      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n), [&](const tbb::blocked_range<std::size_t>& r) {
+        pack_rows(done + r.begin(), done + r.end(), dst + r.begin() * type.row_bytes);
       });
       buffered += n;
       all_rows += n;
@@ -237,7 +246,25 @@ FrontWriter::~FrontWriter() {
 }
 
 void FrontWriter::append_all(std::span<const PlanPoint> batch) {
-  impl_->guarded([&] { impl_->append(batch); });
+  Impl& w = *impl_;
+  w.guarded([&] {
+    w.append(batch.size(), [&](std::size_t begin, std::size_t end, std::byte* dst) {
+      for (std::size_t i = begin; i < end; ++i, dst += w.type.row_bytes) h5io::pack(w.layout, w.type, batch[i], dst);
+    });
+  });
+}
+
+void FrontWriter::append_all(std::size_t count, const std::function<void(std::size_t, PlanPoint&)>& fill) {
+  Impl& w = *impl_;
+  w.guarded([&] {
+    w.append(count, [&](std::size_t begin, std::size_t end, std::byte* dst) {
+      PlanPoint point;   // one per range of rows: each thread fills its own
+      for (std::size_t i = begin; i < end; ++i, dst += w.type.row_bytes) {
+        fill(i, point);
+        h5io::pack(w.layout, w.type, point, dst);
+      }
+    });
+  });
 }
 
 std::uint64_t FrontWriter::all_rows() const { return impl_->all_rows; }

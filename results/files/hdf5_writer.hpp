@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <span>
 
@@ -24,7 +25,7 @@ namespace shardmeter::results {
 struct WriterOptions {
   bool write_all = false;       // create /all and accept append_all()
   std::size_t chunk_rows = 0;   // rows per /all chunk; 0 = about 256 KiB per chunk
-  int deflate_level = 4;        // 1-9; /all is always shuffled + deflated
+  int deflate_level = 0;        // /all is deflated: 0 = deflate_rows (fast, row_deflate.hpp), 1-9 = zlib's level
 };
 
 class FrontWriter {
@@ -38,6 +39,10 @@ public:
   // Adds feasible candidates to /all (buffered; written a chunk at a time). Row order is the call order:
   // sort by `index` when a deterministic order is needed.
   void append_all(std::span<const PlanPoint> batch);
+  // The same for `count` rows that are not PlanPoints yet: fill(i, point) sets every field of row i in `point`
+  // (which still holds an earlier row), on several threads at once, each with its own point; the row is packed
+  // from it at once. Saves materialising the batch (a PlanPoint is about 6 KB).
+  void append_all(std::size_t count, const std::function<void(std::size_t, PlanPoint&)>& fill);
   std::uint64_t all_rows() const;   // rows appended so far
 
   // Writes the remaining /all rows, /front (in the given order: sorted by cost ascending), the root attributes,

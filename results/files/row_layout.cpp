@@ -51,10 +51,10 @@ RowLayout::RowLayout(int island_entries, std::vector<std::string> axes, std::siz
     auto get = c.get;
     if (c.unit == units::kBoolean)
       columns_.push_back(FileColumn{std::string(c.name), ColumnType::boolean, std::string(c.unit), 0,
-                                    [get](const PlanPoint& p) { return CellValue{get(p.estimate) != 0}; }});
+                                    [get](const PlanPoint& p) { return CellValue{get(p.estimate) != 0}; }, get});
     else
       columns_.push_back(FileColumn{std::string(c.name), ColumnType::float64, std::string(c.unit), 0,
-                                    [get](const PlanPoint& p) { return CellValue{get(p.estimate)}; }});
+                                    [get](const PlanPoint& p) { return CellValue{get(p.estimate)}; }, get});
   }
   for (const EstimateColumn& c : estimate_detail_columns(island_entries_)) {
     auto get = c.get;
@@ -85,20 +85,28 @@ std::vector<std::string> RowLayout::column_names() const {
   return names;
 }
 
-std::vector<CellValue> RowLayout::cells(const PlanPoint& point) const {
+void RowLayout::check_shape(const PlanPoint& point) const {
   if (point.scenario.cluster.island_entries > island_entries_)
     throw ResultsError(fmt::format("candidate {} has {} island entries; the file has columns for {}", point.index,
                                    point.scenario.cluster.island_entries, island_entries_));
   if (point.labels.size() != axes_.size())
     throw ResultsError(fmt::format("candidate {} has {} axis labels; the search has {} axes", point.index,
                                    point.labels.size(), axes_.size()));
+}
+
+void RowLayout::check_text(const PlanPoint& point, const FileColumn& column, const std::string& value) {
+  if (value.size() > column.text_width)
+    throw ResultsError(fmt::format("candidate {}: `{}` = \"{}\" is longer than the column's {} bytes", point.index,
+                                   column.name, value, column.text_width));
+}
+
+std::vector<CellValue> RowLayout::cells(const PlanPoint& point) const {
+  check_shape(point);
   std::vector<CellValue> out;
   out.reserve(columns_.size());
   for (const FileColumn& c : columns_) {
     out.push_back(c.get(point));
-    if (c.type == ColumnType::text && std::get<std::string>(out.back()).size() > c.text_width)
-      throw ResultsError(fmt::format("candidate {}: `{}` = \"{}\" is longer than the column's {} bytes", point.index,
-                                     c.name, std::get<std::string>(out.back()), c.text_width));
+    if (c.type == ColumnType::text) check_text(point, c, std::get<std::string>(out.back()));
   }
   return out;
 }

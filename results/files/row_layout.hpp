@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "model/metrics.hpp"
 #include "results/columns.hpp"
 #include "results/front/plan_point.hpp"
 #include "results/front/row.hpp"
@@ -25,6 +26,9 @@ struct FileColumn {
   std::string unit;                 // never empty: "GPUs", "fraction", "name", "true/false", ...
   std::size_t text_width = 0;       // text columns: bytes of the fixed-length string (values may be shorter)
   std::function<CellValue(const PlanPoint&)> get;
+  // Metric columns (model/metrics.hpp): the metric's own getter, which get() wraps. Writers of many rows call it
+  // directly (h5io::pack), without a std::function call and a CellValue per cell.
+  model::MetricGetter metric = nullptr;
 };
 
 // "axis:" + dotted path, e.g. "axis:cluster.islands.0.gpu".
@@ -52,6 +56,9 @@ public:
   // The point's cells in column order. Throws ResultsError when the point does not fit this layout
   // (more island entries, another number of axis labels, a text longer than its column).
   std::vector<CellValue> cells(const PlanPoint& point) const;
+  // The checks cells() makes: the point's island entries and labels fit (check_shape), a text cell fits its column.
+  void check_shape(const PlanPoint& point) const;
+  static void check_text(const PlanPoint& point, const FileColumn& column, const std::string& value);
   Row row(const PlanPoint& point) const;
   Table table(std::span<const PlanPoint> points) const;
 

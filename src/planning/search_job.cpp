@@ -7,7 +7,6 @@
 
 #include <tbb/global_control.h>
 #include <tbb/info.h>
-#include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
 #include "results/files/atomic_file.hpp"
@@ -32,13 +31,10 @@ void check_output_paths(const SearchJobOptions& o) {
     if (!path->empty()) results::AtomicFile::check(*path);
 }
 
-// The boundary between the search and the result files: the search's points (its front, its --all records) become
-// results::PlanPoint here and nowhere else.
+// The boundary between the search and the result files: the search's points (its front, its --all records, in the
+// sink below) become results::PlanPoint here and nowhere else.
 results::PlanPoint plan_point(const search::FrontPoint& p) {
   return results::PlanPoint{p.scenario, p.estimate, p.index, p.labels};
-}
-results::PlanPoint plan_point(const search::Space& space, const search::CandidateRecord& r) {
-  return results::PlanPoint{space.scenario(r.index), r.estimate, r.index, space.labels(r.index)};
 }
 
 // Runs the search in an arena of `threads` workers (0: all hardware threads).
@@ -89,11 +85,16 @@ SearchJobResult run_search_job(const SearchJobOptions& options, const Catalog& c
                                                     results::WriterOptions{.write_all = options.write_all});
   if (options.write_all && writer) {
     so.sink = [&](std::span<const search::CandidateRecord> batch) {
-      // Decoding a candidate (its scenario and labels) costs more than the search's check of it: on all threads.
-      std::vector<results::PlanPoint> points(batch.size());
-      tbb::parallel_for(std::size_t{0}, batch.size(), [&](std::size_t i) { points[i] = plan_point(space, batch[i]); });
+      // Decoding a candidate (its scenario and labels) costs more than the search's check of it: the writer decodes
+      // each row on all threads into a point of its own and packs it at once (no batch of PlanPoints).
       const std::lock_guard lock(writer_mutex);
-      writer->append_all(points);
+      writer->append_all(batch.size(), [&](std::size_t i, results::PlanPoint& p) {
+        const search::CandidateRecord& r = batch[i];
+        p.scenario = space.scenario(r.index);
+        p.estimate = r.estimate;
+        p.index = r.index;
+        p.labels = space.labels(r.index);
+      });
     };
   }
   so.progress = options.progress;
