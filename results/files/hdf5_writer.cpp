@@ -28,6 +28,7 @@ namespace {
 
 constexpr std::size_t kChunkBytes = 256 * 1024;  // below HDF5's default 1 MiB chunk cache
 constexpr std::size_t kChunksPerWrite = 16;       // whole chunks per H5Dwrite: fewer calls, less allocator churn
+constexpr std::size_t kParallelPackRows = 64;      // fewer rows per append are packed on the calling thread
 
 // One chunk of /all as HDF5's deflate filter stores it (H5Zdeflate.c: a zlib stream of the chunk's bytes), which
 // reads it back. Level 0: deflate_rows (row_deflate.hpp), several times faster than zlib on these rows; 1-9:
@@ -167,9 +168,15 @@ struct FrontWriter::Impl {
     while (done < count) {
       const std::size_t n = std::min(count - done, buffer_rows - buffered);
       std::byte* dst = buffer.data() + buffered * type.row_bytes;
-      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n), [&](const tbb::blocked_range<std::size_t>& r) {
-        pack_rows(done + r.begin(), done + r.end(), dst + r.begin() * type.row_bytes);
-      });
+      // A search hands over a few rows per call (one feasible row per thousand candidates on a large space): those
+      // are packed here, since a parallel_for of them costs more in TBB's scheduling and idle spinning than packing.
+      if (n < kParallelPackRows) {
+        pack_rows(done, done + n, dst);
+      } else {
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n), [&](const tbb::blocked_range<std::size_t>& r) {
+          pack_rows(done + r.begin(), done + r.end(), dst + r.begin() * type.row_bytes);
+        });
+      }
       buffered += n;
       all_rows += n;
       done += n;

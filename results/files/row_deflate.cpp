@@ -402,9 +402,17 @@ std::vector<unsigned char> deflate_rows(const unsigned char* data, std::size_t r
     else if (it.symbol == 17) bits.put(it.extra, 3);
     else if (it.symbol == 18) bits.put(it.extra, 7);
   }
-  for (const std::uint32_t t : tokens) {
+  const std::size_t token_count = tokens.size();
+  for (std::size_t i = 0; i < token_count; ++i) {
+    const std::uint32_t t = tokens[i];
     if ((t & kMatch) == 0) {
-      bits.put(litlen_code[t], litlen_len[t]);
+      // Up to three literals per flush: at most 3 x 15 bits on top of the 7 pending, within the 64-bit word.
+      bits.add(litlen_code[t], litlen_len[t]);
+      for (int more = 0; more < 2 && i + 1 < token_count && (tokens[i + 1] & kMatch) == 0; ++more) {
+        const std::uint32_t u = tokens[++i];
+        bits.add(litlen_code[u], litlen_len[u]);
+      }
+      bits.flush();
       continue;
     }
     const std::size_t len = (t >> 16) & 0x1ff;
