@@ -52,6 +52,7 @@ results::PlanPoint plan_point(const PlanPoint& p) {
   s.plan.recompute_layers = p.recompute_layers;
   s.plan.reshard_after_forward = p.reshard_after_forward;
   s.plan.tp_dgrad_overlap = p.tp_dgrad_overlap;
+  s.plan.tp_comm_overlap = p.tp_comm_overlap;
   s.plan.sync = p.sync;
   s.plan.diloco.inner_steps = p.inner_steps;
   s.plan.diloco.outer_bits = p.outer_bits;

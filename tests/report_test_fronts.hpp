@@ -27,6 +27,7 @@ struct PlanPoint {
   int recompute_layers = 0;
   bool reshard_after_forward = true;
   bool tp_dgrad_overlap = false;
+  bool tp_comm_overlap = false;
   model::SyncMode sync = model::SyncMode::synchronous;
   model::Precision precision = model::Precision::bf16;
   int inner_steps = 100, outer_bits = 32, fragments = 1, overlap_steps = 0;

@@ -110,6 +110,20 @@ TEST_CASE("tp_dgrad_overlap: the file carries it, Megatron runs it by default, t
   CHECK(export_error(Exporter(fsdp), results::ExportFormat::torchtitan).empty());
 }
 
+TEST_CASE("tp_comm_overlap: torchtitan (async TP needs torch.compile) and DeepSpeed refuse it", "[export]") {
+  PlanPoint p;   // 512 x h100, tp 8 pp 4
+  p.sharding = m::Sharding::fsdp;
+  p.tp_comm_overlap = true;
+  const Exporter e(p);
+  CHECK(export_error(e, results::ExportFormat::torchtitan).find("tp_comm_overlap true: torchtitan overlaps") !=
+        std::string::npos);
+  CHECK(export_error(e, results::ExportFormat::torchtitan_py).find("tp_comm_overlap true") != std::string::npos);
+  CHECK(export_error(e, results::ExportFormat::deepspeed).find("tp_comm_overlap true") != std::string::npos);
+  CHECK(export_error(e, results::ExportFormat::megatron).empty());
+  p.tp_comm_overlap = false;
+  CHECK(export_error(Exporter(p), results::ExportFormat::torchtitan).empty());
+}
+
 TEST_CASE("plan-json carries the plan, the islands' rank ranges and the predicted metrics", "[export]") {
   PlanPoint p;   // 512 x h100, tp 8 pp 4: dp 16, 512 / (1 x 16) = 32 micro-batches
   const Exporter e(p);

@@ -44,6 +44,9 @@ int zero_stage(const std::string& sharding) {
 
 void check(const DeployPlan& p) {
   require_single_uniform_job(kFormat, p);
+  if (p.tp_comm_overlap && p.tp > 1)
+    throw ExportError(kFormat, "tp_comm_overlap true: DeepSpeed's AutoTP has no overlap of its TP collectives with "
+                               "the GEMMs, so the plan was costed faster than DeepSpeed would run it");
   if (p.tp_dgrad_overlap && p.tp > 1)
     throw ExportError(kFormat, "tp_dgrad_overlap true (Megatron's asynchronous column-parallel backward, docs/model.md "
                                "§4.4): DeepSpeed has no switch that runs it, so the plan was costed faster than "

@@ -213,6 +213,11 @@ void check_torchtitan_plan(std::string_view format, const DeployPlan& p) {
   if (p.precision == "fp16")
     throw ExportError(f, "precision fp16: training.mixed_precision_param takes bfloat16 or float32");
   if (p.interleave > 1 && p.pp == 1) throw ExportError(f, "interleave > 1 without pipeline parallelism");
+  if (p.tp_comm_overlap && p.tp > 1)
+    throw ExportError(f, "tp_comm_overlap true: torchtitan overlaps TP communication only as async TP "
+                         "(enable_async_tensor_parallel, which v0.2.2's distributed/tensor_parallel.py and main's "
+                         "config/configs.py accept only with torch.compile of the model), and the plan assumes no "
+                         "torch.compile");
   if (p.tp_dgrad_overlap && p.tp > 1)
     throw ExportError(f, "tp_dgrad_overlap true (Megatron's asynchronous column-parallel backward, docs/model.md "
                          "§4.4): torchtitan's tensor parallelism has no switch that runs it, so the plan was costed "
