@@ -52,7 +52,7 @@ Blame tp_divides_ffn(const Scenario& s, int) noexcept {
 Blame layers_fill_the_pipeline(const Scenario& s, int) noexcept {
   const PlanSpec& plan = s.plan;
   if (plan.pp <= 1 || explicit_stage_layers(plan)) return {};
-  const std::int64_t effective = std::int64_t{s.model.layers} + plan.pp_embedding_layers + plan.pp_head_layers;
+  const std::int64_t effective = effective_pipeline_layers(s.model, plan);
   if (std::int64_t{plan.pp} * plan.interleave <= effective) return {};
   const bool interleaved = plan.interleave > 1;
   return blame(interleaved ? F::plan_interleave : F::plan_pp, interleaved ? plan.interleave : plan.pp,
@@ -64,7 +64,7 @@ Blame layers_fill_the_pipeline(const Scenario& s, int) noexcept {
 Blame split_weights_fit_a_stage(const Scenario& s, int) noexcept {
   const PlanSpec& plan = s.plan;
   if (plan.pp <= 1 || explicit_stage_layers(plan)) return {};
-  const std::int64_t effective = std::int64_t{s.model.layers} + plan.pp_embedding_layers + plan.pp_head_layers;
+  const std::int64_t effective = effective_pipeline_layers(s.model, plan);
   const std::int64_t base = effective / std::max<std::int64_t>(1, std::int64_t{plan.pp} * plan.interleave);
   if (plan.pp_embedding_layers > base)
     return blame(F::plan_pp_embedding_layers, plan.pp_embedding_layers, F::plan_pp, plan.pp);

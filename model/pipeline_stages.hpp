@@ -13,11 +13,18 @@
 //    E % N == 0 this is Megatron's account_for split exactly.
 // Inline and allocation-free: the consistency rules and the step model call it for every candidate.
 #include <algorithm>
+#include <cstdint>
 
 #include "model/model_spec.hpp"
 #include "model/plan_spec.hpp"
 
 namespace shardmeter::model {
+
+// E = L + e + h: the effective layers the balanced split spreads over the pp x v virtual stages (the embedding and
+// the head counted as plan.pp_embedding_layers / pp_head_layers layers; docs/model.md §5.4).
+constexpr std::int64_t effective_pipeline_layers(const ModelSpec& m, const PlanSpec& plan) noexcept {
+  return std::int64_t{m.layers} + std::max(0, plan.pp_embedding_layers) + std::max(0, plan.pp_head_layers);
+}
 
 struct StageLayers {
   int first = 0;    // rank 0, all its virtual stages (with pp == 1: every layer)
@@ -62,7 +69,7 @@ constexpr StageLayers stage_layers(const ModelSpec& m, const PlanSpec& plan) noe
     return s;
   }
   const int e = std::max(0, plan.pp_embedding_layers), h = std::max(0, plan.pp_head_layers);
-  const int effective = m.layers + e + h, stages = pp * v;
+  const int effective = static_cast<int>(effective_pipeline_layers(m, plan)), stages = pp * v;
   const int base = effective / stages, extra = effective % stages;
   s.first = balanced_rank_layers(0, pp, v, base, extra) - e;
   s.last = balanced_rank_layers(pp - 1, pp, v, base, extra) - h;
@@ -79,7 +86,7 @@ constexpr int rank_layers(const ModelSpec& m, const PlanSpec& plan, int r) noexc
   if (r >= plan.pp - 1) return s.last;
   if (explicit_stage_layers(plan)) return s.middle;
   const int pp = plan.pp, v = std::max(1, plan.interleave);
-  const int effective = m.layers + std::max(0, plan.pp_embedding_layers) + std::max(0, plan.pp_head_layers);
+  const int effective = static_cast<int>(effective_pipeline_layers(m, plan));
   return balanced_rank_layers(r, pp, v, effective / (pp * v), effective % (pp * v));
 }
 

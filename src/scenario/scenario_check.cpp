@@ -9,6 +9,7 @@
 
 #include "model/consistency.hpp"
 #include "model/enum_names.hpp"
+#include "model/pipeline_stages.hpp"
 #include "src/scenario/enum_names.hpp"
 #include "src/scenario/yaml_reader.hpp"
 
@@ -88,7 +89,7 @@ std::string pipeline_split_text(const m::Scenario& s, const m::Violation& v, con
     if (v.other != m::FieldId::plan_pp)
       return "cannot be combined with " + other +
              " (Megatron-Core refuses the embedding / loss accounting with explicit first / last stage counts)";
-    const std::int64_t effective = layers + plan.pp_embedding_layers + plan.pp_head_layers;
+    const std::int64_t effective = m::effective_pipeline_layers(s.model, plan);
     const std::int64_t stages = static_cast<std::int64_t>(plan.pp) * plan.interleave;
     return "exceeds the " + number(static_cast<double>(effective / stages)) +
            " effective layers of the smallest pipeline stage ((layers + embedding + head) / (pp x interleave) = " +
@@ -224,13 +225,12 @@ void check_magnitudes(const m::Scenario& s, const ScenarioDocument& doc) {
   // The embedding and the output head count as layers of the pipeline split where the plan says so (torchtitan's
   // layers, Megatron's account-for flags; docs/model.md §5.4), as model/consistency.cpp counts them.
   const std::int64_t chunks = static_cast<std::int64_t>(p.pp) * p.interleave;
-  const std::int64_t extra = std::int64_t{p.pp_embedding_layers} + p.pp_head_layers;
-  const std::int64_t effective = std::int64_t{s.model.layers} + std::max<std::int64_t>(0, extra);
+  const std::int64_t effective = m::effective_pipeline_layers(s.model, p);
   if (chunks > effective) {
     const std::string key = p.interleave > 1 ? "plan.interleave" : "plan.pp";
     const Provenance where = provenance(doc, key);
     const std::string limit =
-        extra > 0 ? "model.layers + plan.pp_embedding_layers + plan.pp_head_layers = " + number(static_cast<double>(effective))
+        effective > s.model.layers ? "model.layers + plan.pp_embedding_layers + plan.pp_head_layers = " + number(static_cast<double>(effective))
                   : "model.layers = " + number(s.model.layers);
     throw ScenarioError(where.where, key, number(p.interleave > 1 ? p.interleave : p.pp) + where.note,
                         "gives pp x interleave = " + number(static_cast<double>(chunks)) +
