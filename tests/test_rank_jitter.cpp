@@ -1,10 +1,12 @@
 // The slowest-rank wait of a synchronous step (model/rank_jitter.hpp, docs/model.md §5.6).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <map>
 #include <string>
 
 #include "catalog_fixture.hpp"
+#include "model/evaluate.hpp"
 #include "model/rank_jitter.hpp"
 #include "src/validation/validation.hpp"
 
@@ -60,4 +62,73 @@ TEST_CASE("DP-only weak scaling: the step time rises with the GPU count as the p
     CHECK(predicted > 0.01);                         // rises, as measured
     CHECK(predicted < measured + 0.02);              // and not by much more
   }
+}
+
+TEST_CASE("Spread of the slowest of n draws and the slowest of two unequal groups: hand-worked values") {
+  // sd of the max of n standard normals, Gumbel scale: (π / √6) / sqrt(2 ln n). n = 8: 1.28255 / 2.03933 = 0.62891
+  // (exact order statistic ≈ 0.59); n = 56: 1.28255 / 2.83738 = 0.45202. One draw: 1.
+  CHECK(model::sd_max_standard_normal(8) == Approx(0.62891).margin(1e-5));
+  CHECK(model::sd_max_standard_normal(56) == Approx(0.45202).margin(1e-5));
+  CHECK(model::sd_max_standard_normal(1) == 1.0);
+
+  // Equal loads split 8 + 56 (t = v = 1, cv = 0.014): E(8) = 1.52221, E(56) = 2.34939 (the Gumbel form)
+  // mean_a = 1 + 0.014 x 1.52221 = 1.021311, mean_b = 1 + 0.014 x 2.34939 = 1.032891;
+  // sd_a = 0.014 x 0.62891 = 0.0088047, sd_b = 0.014 x 0.45202 = 0.0063283, θ = sqrt(sd_a² + sd_b²) = 0.0108430;
+  // α = (1.021311 - 1.032891) / 0.0108430 = -1.06787, Φ(α) = 0.14279, φ(α) = 0.22557;
+  // Clark: 1.021311 x 0.14279 + 1.032891 x 0.85721 + 0.0108430 x 0.22557 = 1.033684,
+  // within 1.1e-4 of one group of 64: 1 + 0.014 x E(64) = 1 + 0.014 x 2.39831 = 1.033576.
+  CHECK(model::slowest_of_two_groups_s(1, 1, 8, 1, 1, 56, 0.014) == Approx(1.033684).margin(2e-6));
+  CHECK(model::slowest_of_two_groups_s(1, 1, 8, 1, 1, 56, 0.014) ==
+        Approx(1 + 0.014 * model::expected_max_standard_normal(64)).margin(2e-4));
+
+  // A last stage 5.5 % heavier (8 GPUs, the output layer) than the other 504 (varying part 0.95 of theirs):
+  // mean_a = 1.055 + 0.014 x 1.52221 = 1.076311, mean_b = 1 + 0.014 x 0.95 x E(504) = 1 + 0.0133 x 3.07355 = 1.040878,
+  // θ = sqrt(0.0088047² + (0.0133 x 0.36356)²) = 0.0100450, α = 3.5276: Φ(α) = 0.99979, θ φ(α) = 8e-6, so the pipeline
+  // runs at the heavy stage's own slowest of 8, 1.076313, not 1.055 x (1 + 0.014 x E(512)) = 1.055 x 1.043095 = 1.100465.
+  CHECK(model::slowest_of_two_groups_s(1.055, 1, 8, 1, 0.95, 504, 0.014) == Approx(1.076313).margin(2e-6));
+  CHECK(model::slowest_of_two_groups_s(1.055, 1, 8, 1, 0.95, 504, 0.014) <
+        1.055 * (1 + 0.014 * model::expected_max_standard_normal(512)) - 0.02);
+
+  // No second group: the first group's own slowest rank.
+  CHECK(model::slowest_of_two_groups_s(2, 1, 8, 5, 1, 0, 0.014) == Approx(2 + 0.014 * 1.52221).margin(1e-5));
+}
+
+TEST_CASE("Property: the two-group pace is at least either group's time and grows with either group's ranks") {
+  // Strictly from 8 ranks on; below that the Gumbel moments (E over-estimated, spread above the exact 0.83 / 0.70 at
+  // n = 2 / 4) let Clark's value dip by up to 1.8e-4 of the stage time when a rank is added (worked numerically over
+  // gaps -6..12 % and loads 0.8-1.2): far below anything the step time resolves.
+  for (double gap : {-0.02, 0.0, 0.01, 0.05, 0.2}) {
+    for (double load : {0.8, 1.0, 1.2}) {
+      double previous = 0;
+      double previous_a = 0;
+      for (double n = 1; n <= 1e5; n *= 2) {
+        const double pace = model::slowest_of_two_groups_s(1 + gap, load, 8, 1, 1, n);
+        const double pace_a = model::slowest_of_two_groups_s(1 + gap, load, n, 1, 1, 8);
+        INFO("gap " << gap << ", load " << load << ", n " << n);
+        CHECK(pace >= std::max(1 + gap, 1.0));
+        CHECK(pace_a >= std::max(1 + gap, 1.0));
+        CHECK(pace >= previous - (n <= 8 ? 2e-4 : 1e-12));
+        CHECK(pace_a >= previous_a - (n <= 8 ? 2e-4 : 1e-12));
+        previous = pace;
+        previous_a = pace_a;
+      }
+    }
+  }
+}
+
+TEST_CASE("A pipeline waits for its heaviest stage's slowest rank, not for the slowest of all its GPUs") {
+  // Korthikanti et al. 2022's 1T row (TP 8, PP 64, 128 blocks, 512 micro-batches): the last stage carries 2 blocks and
+  // the output layer (about 6 % more than the other stages), so a slower GPU of another stage rarely paces the
+  // pipeline (docs/model.md §5.6). The wait is then cv x E(8) x the last stage's varying time, 0.014 x 1.52221 = 2.131 %
+  // of compute + recompute + memory-bound, instead of 0.014 x E(512) = 0.014 x 3.07822 = 4.310 % of it.
+  std::vector<cli::ValidationRun> runs = cli::load_validation_runs(
+      SHARDMETER_SOURCE_DIR "/scenarios/validation/published_runs.csv", test::shipped_catalog());
+  const cli::ValidationRun* row = nullptr;
+  for (const cli::ValidationRun& r : runs)
+    if (r.id == "kor-t5-gpt-1t-full") row = &r;
+  REQUIRE(row != nullptr);
+  const model::Estimate e = model::evaluate(row->scenario);
+  const double varying = e.time.compute_s + e.time.recompute_s + e.time.memory_bound_s;
+  CHECK(e.time.straggler_s == Approx(0.014 * 1.52221 * varying).epsilon(0.005));
+  CHECK(e.time.straggler_s < 0.6 * model::rank_jitter_s(varying, 512));
 }
