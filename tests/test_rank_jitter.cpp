@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <string>
 
@@ -91,6 +92,29 @@ TEST_CASE("Spread of the slowest of n draws and the slowest of two unequal group
 
   // No second group: the first group's own slowest rank.
   CHECK(model::slowest_of_two_groups_s(2, 1, 8, 5, 1, 0, 0.014) == Approx(2 + 0.014 * 1.52221).margin(1e-5));
+}
+
+TEST_CASE("Clark's formula far in the tail returns the larger mean exactly (the erfc/exp short cut)") {
+  // Groups of 8 and 504 ranks, t = v = 1 and cv = 0.014 (θ = 0.0100450 as above); a last stage heavier by gap.
+  // α = (mean_a - mean_b) / θ: gap 0.2 gives α ≈ 16.5 (short cut), gap 0.1 gives α ≈ 6.5 (full formula). Either way
+  // the value equals the formula written out here; beyond 9 spreads the full formula rounds to mean_a itself.
+  const auto clark = [](double t_a, double n_a, double t_b, double n_b) {
+    const double cv = 0.014;
+    const double mean_a = t_a + cv * model::expected_max_standard_normal(n_a);
+    const double mean_b = t_b + cv * model::expected_max_standard_normal(n_b);
+    const double sa = cv * model::sd_max_standard_normal(n_a), sb = cv * model::sd_max_standard_normal(n_b);
+    const double theta = std::sqrt(sa * sa + sb * sb);
+    const double alpha = (mean_a - mean_b) / theta;
+    const double cdf = 0.5 * std::erfc(-alpha / std::sqrt(2.0));
+    return mean_a * cdf + mean_b * (1.0 - cdf) + theta / std::sqrt(2.0 * M_PI) * std::exp(-0.5 * alpha * alpha);
+  };
+  for (double gap : {0.1, 0.2, 0.5, -0.2, -0.5}) {
+    CAPTURE(gap);
+    CHECK(model::slowest_of_two_groups_s(1 + gap, 1, 8, 1, 1, 504, 0.014) == Approx(clark(1 + gap, 8, 1, 504)).epsilon(1e-15));
+  }
+  CHECK(model::slowest_of_two_groups_s(1.2, 1, 8, 1, 1, 504, 0.014) == 1.2 + 0.014 * model::expected_max_standard_normal(8));
+  CHECK(model::slowest_of_two_groups_s(1.0, 1, 8, 1.2, 1, 504, 0.014) == 1.2 + 0.014 * model::expected_max_standard_normal(504));
+  CHECK(clark(1.2, 8, 1, 504) == 1.2 + 0.014 * model::expected_max_standard_normal(8));
 }
 
 TEST_CASE("Property: the two-group pace is at least either group's time and grows with either group's ranks") {
