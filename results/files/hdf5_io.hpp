@@ -78,6 +78,9 @@ private:
 
 // Writes the point's cells at `dst` (row_bytes bytes). Throws ResultsError when the point does not fit the layout.
 void pack(const RowLayout& layout, const RowType& type, const PlanPoint& point, std::byte* dst);
+// The same from a view of the row's sources (no PlanPoint). Only reads the layout and the type: safe on several
+// threads at once.
+void pack(const RowLayout& layout, const RowType& type, const RowView& row, std::byte* dst);
 
 // Fixed-length null-padded UTF-8 strings of `width` bytes (numpy 'S' semantics: shorter values are padded with NULs).
 H5::StrType fixed_text(std::size_t width);
