@@ -66,6 +66,9 @@ std::string failure_text(std::string_view action) {
 RowType row_type(const RowLayout& layout) {
   RowType t;
   for (const FileColumn& c : layout.columns()) {
+    t.steps.push_back(RowType::Step{c.source, c.type, static_cast<std::uint32_t>(t.row_bytes), c.island,
+                                    static_cast<std::uint32_t>(t.offsets.size()), c.metric, c.scenario_get,
+                                    c.estimate_get});
     t.offsets.push_back(t.row_bytes);
     t.row_bytes += c.type == ColumnType::text ? c.text_width : c.type == ColumnType::boolean ? 1 : 8;
   }
@@ -106,8 +109,9 @@ void pack(const RowLayout& layout, const RowType& type, const PlanPoint& point, 
 
 namespace {
 
-void put_cell(const FileColumn& column, const CellValue& v, std::uint64_t index, std::byte* at) {
-  switch (column.type) {
+void put_cell(const RowType::Step& step, const std::vector<FileColumn>& columns, const CellValue& v,
+              std::uint64_t index, std::byte* at) {
+  switch (step.type) {
     case ColumnType::uint64: {
       const auto u = static_cast<std::uint64_t>(std::get<std::int64_t>(v));
       std::memcpy(at, &u, sizeof u);
@@ -117,7 +121,7 @@ void put_cell(const FileColumn& column, const CellValue& v, std::uint64_t index,
     case ColumnType::float64: std::memcpy(at, &std::get<double>(v), 8); break;
     case ColumnType::text: {
       const std::string& s = std::get<std::string>(v);
-      RowLayout::check_text(index, column, s);
+      RowLayout::check_text(index, columns[step.column], s);
       std::memcpy(at, s.data(), s.size());
       break;
     }
@@ -137,18 +141,17 @@ void pack(const RowLayout& layout, const RowType& type, const RowView& row, std:
   layout.check_shape(row.index, row.scenario.cluster.island_entries, row.labels.size());
   std::memset(dst, 0, type.row_bytes);
   const std::vector<FileColumn>& columns = layout.columns();
-  for (std::size_t i = 0; i < columns.size(); ++i) {
-    const FileColumn& c = columns[i];
-    std::byte* at = dst + type.offsets[i];
-    switch (c.source) {
+  for (const RowType::Step& step : type.steps) {
+    std::byte* at = dst + step.offset;
+    switch (step.source) {
       case FileColumn::Source::index: {
         const std::uint64_t u = row.index;
         std::memcpy(at, &u, sizeof u);
         break;
       }
       case FileColumn::Source::metric: {
-        const double value = c.metric(row.estimate);
-        if (c.type == ColumnType::boolean) {
+        const double value = step.metric(row.estimate);
+        if (step.type == ColumnType::boolean) {
           const std::int8_t b = value != 0 ? 1 : 0;
           std::memcpy(at, &b, 1);
         } else {
@@ -156,9 +159,14 @@ void pack(const RowLayout& layout, const RowType& type, const RowView& row, std:
         }
         break;
       }
-      case FileColumn::Source::scenario: put_cell(c, c.scenario_get(row.scenario, c.island), row.index, at); break;
-      case FileColumn::Source::estimate: put_cell(c, c.estimate_get(row.estimate, c.island), row.index, at); break;
+      case FileColumn::Source::scenario:
+        put_cell(step, columns, step.scenario_get(row.scenario, step.island), row.index, at);
+        break;
+      case FileColumn::Source::estimate:
+        put_cell(step, columns, step.estimate_get(row.estimate, step.island), row.index, at);
+        break;
       case FileColumn::Source::label: {
+        const FileColumn& c = columns[step.column];
         const std::string_view s = row.labels[c.label];
         RowLayout::check_text(row.index, c, s);
         std::memcpy(at, s.data(), s.size());
