@@ -2,11 +2,13 @@
 // walking its ranges with a Cursor, skipping pruned blocks, and keeping its own Pareto archive and tally; the
 // archives are merged at the end (order-independent, see pareto_archive.hpp). With a sink (--all), the space
 // is cut into fixed chunks run through a tbb::parallel_pipeline whose last stage hands each chunk's feasible
-// candidates to the sink serially, in chunk order.
+// candidates to the sink serially, in chunk order; with options.rows, the parallel stage packs each feasible
+// candidate's row where it was checked, and the chunk carries only those rows.
 #include "search/exhaustive.hpp"
 
 #include <algorithm>
 #include <memory>
+#include <mutex>
 
 #include <tbb/blocked_range.h>
 #include <tbb/combinable.h>
@@ -24,7 +26,11 @@ namespace {
 
 constexpr int kCheckEvery = 512;          // candidates examined between stop/progress checks
 constexpr std::uint64_t kGrain = 4096;    // smallest index range a thread takes
-constexpr std::uint64_t kSinkChunk = 1024;  // candidates per chunk handed to the sink
+// Candidates per chunk handed to the sink (or options.rows). A chunk holds what it found until the sink takes it,
+// and at most `tokens` (4 per thread) are in flight: in the worst case (every candidate feasible) that is
+// tokens x kSinkChunk x 2,480 bytes (a CandidateRecord) with the sink, tokens x kSinkChunk x row_bytes (1,505 on
+// tests/bench/scale_space.yaml) with packed rows. A larger chunk no longer pays with packed rows (docs/performance.md).
+constexpr std::uint64_t kSinkChunk = 1024;
 
 // The block of candidates sharing candidate i's cheap rejection `o` ends at this index (exclusive).
 std::uint64_t block_end(const Space& space, const Outcome& o, std::uint64_t i) {
@@ -137,7 +143,42 @@ struct ReduceBody {
 
 struct Chunk {
   std::uint64_t begin = 0, end = 0;
-  std::vector<CandidateRecord> records;
+  std::vector<CandidateRecord> records;   // for the sink
+  std::vector<std::byte> rows;            // for options.rows: the packed rows, row_bytes each
+};
+
+// The chunks in flight, reused: the pipeline holds at most `tokens` at once, and a reused chunk keeps the capacity
+// it grew to, so no chunk is allocated (nor its vectors grown) once the pipeline runs at its width.
+class ChunkPool {
+public:
+  Chunk* take(std::uint64_t begin, std::uint64_t end) {
+    Chunk* chunk = nullptr;
+    {
+      const std::lock_guard lock(mutex_);
+      if (!free_.empty()) {
+        chunk = free_.back();
+        free_.pop_back();
+      }
+    }
+    if (!chunk) {
+      const std::lock_guard lock(mutex_);
+      chunk = all_.emplace_back(std::make_unique<Chunk>()).get();
+    }
+    chunk->begin = begin;
+    chunk->end = end;
+    chunk->records.clear();
+    chunk->rows.clear();
+    return chunk;
+  }
+  void give_back(Chunk* chunk) {
+    const std::lock_guard lock(mutex_);
+    free_.push_back(chunk);
+  }
+
+private:
+  std::mutex mutex_;
+  std::vector<std::unique_ptr<Chunk>> all_;
+  std::vector<Chunk*> free_;
 };
 
 EngineOutput run_with_sink(const Space& space, const CandidateCheck& check, const BoundPruner& bounds,
@@ -146,6 +187,8 @@ EngineOutput run_with_sink(const Space& space, const CandidateCheck& check, cons
   std::atomic<bool> stopped{false};
   std::uint64_t next_begin = range.begin;
   const auto tokens = static_cast<std::size_t>(4 * tbb::this_task_arena::max_concurrency());
+  const bool packed = static_cast<bool>(options.rows);
+  ChunkPool pool;
 
   tbb::parallel_pipeline(
       tokens,
@@ -156,9 +199,7 @@ EngineOutput run_with_sink(const Space& space, const CandidateCheck& check, cons
                                          fc.stop();
                                          return nullptr;
                                        }
-                                       auto* chunk = new Chunk;
-                                       chunk->begin = next_begin;
-                                       chunk->end = std::min(range.end, next_begin + kSinkChunk);
+                                       Chunk* chunk = pool.take(next_begin, std::min(range.end, next_begin + kSinkChunk));
                                        next_begin = chunk->end;
                                        return chunk;
                                      }) &
@@ -166,16 +207,33 @@ EngineOutput run_with_sink(const Space& space, const CandidateCheck& check, cons
               tbb::filter_mode::parallel,
               [&](Chunk* chunk) {
                 Worker& w = workers.local();
-                const bool done = walk(space, check, bounds, control, w, chunk->begin, chunk->end,
-                                       [&](std::uint64_t index, const model::Estimate& e) {
-                                         chunk->records.push_back(CandidateRecord{index, check.raw_objectives(e), e});
-                                       });
+                bool done = false;
+                if (packed) {
+                  const std::size_t row_bytes = options.rows.row_bytes;
+                  done = walk(space, check, bounds, control, w, chunk->begin, chunk->end,
+                              [&](std::uint64_t, const model::Estimate& e) {
+                                // The cursor is still at the feasible candidate: its scenario and digits are the row's.
+                                const std::size_t at = chunk->rows.size();
+                                chunk->rows.resize(at + row_bytes);
+                                options.rows.pack(w.cursor, e, chunk->rows.data() + at);
+                              });
+                } else {
+                  done = walk(space, check, bounds, control, w, chunk->begin, chunk->end,
+                              [&](std::uint64_t index, const model::Estimate& e) {
+                                chunk->records.push_back(CandidateRecord{index, check.raw_objectives(e), e});
+                              });
+                }
                 if (!done) stopped = true;
                 return chunk;
               }) &
           tbb::make_filter<Chunk*, void>(tbb::filter_mode::serial_in_order, [&](Chunk* chunk) {
-            std::unique_ptr<Chunk> owned(chunk);
-            if (!owned->records.empty()) options.sink(owned->records);
+            struct Return {
+              ChunkPool& pool;
+              Chunk* chunk;
+              ~Return() { pool.give_back(chunk); }
+            } give_back{pool, chunk};
+            if (!chunk->rows.empty()) options.rows.append(chunk->rows);
+            if (!chunk->records.empty()) options.sink(chunk->records);
           }));
 
   EngineOutput out{ParetoArchive(check.objective_count()), Tally(check.code_count()), !stopped.load()};
@@ -247,7 +305,7 @@ namespace {
 
 EngineOutput run_range(const Space& space, const CandidateCheck& check, const BoundPruner& bounds,
                        const SearchOptions& options, const RunControl& control, IndexRange range) {
-  if (options.sink) return run_with_sink(space, check, bounds, options, control, range);
+  if (options.sink || options.rows) return run_with_sink(space, check, bounds, options, control, range);
   ReduceBody body(space, check, bounds, control);
   tbb::parallel_reduce(tbb::blocked_range<std::uint64_t>(range.begin, range.end, kGrain), body,
                        tbb::auto_partitioner());
@@ -284,7 +342,7 @@ SampledWorkload sample_workload(const Space& space, const CandidateCheck& check,
 EngineOutput run_exhaustive(const Space& space, const CandidateCheck& check, const SearchOptions& options,
                             const RunControl& control) {
   // With a sink (--all) every feasible candidate must reach it: only infeasibility prunes then, not domination.
-  const BoundPruner bounds(space, check, options.bound_prune, options.sink ? 0 : 1024);
+  const BoundPruner bounds(space, check, options.bound_prune, options.sink || options.rows ? 0 : 1024);
   if (!options.work) return run_range(space, check, bounds, options, control, IndexRange{0, space.size()});
   // Ranges from the work source, one after another; each one's archive and tally join the total (the archive
   // is order-independent, so the front does not depend on which ranges this process got).

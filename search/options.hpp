@@ -1,5 +1,6 @@
 #pragma once
 // How a search runs: method, seed, budgets, and the caller's hooks (progress, --all sink).
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -28,6 +29,19 @@ using ProgressFn = std::function<void(std::uint64_t done, std::uint64_t total)>;
 // serially, never concurrently, possibly from different worker threads; may run while the search continues.
 // Plan columns for a record come from Space::scenario(record.index) / Space::labels(record.index).
 using SinkFn = std::function<void(std::span<const CandidateRecord>)>;
+
+class Cursor;
+// --all rows built where the candidates are checked (exhaustive search only; annealing, and a distributed run's
+// records from other ranks, use the sink): pack(cursor, estimate, row) writes the row of the feasible candidate at
+// `cursor` (its index, scenario and digits) with its estimate, row_bytes bytes at `row`, on the worker thread that
+// checked it (concurrently); append(rows) takes a chunk's rows serially, in increasing index order, as the sink
+// would. The rows are all a chunk holds: no copy of the estimate (about 2.4 KB) is kept or handed on.
+struct RowSink {
+  std::size_t row_bytes = 0;
+  std::function<void(const Cursor& cursor, const model::Estimate& estimate, std::byte* row)> pack;
+  std::function<void(std::span<const std::byte> rows)> append;
+  explicit operator bool() const noexcept { return row_bytes > 0 && pack && append; }
+};
 
 // A half-open range of candidate indices.
 struct IndexRange {
@@ -70,6 +84,7 @@ struct SearchOptions {
   ProgressFn progress;
   double progress_interval_s = 0.25;
   SinkFn sink;                        // --all: every feasible candidate
+  RowSink rows;                       // --all, exhaustive: used instead of the sink when set (the sink must be set too)
   WorkSourceFn work;                  // exhaustive: the ranges this process enumerates (unset: all of them)
 };
 

@@ -281,6 +281,22 @@ TEST_CASE("A failed write leaves neither the output nor a temporary file", "[res
     CHECK_THROWS_AS(writer.finish(info, points), results::OutputError);  // the writer stays failed
     CHECK(dir.files().empty());
   }
+  SECTION("a row packed elsewhere that does not fit the layout, and packed rows that are not whole rows") {
+    results::FrontWriter writer(dir / "front.h5", results::RowLayout(2, info.axes, 8),
+                                results::WriterOptions{.write_all = true, .chunk_rows = 2});
+    std::vector<std::byte> row(writer.row_bytes());
+    auto view = [](const results::PlanPoint& p, std::vector<std::string_view>& labels) {
+      labels.assign(p.labels.begin(), p.labels.end());
+      return results::RowView{p.scenario, p.estimate, p.index, labels};
+    };
+    std::vector<std::string_view> labels;
+    writer.pack_row(view(points[2], labels), row.data());   // "h200-sxm" fits 8 bytes
+    writer.append_packed(row);
+    CHECK(writer.all_rows() == 1);
+    CHECK_THROWS_AS(writer.pack_row(view(points[0], labels), row.data()), results::OutputError);   // "a100-sxm-80gb"
+    CHECK_THROWS_AS(writer.append_packed(std::span(row).first(row.size() - 1)), results::OutputError);
+    CHECK(dir.files().empty());
+  }
   SECTION("finish with another set of axes") {
     results::FrontWriter writer(dir / "front.h5", results::RowLayout(2, {"plan.tp"}));
     CHECK_THROWS_AS(writer.finish(info, points), results::OutputError);

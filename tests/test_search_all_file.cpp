@@ -14,19 +14,21 @@
 #include "catalog_fixture.hpp"
 #include "model/evaluate.hpp"
 #include "results/files/hdf5_reader.hpp"
+#include "results/files/hdf5_writer.hpp"
 #include "results/files/row_layout.hpp"
 #include "src/planning/search_job.hpp"
 #include "src/planning/search_section.hpp"
 #include "src/planning/search_space.hpp"
+#include "search/search.hpp"
 #include "tests/results_test_points.hpp"
 
 using namespace shardmeter;
 using namespace shardmeter::cli;
 
-TEST_CASE("search --all: /all rows read back equal to the model's estimate of each feasible candidate",
-          "[search_all]") {
-  // search_small.yaml with a wider GPU-count axis: 3 * 64 * 3 * 2 * 2 * 3 = 6,912 candidates, 464 of them
-  // feasible, so /all spans whole chunks (the writer's encoder) and a partial one (HDF5's filter).
+namespace {
+
+// search_small.yaml with a wider GPU-count axis: 3 * 64 * 3 * 2 * 2 * 3 = 6,912 candidates, 464 of them feasible.
+std::string wide_search_yaml() {
   std::ifstream in(SHARDMETER_TEST_DATA_DIR "/search_small.yaml");
   std::stringstream text;
   text << in.rdbuf();
@@ -34,6 +36,80 @@ TEST_CASE("search --all: /all rows read back equal to the model's estimate of ea
   const std::string axis = "cluster.islands.0.gpus: 8:64:x2";
   REQUIRE(yaml.find(axis) != std::string::npos);
   yaml.replace(yaml.find(axis), axis.size(), "cluster.islands.0.gpus: 8:512:+8");
+  return yaml;
+}
+
+// /all as the file stores it: every row's bytes in the file's (little-endian, packed) compound type.
+std::vector<unsigned char> raw_all(const std::filesystem::path& path) {
+  H5::H5File file(path.string(), H5F_ACC_RDONLY);
+  const H5::DataSet all = file.openDataSet("all");
+  const H5::CompType type = all.getCompType();
+  hsize_t rows = 0;
+  all.getSpace().getSimpleExtentDims(&rows);
+  std::vector<unsigned char> bytes(rows * type.getSize());
+  if (rows > 0) all.read(bytes.data(), type);
+  return bytes;
+}
+
+}  // namespace
+
+TEST_CASE("search --all: the rows packed on the search's workers are byte for byte those packed from PlanPoints",
+          "[search_all]") {
+  // The job packs each row where the candidate was checked (search::RowSink: the cursor's scenario and digits, the
+  // worker's estimate). The rows must be the bytes the sink path gives (a CandidateRecord per feasible candidate,
+  // a PlanPoint of Space::scenario and Space::labels, FrontWriter::append_all), in the same order, for any thread
+  // count: here that path is run beside the job on the same space.
+  const std::string yaml = wide_search_yaml();
+  const test::ScratchDir dir;
+  const LoadedScenario scenario = load_scenario(
+      scenario_document_from_text("search_small_wide.yaml", yaml, {}), test::shipped_catalog());
+  const SearchSection section = read_search_section(scenario.doc, test::shipped_catalog(), scenario.scenario);
+  const search::Space space = build_search_space(scenario, section, test::shipped_catalog());
+  std::vector<std::string> axes;
+  for (int a = 0; a < space.axis_count(); ++a) axes.push_back(space.axis(a).name);
+  const results::RowLayout layout(max_island_entries(space), axes, longest_label(space));
+
+  std::vector<unsigned char> expected;
+  {
+    results::FrontWriter writer(dir / "sink.h5", layout, results::WriterOptions{.write_all = true});
+    search::SearchOptions so;
+    so.method = search::Method::exhaustive;
+    so.sink = [&](std::span<const search::CandidateRecord> batch) {
+      writer.append_all(batch.size(), [&](std::size_t i, results::PlanPoint& p) {
+        p = results::PlanPoint{space.scenario(batch[i].index), batch[i].estimate, batch[i].index,
+                               space.labels(batch[i].index)};
+      });
+    };
+    const search::SearchResult r = search::search(space, make_goal(section), so);
+    REQUIRE(r.complete);
+    results::RunInfo info;
+    info.axes = axes;
+    writer.finish(info, {});
+    expected = raw_all(dir / "sink.h5");
+    REQUIRE(r.counts.feasible == 464);
+  }
+  for (const int threads : {1, 2, 3}) {
+    INFO(threads << " threads");
+    SearchJobOptions o;
+    o.scenario_path = "search_small_wide.yaml";
+    o.scenario_text = yaml;
+    o.method = search::Method::exhaustive;
+    o.output_h5 = (dir / "front.h5").string();
+    o.write_all = true;
+    o.threads = threads;
+    std::atomic<bool> stop{false};
+    const SearchJobResult job = run_search_job(o, test::shipped_catalog(), stop);
+    REQUIRE(job.info.feasible == 464);
+    const std::vector<unsigned char> got = raw_all(dir / "front.h5");
+    REQUIRE(got.size() == expected.size());
+    CHECK(got == expected);
+  }
+}
+
+TEST_CASE("search --all: /all rows read back equal to the model's estimate of each feasible candidate",
+          "[search_all]") {
+  // The wide space's 464 feasible rows span whole chunks (the writer's encoder) and a partial one (HDF5's filter).
+  const std::string yaml = wide_search_yaml();
 
   const test::ScratchDir dir;
   SearchJobOptions o;

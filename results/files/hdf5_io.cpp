@@ -66,6 +66,9 @@ std::string failure_text(std::string_view action) {
 RowType row_type(const RowLayout& layout) {
   RowType t;
   for (const FileColumn& c : layout.columns()) {
+    t.steps.push_back(RowType::Step{c.source, c.type, static_cast<std::uint32_t>(t.row_bytes), c.island,
+                                    static_cast<std::uint32_t>(t.offsets.size()), c.metric, c.scenario_get,
+                                    c.estimate_get});
     t.offsets.push_back(t.row_bytes);
     t.row_bytes += c.type == ColumnType::text ? c.text_width : c.type == ColumnType::boolean ? 1 : 8;
   }
@@ -100,40 +103,73 @@ RowType row_type(const RowLayout& layout) {
 }
 
 void pack(const RowLayout& layout, const RowType& type, const PlanPoint& point, std::byte* dst) {
-  // Cell by cell straight into the row (no vector of cells: this runs for every row of /all), with cells()'s checks.
-  layout.check_shape(point);
+  std::vector<std::string_view> labels(point.labels.begin(), point.labels.end());
+  pack(layout, type, RowView{point.scenario, point.estimate, point.index, labels}, dst);
+}
+
+namespace {
+
+void put_cell(const RowType::Step& step, const std::vector<FileColumn>& columns, const CellValue& v,
+              std::uint64_t index, std::byte* at) {
+  switch (step.type) {
+    case ColumnType::uint64: {
+      const auto u = static_cast<std::uint64_t>(std::get<std::int64_t>(v));
+      std::memcpy(at, &u, sizeof u);
+      break;
+    }
+    case ColumnType::int64: std::memcpy(at, &std::get<std::int64_t>(v), 8); break;
+    case ColumnType::float64: std::memcpy(at, &std::get<double>(v), 8); break;
+    case ColumnType::text: {
+      const std::string& s = std::get<std::string>(v);
+      RowLayout::check_text(index, columns[step.column], s);
+      std::memcpy(at, s.data(), s.size());
+      break;
+    }
+    case ColumnType::boolean: {
+      const std::int8_t b = std::get<bool>(v) ? 1 : 0;
+      std::memcpy(at, &b, 1);
+      break;
+    }
+  }
+}
+
+}  // namespace
+
+void pack(const RowLayout& layout, const RowType& type, const RowView& row, std::byte* dst) {
+  // Cell by cell straight into the row (no vector of cells: this runs for every row of /all), with cells()'s checks;
+  // each column read from its source (FileColumn::Source), the values get() gives.
+  layout.check_shape(row.index, row.scenario.cluster.island_entries, row.labels.size());
   std::memset(dst, 0, type.row_bytes);
   const std::vector<FileColumn>& columns = layout.columns();
-  for (std::size_t i = 0; i < columns.size(); ++i) {
-    std::byte* at = dst + type.offsets[i];
-    if (const model::MetricGetter metric = columns[i].metric) {   // the same value get() gives, without a CellValue
-      const double value = metric(point.estimate);
-      if (columns[i].type == ColumnType::boolean) {
-        const std::int8_t b = value != 0 ? 1 : 0;
-        std::memcpy(at, &b, 1);
-      } else {
-        std::memcpy(at, &value, 8);
-      }
-      continue;
-    }
-    const CellValue v = columns[i].get(point);
-    switch (columns[i].type) {
-      case ColumnType::uint64: {
-        const auto u = static_cast<std::uint64_t>(std::get<std::int64_t>(v));
+  for (const RowType::Step& step : type.steps) {
+    std::byte* at = dst + step.offset;
+    switch (step.source) {
+      case FileColumn::Source::index: {
+        const std::uint64_t u = row.index;
         std::memcpy(at, &u, sizeof u);
         break;
       }
-      case ColumnType::int64: std::memcpy(at, &std::get<std::int64_t>(v), 8); break;
-      case ColumnType::float64: std::memcpy(at, &std::get<double>(v), 8); break;
-      case ColumnType::text: {
-        const std::string& s = std::get<std::string>(v);
-        RowLayout::check_text(point, columns[i], s);
-        std::memcpy(at, s.data(), s.size());
+      case FileColumn::Source::metric: {
+        const double value = step.metric(row.estimate);
+        if (step.type == ColumnType::boolean) {
+          const std::int8_t b = value != 0 ? 1 : 0;
+          std::memcpy(at, &b, 1);
+        } else {
+          std::memcpy(at, &value, 8);
+        }
         break;
       }
-      case ColumnType::boolean: {
-        const std::int8_t b = std::get<bool>(v) ? 1 : 0;
-        std::memcpy(at, &b, 1);
+      case FileColumn::Source::scenario:
+        put_cell(step, columns, step.scenario_get(row.scenario, step.island), row.index, at);
+        break;
+      case FileColumn::Source::estimate:
+        put_cell(step, columns, step.estimate_get(row.estimate, step.island), row.index, at);
+        break;
+      case FileColumn::Source::label: {
+        const FileColumn& c = columns[step.column];
+        const std::string_view s = row.labels[c.label];
+        RowLayout::check_text(row.index, c, s);
+        std::memcpy(at, s.data(), s.size());
         break;
       }
     }

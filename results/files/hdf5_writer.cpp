@@ -162,7 +162,7 @@ struct FrontWriter::Impl {
   // Packs `count` rows on all threads straight into the buffer, up to its end (pack() only reads the layout); a full
   // buffer is flushed and packing goes on. pack_rows(begin, end, dst) packs rows [begin, end) at dst.
   template <class PackRows>
-  void append(std::size_t count, PackRows&& pack_rows) {
+  void append(std::size_t count, PackRows&& pack_rows, bool parallel = true) {
     if (!all) throw OutputError(out(), "append_all() needs WriterOptions::write_all");
     std::size_t done = 0;
     while (done < count) {
@@ -170,7 +170,7 @@ struct FrontWriter::Impl {
       std::byte* dst = buffer.data() + buffered * type.row_bytes;
       // A search hands over a few rows per call (one feasible row per thousand candidates on a large space): those
       // are packed here, since a parallel_for of them costs more in TBB's scheduling and idle spinning than packing.
-      if (n < kParallelPackRows) {
+      if (!parallel || n < kParallelPackRows) {
         pack_rows(done, done + n, dst);
       } else {
         tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n), [&](const tbb::blocked_range<std::size_t>& r) {
@@ -271,6 +271,27 @@ void FrontWriter::append_all(std::size_t count, const std::function<void(std::si
         h5io::pack(w.layout, w.type, point, dst);
       }
     });
+  });
+}
+
+std::size_t FrontWriter::row_bytes() const { return impl_->type.row_bytes; }
+
+void FrontWriter::pack_row(const RowView& row, std::byte* dst) const {
+  try {
+    h5io::pack(impl_->layout, impl_->type, row, dst);
+  } catch (const ResultsError& e) {
+    throw OutputError(impl_->out(), e.what());   // as append_all reports it; the writer's owner discards the file
+  }
+}
+
+void FrontWriter::append_packed(std::span<const std::byte> rows) {
+  Impl& w = *impl_;
+  w.guarded([&] {
+    if (rows.size() % w.type.row_bytes != 0)
+      throw OutputError(w.out(), fmt::format("{} bytes are not whole rows of {}", rows.size(), w.type.row_bytes));
+    w.append(rows.size() / w.type.row_bytes, [&](std::size_t begin, std::size_t end, std::byte* dst) {
+      std::memcpy(dst, rows.data() + begin * w.type.row_bytes, (end - begin) * w.type.row_bytes);
+    }, /*parallel=*/false);
   });
 }
 

@@ -43,6 +43,14 @@ public:
   // (which still holds an earlier row), on several threads at once, each with its own point; the row is packed
   // from it at once. Saves materialising the batch (a PlanPoint is about 6 KB).
   void append_all(std::size_t count, const std::function<void(std::size_t, PlanPoint&)>& fill);
+  // Rows packed elsewhere, e.g. on a search's worker threads where the candidates are checked (so that no copy of
+  // the scenario and the estimate travels to the writer): pack_row writes a row of row_bytes() bytes at dst from
+  // the view, reading only the layout (safe on several threads at once, also while append_packed runs; throws
+  // OutputError when the row does not fit the layout); append_packed adds rows so packed (a multiple of
+  // row_bytes() bytes), like append_all.
+  std::size_t row_bytes() const;
+  void pack_row(const RowView& row, std::byte* dst) const;
+  void append_packed(std::span<const std::byte> rows);
   std::uint64_t all_rows() const;   // rows appended so far
 
   // Writes the remaining /all rows, /front (in the given order: sorted by cost ascending), the root attributes,

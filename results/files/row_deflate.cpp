@@ -234,6 +234,16 @@ inline std::uint32_t load32(const unsigned char* p) {
 
 inline std::size_t match_length(const unsigned char* a, const unsigned char* b, std::size_t limit) {
   std::size_t n = 0;
+#if defined(__SSE2__)
+  // 16 bytes per step: most matches here run to deflate's longest (258 bytes, the columns neighbouring rows share).
+  while (n + 16 <= limit) {
+    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a + n));
+    const __m128i y = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + n));
+    const auto equal = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(x, y)));
+    if (equal != 0xffff) return n + static_cast<std::size_t>(std::countr_zero(~equal));
+    n += 16;
+  }
+#endif
   while (n + 8 <= limit) {
     std::uint64_t x, y;
     std::memcpy(&x, a + n, 8);

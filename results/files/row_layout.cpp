@@ -26,6 +26,26 @@ FileColumn typed(std::string name, std::string unit, std::function<CellValue(con
   return FileColumn{std::move(name), type, std::move(unit), width, std::move(get)};
 }
 
+FileColumn from_scenario(const ScenarioColumn& c) {
+  auto get = c.get;
+  const int island = c.island;
+  FileColumn f = typed(c.name, std::string(c.unit), [get, island](const PlanPoint& p) { return get(p.scenario, island); });
+  f.source = FileColumn::Source::scenario;
+  f.scenario_get = get;
+  f.island = island;
+  return f;
+}
+
+FileColumn from_estimate(const EstimateColumn& c) {
+  auto get = c.get;
+  const int island = std::max(c.island, 0);
+  FileColumn f = typed(c.name, std::string(c.unit), [get, island](const PlanPoint& p) { return get(p.estimate, island); });
+  f.source = FileColumn::Source::estimate;
+  f.estimate_get = get;
+  f.island = island;
+  return f;
+}
+
 }  // namespace
 
 std::string axis_column_name(std::string_view axis) { return std::string(kAxisPrefix) + std::string(axis); }
@@ -41,30 +61,25 @@ RowLayout::RowLayout(int island_entries, std::vector<std::string> axes, std::siz
   // Job-wide fields first, then all fields of island 0, of island 1, ...
   std::stable_sort(scenario.begin(), scenario.end(),
                    [](const ScenarioColumn& a, const ScenarioColumn& b) { return a.island < b.island; });
-  for (const ScenarioColumn& c : scenario) {
-    auto get = c.get;
-    const int island = c.island;
-    columns_.push_back(typed(c.name, std::string(c.unit),
-                             [get, island](const PlanPoint& p) { return get(p.scenario, island); }));
-  }
+  for (const ScenarioColumn& c : scenario) columns_.push_back(from_scenario(c));
   for (const model::Metric& c : model::metrics()) {
     auto get = c.get;
     if (c.unit == units::kBoolean)
       columns_.push_back(FileColumn{std::string(c.name), ColumnType::boolean, std::string(c.unit), 0,
-                                    [get](const PlanPoint& p) { return CellValue{get(p.estimate) != 0}; }, get});
+                                    [get](const PlanPoint& p) { return CellValue{get(p.estimate) != 0}; }, get,
+                                    FileColumn::Source::metric});
     else
       columns_.push_back(FileColumn{std::string(c.name), ColumnType::float64, std::string(c.unit), 0,
-                                    [get](const PlanPoint& p) { return CellValue{get(p.estimate)}; }, get});
+                                    [get](const PlanPoint& p) { return CellValue{get(p.estimate)}; }, get,
+                                    FileColumn::Source::metric});
   }
-  for (const EstimateColumn& c : estimate_detail_columns(island_entries_)) {
-    auto get = c.get;
-    const int island = c.island;
-    columns_.push_back(typed(c.name, std::string(c.unit),
-                             [get, island](const PlanPoint& p) { return get(p.estimate, std::max(island, 0)); }));
-  }
+  for (const EstimateColumn& c : estimate_detail_columns(island_entries_)) columns_.push_back(from_estimate(c));
   for (std::size_t k = 0; k < axes_.size(); ++k) {
-    columns_.push_back(FileColumn{axis_column_name(axes_[k]), ColumnType::text, std::string(units::kLabel), axis_label_width_,
-                                  [k](const PlanPoint& p) { return CellValue{p.labels.at(k)}; }});
+    FileColumn f{axis_column_name(axes_[k]), ColumnType::text, std::string(units::kLabel), axis_label_width_,
+                 [k](const PlanPoint& p) { return CellValue{p.labels.at(k)}; }};
+    f.source = FileColumn::Source::label;
+    f.label = k;
+    columns_.push_back(std::move(f));
   }
 }
 
@@ -86,17 +101,25 @@ std::vector<std::string> RowLayout::column_names() const {
 }
 
 void RowLayout::check_shape(const PlanPoint& point) const {
-  if (point.scenario.cluster.island_entries > island_entries_)
-    throw ResultsError(fmt::format("candidate {} has {} island entries; the file has columns for {}", point.index,
-                                   point.scenario.cluster.island_entries, island_entries_));
-  if (point.labels.size() != axes_.size())
-    throw ResultsError(fmt::format("candidate {} has {} axis labels; the search has {} axes", point.index,
-                                   point.labels.size(), axes_.size()));
+  check_shape(point.index, point.scenario.cluster.island_entries, point.labels.size());
+}
+
+void RowLayout::check_shape(std::uint64_t index, int island_entries, std::size_t labels) const {
+  if (island_entries > island_entries_)
+    throw ResultsError(fmt::format("candidate {} has {} island entries; the file has columns for {}", index,
+                                   island_entries, island_entries_));
+  if (labels != axes_.size())
+    throw ResultsError(fmt::format("candidate {} has {} axis labels; the search has {} axes", index, labels,
+                                   axes_.size()));
 }
 
 void RowLayout::check_text(const PlanPoint& point, const FileColumn& column, const std::string& value) {
+  check_text(point.index, column, value);
+}
+
+void RowLayout::check_text(std::uint64_t index, const FileColumn& column, std::string_view value) {
   if (value.size() > column.text_width)
-    throw ResultsError(fmt::format("candidate {}: `{}` = \"{}\" is longer than the column's {} bytes", point.index,
+    throw ResultsError(fmt::format("candidate {}: `{}` = \"{}\" is longer than the column's {} bytes", index,
                                    column.name, value, column.text_width));
 }
 

@@ -20,7 +20,20 @@ namespace shardmeter::results {
 // boolean: h5py's bool enum (int8 FALSE/TRUE) in HDF5, true/false in CSV and JSON.
 enum class ColumnType : std::uint8_t { uint64, int64, float64, text, boolean };
 
+// One row's sources without a PlanPoint (which holds copies of the scenario and the estimate, and owns its labels):
+// what h5io::pack reads for each row of /all, e.g. straight from a search worker's cursor and estimate.
+struct RowView {
+  const model::Scenario& scenario;
+  const model::Estimate& estimate;
+  std::uint64_t index = 0;
+  std::span<const std::string_view> labels;   // one per axis, in RowLayout::axes() order
+};
+
 struct FileColumn {
+  // Where the column's value comes from; with `island`, `scenario_get` / `estimate_get` / `label` below, the same
+  // value get() gives, read without a PlanPoint, a std::function call or (metrics) a CellValue (h5io::pack).
+  enum class Source : std::uint8_t { index, scenario, metric, estimate, label };
+
   std::string name;
   ColumnType type = ColumnType::float64;
   std::string unit;                 // never empty: "GPUs", "fraction", "name", "true/false", ...
@@ -29,6 +42,11 @@ struct FileColumn {
   // Metric columns (model/metrics.hpp): the metric's own getter, which get() wraps. Writers of many rows call it
   // directly (h5io::pack), without a std::function call and a CellValue per cell.
   model::MetricGetter metric = nullptr;
+  Source source = Source::index;
+  CellValue (*scenario_get)(const model::Scenario&, int island) = nullptr;   // Source::scenario
+  CellValue (*estimate_get)(const model::Estimate&, int island) = nullptr;   // Source::estimate
+  int island = -1;                  // the island argument of scenario_get / estimate_get
+  std::size_t label = 0;            // Source::label: the axis
 };
 
 // "axis:" + dotted path, e.g. "axis:cluster.islands.0.gpu".
@@ -58,7 +76,9 @@ public:
   std::vector<CellValue> cells(const PlanPoint& point) const;
   // The checks cells() makes: the point's island entries and labels fit (check_shape), a text cell fits its column.
   void check_shape(const PlanPoint& point) const;
+  void check_shape(std::uint64_t index, int island_entries, std::size_t labels) const;
   static void check_text(const PlanPoint& point, const FileColumn& column, const std::string& value);
+  static void check_text(std::uint64_t index, const FileColumn& column, std::string_view value);
   Row row(const PlanPoint& point) const;
   Table table(std::span<const PlanPoint> points) const;
 

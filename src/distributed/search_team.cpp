@@ -124,6 +124,12 @@ void SearchTeam::before_search(const search::Space& space, search::SearchOptions
         local_sink_(batch);
         receive(nullptr);
       };
+    // Its own rows are packed on its workers (RowSink); the other ranks' records still come through local_sink_.
+    if (options.rows)
+      options.rows.append = [this, append = options.rows.append](std::span<const std::byte> rows) {
+        append(rows);
+        receive(nullptr);
+      };
     if (options.progress)
       options.progress = [this, bar = options.progress](std::uint64_t done, std::uint64_t total) {
         if (shares_work_.load(std::memory_order_relaxed))
@@ -134,6 +140,7 @@ void SearchTeam::before_search(const search::Space& space, search::SearchOptions
   } else {
     options.progress = {};
     options.sink = {};
+    options.rows = {};   // rows are written on rank 0: this rank sends its records (below)
     if (write_all_)
       options.sink = [this](std::span<const search::CandidateRecord> batch) { send_records(batch); };
   }

@@ -13,6 +13,7 @@
 #include "results/files/csv.hpp"
 #include "results/files/hdf5_writer.hpp"
 #include "results/files/json.hpp"
+#include "search/cursor.hpp"
 #include "search/search.hpp"
 #include "src/planning/search_section.hpp"
 #include "src/planning/search_space.hpp"
@@ -95,6 +96,23 @@ SearchJobResult run_search_job(const SearchJobOptions& options, const Catalog& c
         p.index = r.index;
         p.labels = space.labels(r.index);
       });
+    };
+    // An exhaustive search packs each row on the worker that checked the candidate, from its cursor (the
+    // candidate's scenario and digits) and estimate: a chunk then carries only the rows, and this thread copies them.
+    so.rows.row_bytes = writer->row_bytes();
+    so.rows.pack = [&space, w = writer.get()](const search::Cursor& cursor, const model::Estimate& e, std::byte* row) {
+      thread_local std::vector<std::string_view> labels;
+      labels.resize(static_cast<std::size_t>(space.axis_count()));
+      const std::span<const int> order = space.order();
+      for (int p = 0; p < space.axis_count(); ++p) {
+        const int a = order[static_cast<std::size_t>(p)];
+        labels[static_cast<std::size_t>(a)] = space.axis(a).labels[cursor.digit(p)];
+      }
+      w->pack_row(results::RowView{cursor.scenario(), e, cursor.index(), labels}, row);
+    };
+    so.rows.append = [&](std::span<const std::byte> rows) {
+      const std::lock_guard lock(writer_mutex);
+      writer->append_packed(rows);
     };
   }
   so.progress = options.progress;

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """`mpirun -np 2 shardmeter search` against the single-process, one-thread run on every shipped search
 (docs/scale.md): the /front datasets must be equal byte for byte, the counts equal, the root attribute `ranks` 2.
-With --all (on the first search only, to keep CI short), /all must hold the same candidates as one process writes
-(their order may differ: ranks stream their rows as they find them). Annealing on 2 ranks (every rank runs its
+With --all (on the first search only, to keep CI short), /all must hold the same candidates as one process writes,
+each row the same bytes (their order may differ: ranks stream their rows as they find them). Annealing on 2 ranks (every rank runs its
 own chains, seeded from --seed and the rank) must be deterministic: two runs give the same front, and together
 the ranks visit more than one process does with the same budget.
 
@@ -63,6 +63,14 @@ def main():
                 if not np.array_equal(ia, ib) or len(ia) != int(a.attrs['feasible']):
                     print(f'{name}: /all holds {len(ib)} candidates on 2 ranks, {len(ia)} on 1 process')
                     failures += 1
+                else:
+                    # Rank 0 packs its own rows on its workers, the other rank's come as records: every row, in
+                    # index order, must be the single process's bytes.
+                    ra, rb = a['all'][()], b['all'][()]
+                    ra, rb = ra[np.argsort(ra['index'], kind='stable')], rb[np.argsort(rb['index'], kind='stable')]
+                    if ra.dtype != rb.dtype or ra.tobytes() != rb.tobytes():
+                        print(f'{name}: /all rows differ between 1 process and 2 ranks')
+                        failures += 1
         print(f'{name}: {len(fa)} front rows, equal' if not failures else f'{name}: checked')
 
     path = searches[0]
