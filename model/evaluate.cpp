@@ -139,7 +139,9 @@ void evaluate_fresh(const Scenario& s, Estimate& e, bool check) noexcept {
   e.compute_utilization = computing_gpu_s / static_cast<double>(e.gpus);
   e.exposed_comm_fraction =
       (e.time.tp_comm_s + e.time.pp_comm_s + e.time.dp_comm_s + e.time.wan_s + e.time.ep_comm_s) / e.step_time_s;
-  e.bottleneck = fits ? dominant_component(e.time) : Bottleneck::memory_capacity;
+  // e.time is the slowest island's breakdown; when every island fits, that island's bottleneck is already
+  // dominant_component of it.
+  e.bottleneck = fits ? e.islands[slowest].bottleneck : Bottleneck::memory_capacity;
   for (int i = 0; i < s.cluster.island_entries; ++i) {
     const auto k = static_cast<std::size_t>(i);
     IslandEstimate& ie = e.islands[k];
