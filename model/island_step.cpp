@@ -300,7 +300,15 @@ DpCost dp_cost(const PlanSpec& plan, const IslandLayout& l, const DpTraffic& in)
   const bool first_fuller = first_total >= last_total;
   st.memory = first_fuller ? mem_first : mem_last;
   st.memory_bytes = first_fuller ? first_total : last_total;
-  if (plan.pp > 2) {   // rank 1: with uneven ranks it may hold more blocks than rank 0 with one micro-batch fewer
+  // Rank 1 (pp >= 3): with uneven ranks it may hold more blocks than rank 0 with one micro-batch fewer. With as many
+  // blocks as rank 0 and non-negative per-block terms, every part of its memory is at most rank 0's (no embedding,
+  // the same blocks, at most as many micro-batches in flight; stage_memory), so neither is its sum (rounding is
+  // monotonic): it cannot replace the rank already chosen and is not sized. Any NaN sizes it.
+  const bool middle_within_first = stages.middle == stages.first && stages.first >= 0 && params.embedding >= 0 &&
+                                   mem_terms.per_layer_bytes >= 0 && mem_terms.per_kept_layer_bytes >= 0 &&
+                                   mem_terms.moe_extra_bytes >= 0 && mem_terms.fp8_saved_delta_bytes >= 0 &&
+                                   mem_terms.fp8_block_weight_params >= 0 && first_total <= st.memory_bytes;
+  if (plan.pp > 2 && !middle_within_first) {
     const MemoryBreakdown mem_middle = stage_memory(s, l, params, mem_terms, st.microbatches, StagePosition::middle);
     const double middle_total = mem_middle.total();
     if (middle_total > st.memory_bytes) {
