@@ -281,8 +281,21 @@ DpCost dp_cost(const PlanSpec& plan, const IslandLayout& l, const DpTraffic& in)
   }
   // Every step waits for the slowest rank it synchronises with (docs/model.md §5.6): the job's GPUs, or the island's
   // under DiLoCo (inner steps are island-local). The wait grows with the rank count and the work per micro-batch.
+  // With a pipeline the steady state runs at the slowest rank's micro-batch, and the ranks carry unequal loads: the
+  // last stage's GPUs (ranks / p of them, with the output layer) and the others, taken at the heavier of rank 0 and
+  // rank 1. A rank of a lighter stage delays the pipeline only by what its draw exceeds the heavier stage's.
   const double ranks = s.plan.sync == SyncMode::diloco ? island.gpus : static_cast<double>(s.cluster.total_gpus());
-  t.straggler_s = rank_jitter_s(t.compute_s + t.recompute_s + t.memory_bound_s, ranks);
+  if (plan.pp > 1) {
+    const StageBody& other_body = middle_stage_mb > first_stage_mb ? middle_body : first_body;
+    const double last_ranks = ranks / plan.pp;
+    const double pace_mb = slowest_of_two_groups_s(
+        last_stage_mb, last_body.compute + last_body.recompute + last_body.memory + logits.gemm_s + logits.memory_s,
+        last_ranks, std::max(first_stage_mb, middle_stage_mb),
+        other_body.compute + other_body.recompute + other_body.memory, ranks - last_ranks);
+    t.straggler_s = mb * std::max(0.0, pace_mb - slowest_mb);
+  } else {
+    t.straggler_s = rank_jitter_s(t.compute_s + t.recompute_s + t.memory_bound_s, ranks);
+  }
   st.stage_microbatch_s = slowest_mb + t.straggler_s / mb;
   st.fixed_s = t.total() - mb * st.stage_microbatch_s;
 

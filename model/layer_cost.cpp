@@ -23,6 +23,13 @@ constexpr double kMemoryKernelsFwd = 8.0;
 // Fraction of a TP collective hidden behind GEMMs when comm-GEMM overlap is on (Megatron-Core
 // --tp-comm-overlap, userbuffers); the rest stays on the critical path. Assumed: docs/model.md §4.2.
 constexpr double kTpOverlapHidden = 0.8;
+// Megatron-Core's unfused RoPE (rope_utils.py _apply_rotary_pos_emb_bshd), which it runs whenever the YaRN
+// concentration factor is not 1 (TE's fused RoPE takes no mscale), per element of Q and K: forward t*cos, -x2,
+// cat, *sin, add, cat((t, t_pass)) read and write 12 elements in 6 kernels, plus 6 kernels on the [s, d] cos/sin
+// tables; backward (autograd) g*sin, neg, the chunk's cat, g*cos, the accumulating add and the slice's zeros + copy
+// 13 elements in 7 kernels. Q and K are two calls. docs/model.md §15.4.
+constexpr double kUnfusedRopeElementPasses = 12.0 + 13.0;
+constexpr double kUnfusedRopeKernelsPerCall = 12.0 + 7.0;
 
 struct Shape {
   double tokens;   // rows of every GEMM on this GPU: b * s / cp (SP gathers the sequence back before GEMMs)
@@ -98,6 +105,13 @@ PassCost attention_fwd(const ModelSpec& m, const GpuSpec& gpu, const PlanSpec& p
   return c;
 }
 
+// YaRN RoPE with a concentration factor 0.1·ln(factor) + 1 != 1 runs unfused on the Megatron stacks
+// (rope_utils.py apply_rotary_pos_emb: "mscale=... is not supported by TE's fused RoPE"; docs/model.md §15.4).
+bool unfused_yarn_rope(const ModelSpec& m, const PlanSpec& plan) {
+  return m.position_embedding == PositionEmbedding::rope && m.yarn_factor > 1.0 &&
+         (plan.stack == Stack::megatron || plan.stack == Stack::megatron_te);
+}
+
 // Activation bytes moved by memory-bound kernels in one block's forward, per GPU.
 double layer_memory_traffic_fwd_bytes(const ModelSpec& m, const PlanSpec& plan, int micro_batch) {
   const double tokens = micro_batch * static_cast<double>(m.seq_len) / plan.cp;
@@ -111,8 +125,11 @@ double layer_memory_traffic_fwd_bytes(const ModelSpec& m, const PlanSpec& plan, 
   const double dense_share = is_moe(m) ? static_cast<double>(dense_layer_count(m)) / m.layers : 1.0;
   const double act =
       dense_share * (m.ffn_type == FfnType::swiglu ? 3.0 : 2.0) * m.ffn_hidden / static_cast<double>(m.hidden);
+  // Fused RoPE reads and writes Q and K once; the unfused YaRN path's exact forward + backward passes enter the
+  // forward at a third (the backward is charged at twice the forward, §2.4).
+  const double rope_passes = unfused_yarn_rope(m, plan) ? kUnfusedRopeElementPasses / 3.0 : 2.0;
   const double rope = m.position_embedding == PositionEmbedding::rope
-                          ? 2.0 * (m.heads + m.kv_heads) * static_cast<double>(m.head_dim) / m.hidden
+                          ? rope_passes * (m.heads + m.kv_heads) * static_cast<double>(m.head_dim) / m.hidden
                           : 0.0;
   const double replicated_share = plan.sequence_parallel ? 1.0 / plan.tp : 1.0;
   return kActivationBytes * x_h * (replicated * replicated_share + (act + rope) / plan.tp);
@@ -169,8 +186,11 @@ LayerCost layer_cost(const ModelSpec& m, const GpuSpec& gpu, const PlanSpec& pla
 
   double gemm_fwd = dense_gemms_fwd_s(m, gpu, precision, x);
   const PassCost attn = attention_fwd(m, gpu, plan, micro_batch, x);
+  // Unfused YaRN RoPE: its Q and K calls' launches, forward and backward, at a third, less the one rotary launch
+  // kMemoryKernelsFwd counts.
+  const double rope_kernels = unfused_yarn_rope(m, plan) ? (2.0 * kUnfusedRopeKernelsPerCall - 3.0) / 3.0 : 0.0;
   double mem_fwd = memory_bound_time_s(layer_memory_traffic_fwd_bytes(m, plan, micro_batch),
-                                       kMemoryKernelsFwd, gpu);
+                                       kMemoryKernelsFwd + rope_kernels, gpu);
   double moe_gemm_fwd = 0;  // the routed part's GEMMs, averaged per block
   double tp_collectives = 2.0;  // TP collectives per block and pass: after attention, after the MLP
   if (is_moe(m)) {

@@ -17,6 +17,7 @@ struct ModelSpec {
   FfnType ffn_type = FfnType::gelu;
   NormType norm = NormType::layernorm;
   PositionEmbedding position_embedding = PositionEmbedding::learned;
+  double yarn_factor = 0;        // YaRN rotary scaling factor (gpt-oss: 32); 0 = plain RoPE (docs/model.md §15.4)
   bool bias = true;              // linear layers carry biases (GPT-2/3 style); Llama has none
   bool tied_embeddings = true;   // output head shares the input embedding matrix
   bool dropout = true;           // dropout layers present (stores masks; Korthikanti Table 2 assumes it)

@@ -324,3 +324,31 @@ TEST_CASE("an MoE block runs the attention's TP collectives but not the MLP's, u
   // depend on the experts).
   CHECK(routed_only == Approx(with_shared * 1.25 / 2.0).epsilon(1e-12));
 }
+
+TEST_CASE("YaRN RoPE runs unfused on Megatron-Core: its exact passes over Q and K and its launches") {
+  m::Scenario s = tiny_scenario(4);
+  const m::IslandLayout l = m::make_layout(s.cluster.islands[0], s.plan);
+  const m::GpuSpec& gpu = s.cluster.islands[0].gpu;
+  const double hbm = 3.35e12 * 0.85, launch = 4e-6;
+  auto memory_fwd = [&] { return m::layer_cost(s.model, gpu, s.plan, m::Precision::bf16, 2, l).forward.memory_s; };
+  const double fused = memory_fwd();
+  // By hand: 32 tokens (micro-batch 2 x 16) x Q and K (2 + 2 heads of 4 = 16 elements) x 2 bytes = 1024 bytes per
+  // pass. Fused RoPE is charged 2 passes in the forward (x 3 with the backward); unfused, 12 forward + 13 backward
+  // = 25 passes, a third in the forward: 1024 x (25/3 - 2) = 6485.33 bytes more. Launches: 2 calls x (12 + 7) = 38,
+  // less the 3 of the fused rotary already counted, a third in the forward: 35/3.
+  s.model.yarn_factor = 32;
+  CHECK(memory_fwd() - fused == Approx(1024.0 * (25.0 / 3 - 2) / hbm + 35.0 / 3 * launch).epsilon(1e-9));
+  // The backward is charged at twice the forward, as every memory-bound term.
+  CHECK(m::layer_cost(s.model, gpu, s.plan, m::Precision::bf16, 2, l).backward.memory_s == Approx(2 * memory_fwd()));
+  // A factor of 1 has a concentration factor of 1 (0.1 ln 1 + 1): TE's fused RoPE; other stacks fuse their own.
+  s.model.yarn_factor = 1;
+  CHECK(memory_fwd() == fused);
+  s.model.yarn_factor = 32;
+  s.plan.stack = m::Stack::torch_fsdp2;
+  const double fsdp_unfused = memory_fwd();
+  s.model.yarn_factor = 0;
+  CHECK(memory_fwd() == fsdp_unfused);
+  // The gpt-oss presets carry Megatron-Bridge's yarn_rotary_scaling_factor 32.
+  CHECK(preset_model("gpt-oss-120b").yarn_factor == 32.0);
+  CHECK(preset_model("qwen3-235b-a22b").yarn_factor == 0.0);
+}

@@ -1,6 +1,7 @@
 #include "results/export/deploy_plan.hpp"
 
 #include <algorithm>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -24,23 +25,34 @@ T typed_column(const Row& r, std::string_view column) {
   else return integer(r, column);
 }
 
-// A column of the row, or the rebuilt scenario's field for files written before the column existed.
+// A column of the row; for a file written before the column existed, what `missing()` gives (no value: the
+// located error of a missing column). The three readers below differ only in that fallback.
 template <class T, class F>
-T column_or(const Row& r, std::string_view column, const model::Scenario* rebuilt, F from_scenario) {
-  if (r.count(column) == 0 && rebuilt != nullptr) return from_scenario(*rebuilt);
+T read_column(const Row& r, std::string_view column, F missing) {
+  if (r.count(column) == 0) {
+    if (std::optional<T> v = missing()) return *std::move(v);
+  }
   return typed_column<T>(r, column);
 }
 
-// A column added with the MoE keys: files written before them hold dense plans, read as `dense`.
-template <class T>
-T moe_column(const Row& r, std::string_view column, T dense) {
-  return r.count(column) == 0 ? dense : typed_column<T>(r, column);
+// ... falling back to the rebuilt scenario's field.
+template <class T, class F>
+T column_or(const Row& r, std::string_view column, const model::Scenario* rebuilt, F from_scenario) {
+  return read_column<T>(r, column, [&]() -> std::optional<T> {
+    if (rebuilt == nullptr) return std::nullopt;
+    return from_scenario(*rebuilt);
+  });
 }
 
-// A pipeline-split column (0 = the default) of a file written before it existed.
+// ... a column added with the MoE keys: files written before them hold dense plans, read as `dense`.
+template <class T>
+T moe_column(const Row& r, std::string_view column, T dense) {
+  return read_column<T>(r, column, [&] { return std::optional<T>(std::move(dense)); });
+}
+
+// ... a pipeline-split column: the rebuilt scenario's field, or 0 (the default) without one.
 std::int64_t split_column(const Row& r, std::string_view column, const model::Scenario* rebuilt, int model::PlanSpec::*field) {
-  if (r.count(column) != 0) return typed_column<std::int64_t>(r, column);
-  return rebuilt != nullptr ? rebuilt->plan.*field : 0;
+  return read_column<std::int64_t>(r, column, [&] { return std::optional<std::int64_t>(rebuilt != nullptr ? rebuilt->plan.*field : 0); });
 }
 
 // The model's view of the plan's pipeline split.

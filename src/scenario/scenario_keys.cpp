@@ -92,6 +92,7 @@ std::vector<SectionKeys> shipped_sections() {
     {"seq_len", "", "tokens", kRequiredOrPreset, R::between(1, 100'000'000), "Tokens per sequence s", member<&m::ModelSpec::seq_len>},
     {"norm", "", "", D::value("layernorm"), {}, "Normalisation layers", member<&m::ModelSpec::norm>},
     {"position_embedding", "", "", D::value("learned"), {}, "learned adds seq_len·hidden parameters", member<&m::ModelSpec::position_embedding>},
+    {"yarn_factor", "", "", D::value("0", "{} (= plain RoPE)"), R::at_least(0), "YaRN rotary scaling factor (gpt-oss: 32); on the Megatron stacks its RoPE runs unfused", member<&m::ModelSpec::yarn_factor>},
     {"bias", "", "", D::value("true"), {}, "Linear layers carry biases (GPT-3 style)", member<&m::ModelSpec::bias>},
     {"tied_embeddings", "", "", D::value("true"), {}, "Output head shares the input embedding", member<&m::ModelSpec::tied_embeddings>},
     {"dropout", "", "", D::value("true"), {}, "Dropout layers present (their masks take activation memory)", member<&m::ModelSpec::dropout>},
