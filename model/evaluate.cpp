@@ -47,7 +47,7 @@ double mfu_peak_flops_per_s(const GpuSpec& gpu, Precision precision) noexcept {
 
 namespace {
 
-// evaluate_into resets an Estimate by copying the default scalar part (everything before `islands`) and
+// A rejected estimate is reset by copying the default scalar part (everything before `islands`) and
 // value-initialising only the island slots the previous estimate used. That needs `islands` to be the last member.
 static_assert(std::is_standard_layout_v<Estimate> && std::is_trivially_copyable_v<Estimate>);
 static_assert(offsetof(Estimate, islands) + sizeof(Estimate::islands) == sizeof(Estimate),
@@ -60,19 +60,27 @@ void reset_estimate(Estimate& e) noexcept {
   for (int i = 0; i < used; ++i) e.islands[static_cast<std::size_t>(i)] = IslandEstimate{};
 }
 
-// The model proper. `e` holds default values on entry.
+// The model proper. On entry `e` may hold a previous estimate, but its island slots from s.cluster.island_entries
+// on hold default values (evaluate_into resets those). A consistent scenario's estimate writes every field of `e`
+// and of its island slots, so nothing else needs resetting first (tests/test_evaluate_reuse.cpp checks this against
+// fresh estimates); a rejected one is reset to the defaults besides what it reports.
 void evaluate_fresh(const Scenario& s, Estimate& e, bool check) noexcept {
-  e.island_entries = s.cluster.island_entries;
-  e.gpus = s.cluster.total_gpus();
   const ParameterCounts params = count_parameters(s.model);
-  e.parameters_total = params.total;
-  e.parameters_active = params.active;
   if (check) {
-    if (const Violation v = check_consistency(s)) {
+    if (const Violation v = check_consistency(s)) [[unlikely]] {
+      reset_estimate(e);
+      e.island_entries = s.cluster.island_entries;
+      e.gpus = s.cluster.total_gpus();
+      e.parameters_total = params.total;
+      e.parameters_active = params.active;
       e.reject_reason = v.reason;
       return;
     }
   }
+  e.island_entries = s.cluster.island_entries;
+  e.gpus = s.cluster.total_gpus();
+  e.parameters_total = params.total;
+  e.parameters_active = params.active;
 
   // HFU counts only the blocks that are recomputed: recompute_layers of the fullest rank's blocks (§7.5, §5.4).
   const double fullest_rank = std::max(1, stage_layers(s.model, s.plan).fullest());
@@ -85,6 +93,11 @@ void evaluate_fresh(const Scenario& s, Estimate& e, bool check) noexcept {
   bool fits = true;
   std::size_t slowest = 0;
   double slowest_wait = 1e300;   // the slowest island waits for no one
+  // Written below only for some island (the fullest) or summed over the islands: start from the defaults.
+  e.memory_per_gpu_bytes = kDefaultEstimate.memory_per_gpu_bytes;
+  e.memory_capacity_bytes = kDefaultEstimate.memory_capacity_bytes;
+  e.memory = kDefaultEstimate.memory;
+  e.cost_usd_per_hour = kDefaultEstimate.cost_usd_per_hour;
   for (int i = 0; i < s.cluster.island_entries; ++i) {
     const auto k = static_cast<std::size_t>(i);
     const IslandSpec& island = s.cluster.islands[k];
@@ -139,7 +152,9 @@ void evaluate_fresh(const Scenario& s, Estimate& e, bool check) noexcept {
   e.compute_utilization = computing_gpu_s / static_cast<double>(e.gpus);
   e.exposed_comm_fraction =
       (e.time.tp_comm_s + e.time.pp_comm_s + e.time.dp_comm_s + e.time.wan_s + e.time.ep_comm_s) / e.step_time_s;
-  e.bottleneck = fits ? dominant_component(e.time) : Bottleneck::memory_capacity;
+  // e.time is the slowest island's breakdown; when every island fits, that island's bottleneck is already
+  // dominant_component of it.
+  e.bottleneck = fits ? e.islands[slowest].bottleneck : Bottleneck::memory_capacity;
   for (int i = 0; i < s.cluster.island_entries; ++i) {
     const auto k = static_cast<std::size_t>(i);
     IslandEstimate& ie = e.islands[k];
@@ -199,13 +214,23 @@ Estimate evaluate(const Scenario& s) noexcept {
   return e;
 }
 
+namespace {
+// The island slots the previous estimate used beyond this scenario's entries go back to their defaults; the rest of
+// `out` is overwritten by evaluate_fresh (or reset when the scenario is rejected).
+void reset_unused_islands(const Scenario& s, Estimate& out) noexcept {
+  const int used = std::clamp(out.island_entries, 0, kMaxIslands);
+  for (int i = std::clamp(s.cluster.island_entries, 0, kMaxIslands); i < used; ++i)
+    out.islands[static_cast<std::size_t>(i)] = IslandEstimate{};
+}
+}  // namespace
+
 void evaluate_into(const Scenario& s, Estimate& out) noexcept {
-  reset_estimate(out);
+  reset_unused_islands(s, out);
   evaluate_fresh(s, out, true);
 }
 
 void evaluate_consistent_into(const Scenario& s, Estimate& out) noexcept {
-  reset_estimate(out);
+  reset_unused_islands(s, out);
   evaluate_fresh(s, out, false);
 }
 

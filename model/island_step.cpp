@@ -205,9 +205,12 @@ DpCost dp_cost(const PlanSpec& plan, const IslandLayout& l, const DpTraffic& in)
   // Each rank's micro-batch: its blocks, the exposed DP per micro-batch and the p2p; the last adds the output layer.
   const double p2p = plan.pp > 1 ? p2p_local + p2p_wan : 0.0;
   const double per_rank_fixed = dp_all.per_microbatch_s + p2p;
+  // Equal block counts give equal bodies (the same call): each distinct count is computed once.
   const StageBody first_body = stage_body(stages.first);
-  const StageBody middle_body = stage_body(stages.middle);
-  const StageBody last_body = stage_body(stages.last);
+  const StageBody middle_body = stages.middle == stages.first ? first_body : stage_body(stages.middle);
+  const StageBody last_body = stages.last == stages.first    ? first_body
+                              : stages.last == stages.middle ? middle_body
+                                                             : stage_body(stages.last);
   const double first_stage_mb = first_body.total() + per_rank_fixed;
   const double middle_stage_mb = stages.middle > 0 ? middle_body.total() + per_rank_fixed : 0.0;
   const double last_stage_mb = last_body.total() + logits.total_s() + per_rank_fixed;
@@ -224,7 +227,7 @@ DpCost dp_cost(const PlanSpec& plan, const IslandLayout& l, const DpTraffic& in)
     recomputed_sum = 0;
     for (int r = 0; r < plan.pp; ++r) recomputed_sum += recomputed_blocks(plan, rank_layers(m, plan, r));
   }
-  const StageBody all_blocks = stage_body(m.layers);
+  const StageBody all_blocks = m.layers == stages.first ? first_body : stage_body(m.layers);
   const double all_ranks_mb = all_blocks.total() +
                               (recomputed_sum - recomputed_blocks(plan, m.layers)) *
                                   (recompute_per_block + lc.recompute.tp_comm_s) +
@@ -304,12 +307,28 @@ DpCost dp_cost(const PlanSpec& plan, const IslandLayout& l, const DpTraffic& in)
                                                  plan.pp > 1 ? StagePosition::first : StagePosition::only);
   const MemoryBreakdown mem_last =
       plan.pp > 1 ? stage_memory(s, l, params, mem_terms, st.microbatches, StagePosition::last) : mem_first;
-  st.memory = mem_first.total() >= mem_last.total() ? mem_first : mem_last;
-  if (plan.pp > 2) {   // rank 1: with uneven ranks it may hold more blocks than rank 0 with one micro-batch fewer
+  // Each rank's total is summed once (the same sum as MemoryBreakdown::total() on the chosen rank).
+  const double first_total = mem_first.total();
+  const double last_total = plan.pp > 1 ? mem_last.total() : first_total;
+  const bool first_fuller = first_total >= last_total;
+  st.memory = first_fuller ? mem_first : mem_last;
+  st.memory_bytes = first_fuller ? first_total : last_total;
+  // Rank 1 (pp >= 3): with uneven ranks it may hold more blocks than rank 0 with one micro-batch fewer. With as many
+  // blocks as rank 0 and non-negative per-block terms, every part of its memory is at most rank 0's (no embedding,
+  // the same blocks, at most as many micro-batches in flight; stage_memory), so neither is its sum (rounding is
+  // monotonic): it cannot replace the rank already chosen and is not sized. Any NaN sizes it.
+  const bool middle_within_first = stages.middle == stages.first && stages.first >= 0 && params.embedding >= 0 &&
+                                   mem_terms.per_layer_bytes >= 0 && mem_terms.per_kept_layer_bytes >= 0 &&
+                                   mem_terms.moe_extra_bytes >= 0 && mem_terms.fp8_saved_delta_bytes >= 0 &&
+                                   mem_terms.fp8_block_weight_params >= 0 && first_total <= st.memory_bytes;
+  if (plan.pp > 2 && !middle_within_first) {
     const MemoryBreakdown mem_middle = stage_memory(s, l, params, mem_terms, st.microbatches, StagePosition::middle);
-    if (mem_middle.total() > st.memory.total()) st.memory = mem_middle;
+    const double middle_total = mem_middle.total();
+    if (middle_total > st.memory_bytes) {
+      st.memory = mem_middle;
+      st.memory_bytes = middle_total;
+    }
   }
-  st.memory_bytes = st.memory.total();
   st.capacity_bytes = usable_memory_bytes(gpu, s.runtime);
   st.fits = st.memory_bytes <= st.capacity_bytes;
   return st;

@@ -19,7 +19,7 @@ struct MaxOfNormals {
   double mean = 0.0;
   double sd = 1.0;
 };
-inline MaxOfNormals max_of_standard_normals(double n) noexcept {
+inline MaxOfNormals max_of_standard_normals_formula(double n) noexcept {
   if (!(n >= 2.0)) return {};
   constexpr double kEulerGamma = 0.5772156649015329;
   constexpr double kLog4Pi = 2.5310242469692907;   // ln(4π)
@@ -28,7 +28,17 @@ inline MaxOfNormals max_of_standard_normals(double n) noexcept {
   const double r = std::sqrt(2.0 * ln_n);
   return {r - (std::log(ln_n) + kLog4Pi) / (2.0 * r) + kEulerGamma / r, kPiOverSqrt6 / r};
 }
+
+// The same values (bit for bit): for a whole multiple of kExpectedMaxTableStep ranks up to kExpectedMaxTableRanks
+// they are computed once per count and then read from a cache (model/rank_jitter.cpp), which saves two logs per
+// group of ranks in every estimate (docs/performance.md, "Third round"); other counts compute them each time.
+inline constexpr int kExpectedMaxTableStep = 8;
+inline constexpr int kExpectedMaxTableRanks = 65536;
+MaxOfNormals max_of_standard_normals(double n) noexcept;
 inline double expected_max_standard_normal(double n) noexcept { return max_of_standard_normals(n).mean; }
+inline double expected_max_standard_normal_formula(double n) noexcept {
+  return max_of_standard_normals_formula(n).mean;
+}
 inline double sd_max_standard_normal(double n) noexcept { return max_of_standard_normals(n).sd; }
 
 // Time per step the whole job loses waiting for its slowest rank: cv · E[max of `ranks` N(0,1)] · the per-rank

@@ -150,20 +150,22 @@ JobStep synchronous_step(const Scenario& s, const ParameterCounts& params) noexc
   j.data_parallel = replicas;
 
   const int entries = s.cluster.island_entries;
+  std::array<double, kMaxIslands> island_total_s;   // [0, entries): each island's time.total(), summed once
   for (int e = 0; e < entries; ++e) {
     const auto i = static_cast<std::size_t>(e);
     // The balanced split stepped the island with the equal share already: the same inputs give the same step.
     if (!probed || !(probe_share[i] == per_replica[i]))
       j.islands.emplace_with(i, [&] { return island_step(s, s.cluster.islands[i], params, per_replica[i], wan.traffic); });
     j.islands[i].time.wan_s += wan_gradient_exposed_s(s, wan, j.islands[i]);
-    j.step_time_s = std::max(j.step_time_s, j.islands[i].time.total());
+    island_total_s[i] = j.islands[i].time.total();
+    j.step_time_s = std::max(j.step_time_s, island_total_s[i]);
     const int replicas_here = s.plan.pp_across_islands ? replicas : island_data_parallel(s, e);
     j.sequences_per_island[i] = per_replica[i] * replicas_here;
   }
   // With balancing the shares may not sum to the batch exactly (ceil per replica); tokens are what is trained.
   for (int e = 0; e < entries; ++e) {
     const auto i = static_cast<std::size_t>(e);
-    j.wait_s[i] = j.step_time_s - j.islands[i].time.total();
+    j.wait_s[i] = j.step_time_s - island_total_s[i];
     j.wan_s[i] = j.islands[i].time.wan_s;
   }
   for (int e = 0; e < entries; ++e) {
