@@ -30,7 +30,7 @@ inline MaxOfNormals max_of_standard_normals_formula(double n) noexcept {
 }
 
 // The same values (bit for bit): for a whole multiple of kExpectedMaxTableStep ranks up to kExpectedMaxTableRanks
-// they are computed once per count and then read from a cache (model/rank_jitter.cpp), which saves two logs per
+// they are read from a table of the formula's values built once (model/rank_jitter.cpp), which saves two logs per
 // group of ranks in every estimate (docs/performance.md, "Third round"); other counts compute them each time.
 inline constexpr int kExpectedMaxTableStep = 8;
 inline constexpr int kExpectedMaxTableRanks = 65536;

@@ -26,9 +26,9 @@ TEST_CASE("Expected maximum of n standard normal draws: hand-worked values of th
   CHECK(model::rank_jitter_s(10.0, 2048, 0.012) == Approx(0.4162).margin(1e-4));
 }
 
-TEST_CASE("The cached maximum of normals is the formula's mean and spread, bit for bit, on every count") {
-  // model/rank_jitter.cpp caches multiples of 8 ranks up to 65536; the first call fills a slot, the second reads it,
-  // and counts outside the cache (odd, fractional, beyond 65536) compute the formula each time.
+TEST_CASE("The tabled maximum of normals is the formula's mean and spread, bit for bit, on every count") {
+  // model/rank_jitter.cpp tables multiples of 8 ranks up to 65536 (built on first use, read ever after); counts
+  // outside the table (odd, fractional, beyond 65536) compute the formula each time.
   for (int pass = 0; pass < 2; ++pass) {
     for (double n : {0.0, 1.0, 2.0, 7.0, 8.0, 9.0, 12.5, 16.0, 512.0, 1000.0, 1024.0, 16384.0, 65528.0, 65536.0,
                      65544.0, 1e6}) {
