@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -51,6 +52,18 @@ std::vector<unsigned char> raw_all(const std::filesystem::path& path) {
   return bytes;
 }
 
+// An exhaustive `--all` search of `yaml` into `out` on `threads` threads.
+SearchJobOptions all_rows_search(const std::string& yaml, const std::filesystem::path& out, int threads) {
+  SearchJobOptions o;
+  o.scenario_path = "search_small_wide.yaml";
+  o.scenario_text = yaml;
+  o.method = search::Method::exhaustive;
+  o.output_h5 = out.string();
+  o.write_all = true;
+  o.threads = threads;
+  return o;
+}
+
 }  // namespace
 
 TEST_CASE("search --all: the rows packed on the search's workers are byte for byte those packed from PlanPoints",
@@ -90,13 +103,7 @@ TEST_CASE("search --all: the rows packed on the search's workers are byte for by
   }
   for (const int threads : {1, 2, 3}) {
     INFO(threads << " threads");
-    SearchJobOptions o;
-    o.scenario_path = "search_small_wide.yaml";
-    o.scenario_text = yaml;
-    o.method = search::Method::exhaustive;
-    o.output_h5 = (dir / "front.h5").string();
-    o.write_all = true;
-    o.threads = threads;
+    const SearchJobOptions o = all_rows_search(yaml, dir / "front.h5", threads);
     std::atomic<bool> stop{false};
     const SearchJobResult job = run_search_job(o, test::shipped_catalog(), stop);
     REQUIRE(job.info.feasible == 464);
@@ -112,13 +119,7 @@ TEST_CASE("search --all: /all rows read back equal to the model's estimate of ea
   const std::string yaml = wide_search_yaml();
 
   const test::ScratchDir dir;
-  SearchJobOptions o;
-  o.scenario_path = "search_small_wide.yaml";
-  o.scenario_text = yaml;
-  o.method = search::Method::exhaustive;
-  o.output_h5 = (dir / "front.h5").string();
-  o.write_all = true;
-  o.threads = 2;
+  const SearchJobOptions o = all_rows_search(yaml, dir / "front.h5", 2);
   std::atomic<bool> stop{false};
   const SearchJobResult job = run_search_job(o, test::shipped_catalog(), stop);
   REQUIRE(job.result.counts.space_size == 6912);
