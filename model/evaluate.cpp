@@ -66,21 +66,16 @@ void reset_estimate(Estimate& e) noexcept {
 // fresh estimates); a rejected one is reset to the defaults besides what it reports.
 void evaluate_fresh(const Scenario& s, Estimate& e, bool check) noexcept {
   const ParameterCounts params = count_parameters(s.model);
-  if (check) {
-    if (const Violation v = check_consistency(s)) [[unlikely]] {
-      reset_estimate(e);
-      e.island_entries = s.cluster.island_entries;
-      e.gpus = s.cluster.total_gpus();
-      e.parameters_total = params.total;
-      e.parameters_active = params.active;
-      e.reject_reason = v.reason;
-      return;
-    }
-  }
+  const Violation v = check ? check_consistency(s) : Violation{};
+  if (v) [[unlikely]] reset_estimate(e);   // before the fields a rejected estimate reports too
   e.island_entries = s.cluster.island_entries;
   e.gpus = s.cluster.total_gpus();
   e.parameters_total = params.total;
   e.parameters_active = params.active;
+  if (v) [[unlikely]] {
+    e.reject_reason = v.reason;
+    return;
+  }
 
   // HFU counts only the blocks that are recomputed: recompute_layers of the fullest rank's blocks (§7.5, §5.4).
   const double fullest_rank = std::max(1, stage_layers(s.model, s.plan).fullest());
