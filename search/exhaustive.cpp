@@ -155,14 +155,12 @@ public:
     Chunk* chunk = nullptr;
     {
       const std::lock_guard lock(mutex_);
-      if (!free_.empty()) {
+      if (free_.empty()) {
+        chunk = all_.emplace_back(std::make_unique<Chunk>()).get();
+      } else {
         chunk = free_.back();
         free_.pop_back();
       }
-    }
-    if (!chunk) {
-      const std::lock_guard lock(mutex_);
-      chunk = all_.emplace_back(std::make_unique<Chunk>()).get();
     }
     chunk->begin = begin;
     chunk->end = end;
