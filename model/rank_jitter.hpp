@@ -36,9 +36,6 @@ inline constexpr int kExpectedMaxTableStep = 8;
 inline constexpr int kExpectedMaxTableRanks = 65536;
 MaxOfNormals max_of_standard_normals(double n) noexcept;
 inline double expected_max_standard_normal(double n) noexcept { return max_of_standard_normals(n).mean; }
-inline double expected_max_standard_normal_formula(double n) noexcept {
-  return max_of_standard_normals_formula(n).mean;
-}
 inline double sd_max_standard_normal(double n) noexcept { return max_of_standard_normals(n).sd; }
 
 // Time per step the whole job loses waiting for its slowest rank: cv · E[max of `ranks` N(0,1)] · the per-rank

@@ -33,7 +33,7 @@ TEST_CASE("The tabled maximum of normals is the formula's mean and spread, bit f
     for (double n : {0.0, 1.0, 2.0, 7.0, 8.0, 9.0, 12.5, 16.0, 512.0, 1000.0, 1024.0, 16384.0, 65528.0, 65536.0,
                      65544.0, 1e6}) {
       INFO("n = " << n << ", pass " << pass);
-      CHECK(model::expected_max_standard_normal(n) == model::expected_max_standard_normal_formula(n));
+      CHECK(model::expected_max_standard_normal(n) == model::max_of_standard_normals_formula(n).mean);
       CHECK(model::max_of_standard_normals(n).sd == model::max_of_standard_normals_formula(n).sd);
     }
   }
