@@ -1,5 +1,7 @@
 #include "model/layer_cost.hpp"
 
+#include <array>
+
 #include "model/collectives.hpp"
 #include "model/contention.hpp"
 #include "model/fp8.hpp"
@@ -43,17 +45,21 @@ Shape make_shape(const ModelSpec& m, const PlanSpec& plan, int micro_batch) {
   return Shape{micro_batch * seq_q, seq_q, static_cast<double>(m.seq_len), static_cast<double>(plan.tp)};
 }
 
-double dense_gemms_fwd_s(const ModelSpec& m, const GpuSpec& gpu, Precision precision, const Shape& x) {
+// The forward GEMMs of one block. For a plain dense block (no MLA, no MoE) `column_gemm_s` receives the times of its
+// two column-parallel GEMMs, QKV and MLP-up (the shapes the asynchronous backward TP overlaps, §4.4).
+double dense_gemms_fwd_s(const ModelSpec& m, const GpuSpec& gpu, Precision precision, const Shape& x,
+                         std::array<double, 2>& column_gemm_s) {
   const double h = m.hidden, f = m.ffn_hidden;
   const double q_out = static_cast<double>(m.heads) * m.head_dim;
   const double kv_out = static_cast<double>(m.kv_heads) * m.head_dim;
   const double up_width = (m.ffn_type == FfnType::swiglu ? 2.0 : 1.0) * f;
   // Column-parallel QKV and MLP-up split their outputs by t; row-parallel projections split their inputs.
-  if (!uses_mla(m) && !is_moe(m))
-    return gemm_time_s(x.tokens, (q_out + 2.0 * kv_out) / x.t, h, gpu, precision) +
-           gemm_time_s(x.tokens, h, q_out / x.t, gpu, precision) +
-           gemm_time_s(x.tokens, up_width / x.t, h, gpu, precision) +
+  if (!uses_mla(m) && !is_moe(m)) {
+    column_gemm_s = {gemm_time_s(x.tokens, (q_out + 2.0 * kv_out) / x.t, h, gpu, precision),
+                     gemm_time_s(x.tokens, up_width / x.t, h, gpu, precision)};
+    return column_gemm_s[0] + gemm_time_s(x.tokens, h, q_out / x.t, gpu, precision) + column_gemm_s[1] +
            gemm_time_s(x.tokens, h, f / x.t, gpu, precision);
+  }
   // MoE / MLA hook (docs/model.md §15.2, §15.4): MLA's latent projections as one GEMM of the same size over h;
   // the dense MLP only in the dense blocks (the MoE blocks' experts are moe_block_cost's), averaged per block.
   const double attention = uses_mla(m) ? gemm_time_s(x.tokens, attention_matmul_params(m) / h / x.t, h, gpu, precision)
@@ -152,15 +158,12 @@ double tp_collective_s(const ModelSpec& m, const PlanSpec& plan, int micro_batch
 // all-reduce beside the weight-gradient GEMM; the row-parallel layers' backward has no collective. With SP: the
 // row-parallel layers' output-gradient all-gathers stay synchronous, each column-parallel layer re-gathers its saved
 // input shard beside its input-gradient GEMM and reduce-scatters the input gradient beside its weight-gradient GEMM.
-// Each dgrad/wgrad GEMM has the shape of the layer's forward GEMM. The hidden part slows the GEMM it runs beside
-// (contention of the TP group's NCCL ring, §6.6).
-double dgrad_overlapped_tp_bwd_s(const ModelSpec& m, const GpuSpec& gpu, const PlanSpec& plan, Precision precision,
-                                 const Shape& x, const IslandLayout& l, double tp_one, int micro_batch) {
+// Each dgrad/wgrad GEMM has the shape of the layer's forward GEMM (`column_gemm_s`, from dense_gemms_fwd_s). The
+// hidden part slows the GEMM it runs beside (contention of the TP group's NCCL ring, §6.6).
+double dgrad_overlapped_tp_bwd_s(const ModelSpec& m, const GpuSpec& gpu, const PlanSpec& plan,
+                                 const std::array<double, 2>& column_gemm_s, const IslandLayout& l, double tp_one,
+                                 int micro_batch) {
   const double h = m.hidden;
-  const double qkv_out = (static_cast<double>(m.heads) + 2.0 * m.kv_heads) * m.head_dim;
-  const double up_width = (m.ffn_type == FfnType::swiglu ? 2.0 : 1.0) * m.ffn_hidden;
-  const double column_gemm_s[2] = {gemm_time_s(x.tokens, qkv_out / x.t, h, gpu, precision),
-                                   gemm_time_s(x.tokens, up_width / x.t, h, gpu, precision)};
   const double slowdown = group_contention(gpu, l.tp_group, l.links);
   double exposed = 0;
   if (!plan.sequence_parallel) {
@@ -184,7 +187,8 @@ LayerCost layer_cost(const ModelSpec& m, const GpuSpec& gpu, const PlanSpec& pla
   const Shape x = make_shape(m, plan, micro_batch);
   LayerCost c;
 
-  double gemm_fwd = dense_gemms_fwd_s(m, gpu, precision, x);
+  std::array<double, 2> column_gemm_s{};   // QKV and MLP-up, set for plain dense blocks
+  double gemm_fwd = dense_gemms_fwd_s(m, gpu, precision, x, column_gemm_s);
   const PassCost attn = attention_fwd(m, gpu, plan, micro_batch, x);
   // Unfused YaRN RoPE: its Q and K calls' launches, forward and backward, at a third, less the one rotary launch
   // kMemoryKernelsFwd counts.
@@ -236,7 +240,7 @@ LayerCost layer_cost(const ModelSpec& m, const GpuSpec& gpu, const PlanSpec& pla
   // blocks, and not on top of userbuffers overlap).
   const bool dgrad_overlap = plan.tp_dgrad_overlap && !plan.tp_comm_overlap && plan.tp > 1 && !uses_mla(m) && !is_moe(m);
   const double tp_bwd =
-      dgrad_overlap ? dgrad_overlapped_tp_bwd_s(m, gpu, plan, precision, x, layout, tp_one, micro_batch) : tp_collectives * tp_one;
+      dgrad_overlap ? dgrad_overlapped_tp_bwd_s(m, gpu, plan, column_gemm_s, layout, tp_one, micro_batch) : tp_collectives * tp_one;
   c.backward = PassCost{2.0 * gemm_fwd, attn_bwd, 2.0 * (mem_fwd + attn.memory_s), tp_bwd + cp_bwd};
 
   switch (plan.recompute) {
