@@ -174,3 +174,45 @@ TEST_CASE("A pipeline waits for its heaviest stage's slowest rank, not for the s
   CHECK(e.time.straggler_s == Approx(0.014 * 1.52221 * varying).epsilon(0.005));
   CHECK(e.time.straggler_s < 0.6 * model::rank_jitter_s(varying, 512));
 }
+
+TEST_CASE("Cody's normal distribution function agrees with libm's erfc over the range Clark's formula uses") {
+  // standard_normal_cdf(x, exp(-x²/2)) against 0.5·erfc(-x/√2) for |x| <= 9 (Clark's formula short-cuts beyond 9
+  // spreads). Hand values: Φ(0) = 0.5; Φ(-1.06787) = 0.14279 (the 8 + 56 example above); Φ(-3.5276) = 2.0967e-4.
+  const auto phi = [](double x) { return model::standard_normal_cdf(x, std::exp(-0.5 * x * x)); };
+  CHECK(phi(0.0) == 0.5);
+  CHECK(phi(-1.06787) == Approx(0.14279).margin(1e-5));
+  CHECK(phi(1.06787) == Approx(1 - 0.14279).margin(1e-5));
+  CHECK(phi(-3.5276) == Approx(2.0967e-4).epsilon(1e-4));
+  double worst_abs = 0, worst_tail = 0;
+  for (double x = -9.0; x <= 9.0; x += 1.0 / 1024 + 1e-7) {  // every interval and both sides of the two breaks
+    const double libm = 0.5 * std::erfc(-x / std::sqrt(2.0));
+    worst_abs = std::max(worst_abs, std::fabs(phi(x) - libm));
+    const double tail = phi(-std::fabs(x)), libm_tail = 0.5 * std::erfc(std::fabs(x) / std::sqrt(2.0));
+    worst_tail = std::max(worst_tail, std::fabs(tail - libm_tail) / libm_tail);
+  }
+  for (double x : {0.66291, 0.66292, 5.656854248, 5.6568543}) {  // the interval ends
+    CHECK(phi(x) == Approx(0.5 * std::erfc(-x / std::sqrt(2.0))).epsilon(1e-15));
+    CHECK(phi(-x) == Approx(0.5 * std::erfc(x / std::sqrt(2.0))).epsilon(2e-15));
+  }
+  CHECK(worst_abs <= 2.3e-16);
+  CHECK(worst_tail <= 1.5e-14);
+  CHECK(worst_tail > 0);  // a different algorithm: the comparison is not of one function with itself
+}
+
+TEST_CASE("Clark's formula with Cody's Φ is within 1e-15 of the erfc form over the whole α range") {
+  // The two-group pace against the same formula written with std::erfc, at gaps that put α across -9..9.
+  for (double gap = -0.15; gap <= 0.15; gap += 0.0007) {
+    const double cv = 0.014;
+    const double mean_a = 1 + gap + cv * model::expected_max_standard_normal(8);
+    const double mean_b = 1 + cv * model::expected_max_standard_normal(504);
+    const double sa = cv * model::sd_max_standard_normal(8), sb = cv * model::sd_max_standard_normal(504);
+    const double theta = std::sqrt(sa * sa + sb * sb);
+    const double alpha = (mean_a - mean_b) / theta;
+    if (std::fabs(alpha) > 9) continue;
+    const double cdf = 0.5 * std::erfc(-alpha / std::sqrt(2.0));
+    const double erfc_form =
+        mean_a * cdf + mean_b * (1.0 - cdf) + theta / std::sqrt(2.0 * M_PI) * std::exp(-0.5 * alpha * alpha);
+    CAPTURE(gap, alpha);
+    CHECK(model::slowest_of_two_groups_s(1 + gap, 1, 8, 1, 1, 504, cv) == Approx(erfc_form).epsilon(1e-15));
+  }
+}
