@@ -1,6 +1,9 @@
 #include "model/layer_cost.hpp"
 
+#include <algorithm>
 #include <array>
+#include <cmath>
+#include <cstddef>
 
 #include "model/collectives.hpp"
 #include "model/contention.hpp"
@@ -32,6 +35,15 @@ constexpr double kTpOverlapHidden = 0.8;
 // 13 elements in 7 kernels. Q and K are two calls. docs/model.md §15.4.
 constexpr double kUnfusedRopeElementPasses = 12.0 + 13.0;
 constexpr double kUnfusedRopeKernelsPerCall = 12.0 + 7.0;
+
+// Relative throughput of cuDNN's fused flash attention (what Transformer Engine runs on the megatron_te stack) against
+// sequence length and head dim, forward + backward combined as 3.5 / (1/fwd + 2.5/bwd) and normalised to s = 4096,
+// head_dim 128, where the family's fitted `attention` constant applies. From FlashAttention-3 (Shah et al. 2024,
+// arXiv 2407.08608) Figs. 5-6, H100 SXM5 BF16, 16k tokens per batch, hidden 2048: cuDNN forward with the causal
+// mask (head_dim 128: 315 410 484 518 529 539 TFLOP/s at s = 512 .. 16k; head_dim 64: 225 288 334 363 379 388) and
+// backward (128: 305 408 465 499 518 516; 64: 266 348 395 417 432 433). docs/model.md §2.5.
+constexpr std::array<double, 6> kCudnnFlashRel128 = {0.6104, 0.8102, 0.9326, 1.0, 1.0333, 1.0359};
+constexpr std::array<double, 6> kCudnnFlashRel64 = {0.5014, 0.6513, 0.7444, 0.7932, 0.8237, 0.8311};
 
 struct Shape {
   double tokens;   // rows of every GEMM on this GPU: b * s / cp (SP gathers the sequence back before GEMMs)
@@ -97,7 +109,9 @@ PassCost attention_fwd(const ModelSpec& m, const GpuSpec& gpu, const PlanSpec& p
   const double head_dim = uses_mla(m) ? 0.5 * (qk_head_dim(m) + v_head_dim(m)) : m.head_dim;
   const double full_flops = 4.0 * micro_batch * heads_local * x.seq_q * x.seq_kv * head_dim;
   if (plan.attention == AttentionKernel::flash) {
-    c.attention_s = 0.5 * full_flops / (gpu.peak_flops_per_s * gpu.attention_efficiency) + gpu.kernel_overhead_s;
+    const double shape = plan.stack == Stack::megatron_te ? cudnn_flash_shape_factor(x.seq_q, head_dim) : 1.0;
+    c.attention_s =
+        0.5 * full_flops / (gpu.peak_flops_per_s * gpu.attention_efficiency * shape) + gpu.kernel_overhead_s;
     return c;
   }
   const double batch = micro_batch * heads_local;
@@ -181,6 +195,18 @@ double dgrad_overlapped_tp_bwd_s(const ModelSpec& m, const GpuSpec& gpu, const P
 }
 
 }  // namespace
+
+double cudnn_flash_shape_factor(double seq_len, double head_dim) noexcept {
+  // Piecewise linear in log2(s) between the measured 512 .. 16k, in log2(head_dim) between 64 and 128; held flat
+  // outside the measured range (docs/model.md §2.5).
+  const double u = std::clamp(std::log2(std::max(seq_len, 1.0)) - 9.0, 0.0, 5.0);  // 0 at 512, 5 at 16k
+  const auto i = static_cast<std::size_t>(std::min(u, 4.0));
+  const double w = u - static_cast<double>(i);
+  const double r128 = kCudnnFlashRel128[i] + w * (kCudnnFlashRel128[i + 1] - kCudnnFlashRel128[i]);
+  const double r64 = kCudnnFlashRel64[i] + w * (kCudnnFlashRel64[i + 1] - kCudnnFlashRel64[i]);
+  const double v = std::clamp(std::log2(std::max(head_dim, 1.0)) - 6.0, 0.0, 1.0);  // 0 at 64, 1 at 128
+  return r64 + v * (r128 - r64);
+}
 
 LayerCost layer_cost(const ModelSpec& m, const GpuSpec& gpu, const PlanSpec& plan, Precision precision,
                      int micro_batch, const IslandLayout& layout) noexcept {

@@ -26,6 +26,10 @@ struct LayerCost {
 LayerCost layer_cost(const ModelSpec& model, const GpuSpec& gpu, const PlanSpec& plan, Precision precision,
                      int micro_batch, const IslandLayout& layout) noexcept;
 
+// Throughput of cuDNN's fused flash attention (Transformer Engine, the megatron_te stack) at a kernel sequence length
+// and head dim, relative to s = 4096, head_dim 128 (FlashAttention-3 Figs. 5-6, H100; docs/model.md §2.5).
+double cudnn_flash_shape_factor(double seq_len, double head_dim) noexcept;
+
 // The output projection and loss of the last pipeline stage, for one micro-batch (forward + backward).
 PassCost logits_cost(const ModelSpec& model, const GpuSpec& gpu, Precision precision, int micro_batch,
                      const IslandLayout& layout) noexcept;

@@ -1,0 +1,61 @@
+// cuDNN flash-attention throughput against sequence length and head dim (docs/model.md §2.5), the term that moves
+// gpt-oss-120b's head_dim-64 attention (issue 10, docs/accuracy.md "Mixture of experts").
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "model/layer_cost.hpp"
+#include "model/layout.hpp"
+#include "model_fixtures.hpp"
+
+using namespace shardmeter::model;
+using shardmeter::test::h100_sxm;
+using shardmeter::test::llama3_8b;
+
+TEST_CASE("cuDNN flash shape factor: FlashAttention-3's H100 curves relative to s 4096, head_dim 128") {
+  // Forward + backward at 1 : 2.5 FLOPs, rate = 3.5 / (1/fwd + 2.5/bwd) TFLOP/s (FA3 Figs. 5-6, cuDNN):
+  //   s 4096, d 128: 3.5 / (1/518 + 2.5/499) = 504.29 -> the reference, 1.
+  CHECK(cudnn_flash_shape_factor(4096, 128) == Approx(1.0));
+  //   s 16384, d 128: 3.5 / (1/539 + 2.5/516) = 522.37 -> 522.37 / 504.29 = 1.0359.
+  CHECK(cudnn_flash_shape_factor(16384, 128) == Approx(1.0359));
+  //   s 4096, d 64: 3.5 / (1/363 + 2.5/417) = 400.00 -> 0.7932.
+  CHECK(cudnn_flash_shape_factor(4096, 64) == Approx(0.7932));
+  //   s 2048, d 128: 3.5 / (1/484 + 2.5/465) = 470.33 -> 0.9326.
+  CHECK(cudnn_flash_shape_factor(2048, 128) == Approx(0.9326));
+}
+
+TEST_CASE("cuDNN flash shape factor: interpolated in log2(s) and log2(head_dim), flat outside the measurements") {
+  // s = 4096 * sqrt(2) is half-way from 4k (1.0) to 8k (1.0333) in log2: 1.01665.
+  CHECK(cudnn_flash_shape_factor(4096.0 * std::sqrt(2.0), 128) == Approx(1.01665));
+  // head_dim 96: log2(96) - 6 = 0.58496 of the way from 0.7932 (d 64) to 1.0 (d 128): 0.7932 + 0.58496 * 0.2068
+  // = 0.91417.
+  CHECK(cudnn_flash_shape_factor(4096, 96) == Approx(0.91417).epsilon(1e-5));
+  // Below 512 and above 16k the end values; head_dim above 128 keeps the 128 row, below 64 the 64 row.
+  CHECK(cudnn_flash_shape_factor(256, 128) == Approx(0.6104));
+  CHECK(cudnn_flash_shape_factor(65536, 256) == Approx(1.0359));
+  CHECK(cudnn_flash_shape_factor(4096, 32) == Approx(0.7932));
+}
+
+TEST_CASE("Flash attention on the megatron_te stack runs at the cuDNN shape factor; other stacks do not") {
+  // Llama-3-8B's shape with head_dim 64 (32 heads), s 8192, TP 1, micro-batch 1, attention efficiency 0.5, no
+  // launch overhead. Forward flash FLOPs: 0.5 * 4 * 32 * 8192 * 8192 * 64 = 274,877,906,944.
+  //   megatron: 274,877,906,944 / (989e12 * 0.5) = 0.55587 ms.
+  //   megatron_te: s 8192, d 64: 3.5 / (1/379 + 2.5/432) / 504.29 = 0.8237 -> 0.55587 / 0.8237 = 0.67485 ms.
+  ModelSpec model = llama3_8b();
+  model.head_dim = 64;
+  GpuSpec gpu = h100_sxm();
+  gpu.attention_efficiency = 0.5;
+  gpu.kernel_overhead_s = 0;
+  IslandSpec island = shardmeter::test::island(gpu, 8, 3200);
+  PlanSpec plan;
+  plan.attention = AttentionKernel::flash;
+  plan.stack = Stack::megatron;
+  const IslandLayout l = make_layout(island, plan, 1);
+  const LayerCost plain = layer_cost(model, gpu, plan, Precision::bf16, 1, l);
+  plan.stack = Stack::megatron_te;
+  const LayerCost te = layer_cost(model, gpu, plan, Precision::bf16, 1, l);
+  CHECK(plain.forward.attention_s == Approx(0.55587e-3).epsilon(1e-4));
+  CHECK(te.forward.attention_s == Approx(0.67485e-3).epsilon(1e-4));
+  // The backward keeps FlashAttention-2's 2.5 x forward (docs/model.md §2.5).
+  CHECK(te.backward.attention_s == Approx(2.5 * te.forward.attention_s));
+}
