@@ -78,20 +78,23 @@ void evaluate_fresh(const Scenario& s, Estimate& e, bool check) noexcept {
   }
 
   // HFU counts only the blocks that are recomputed: recompute_layers of the fullest rank's blocks (§7.5, §5.4).
-  const double fullest_rank = std::max(1, stage_layers(s.model, s.plan).fullest());
-  const FlopCounts flops =
-      count_flops(s.model, params, s.plan.recompute, recomputed_blocks(s.plan, fullest_rank) / fullest_rank);
+  // Without a cap every block counts (recomputed_blocks(plan, n) / n is exactly 1 for n >= 1), so the stage split is
+  // needed only under a cap.
+  double recomputed_share = 1.0;
+  if (s.plan.recompute == Recompute::full && s.plan.recompute_layers > 0) {
+    const double fullest_rank = std::max(1, stage_layers(s.model, s.plan).fullest());
+    recomputed_share = recomputed_blocks(s.plan, fullest_rank) / fullest_rank;
+  }
+  const FlopCounts flops = count_flops(s.model, params, s.plan.recompute, recomputed_share);
   const JobStep job = s.plan.sync == SyncMode::diloco ? diloco_step(s, params) : synchronous_step(s, params);
 
   // ---- per island: its own step, what it waits for, its memory -----------------------------------------------
   double peak_flops = 0, fullest = -1, computing_gpu_s = 0;
+  int fullest_island = -1;  // the island whose memory the estimate reports (none when every ratio is NaN)
   bool fits = true;
   std::size_t slowest = 0;
   double slowest_wait = 1e300;   // the slowest island waits for no one
-  // Written below only for some island (the fullest) or summed over the islands: start from the defaults.
-  e.memory_per_gpu_bytes = kDefaultEstimate.memory_per_gpu_bytes;
-  e.memory_capacity_bytes = kDefaultEstimate.memory_capacity_bytes;
-  e.memory = kDefaultEstimate.memory;
+  // Summed over the islands: start from the default.
   e.cost_usd_per_hour = kDefaultEstimate.cost_usd_per_hour;
   for (int i = 0; i < s.cluster.island_entries; ++i) {
     const auto k = static_cast<std::size_t>(i);
@@ -119,14 +122,23 @@ void evaluate_fresh(const Scenario& s, Estimate& e, bool check) noexcept {
     }
     if (st.memory_bytes / st.capacity_bytes > fullest) {
       fullest = st.memory_bytes / st.capacity_bytes;
-      e.memory_per_gpu_bytes = st.memory_bytes;
-      e.memory_capacity_bytes = st.capacity_bytes;
-      e.memory = st.memory;
+      fullest_island = i;
     }
     e.cost_usd_per_hour +=
         island.total_gpus() * (island.spot ? island.gpu.spot_price_usd_per_gpu_hour : island.price_usd_per_gpu_hour);
   }
   e.time = e.islands[slowest].time;  // the job's breakdown is its slowest island's (which waits for no one)
+  // The fullest island's memory, copied once after the loop (the defaults when no ratio compared, e.g. NaN).
+  if (fullest_island >= 0) {
+    const IslandStep& st = job.islands[static_cast<std::size_t>(fullest_island)];
+    e.memory_per_gpu_bytes = st.memory_bytes;
+    e.memory_capacity_bytes = st.capacity_bytes;
+    e.memory = st.memory;
+  } else {
+    e.memory_per_gpu_bytes = kDefaultEstimate.memory_per_gpu_bytes;
+    e.memory_capacity_bytes = kDefaultEstimate.memory_capacity_bytes;
+    e.memory = kDefaultEstimate.memory;
+  }
 
   // ---- the job -------------------------------------------------------------------------------------------
   e.step_time_s = job.step_time_s;

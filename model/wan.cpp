@@ -4,10 +4,9 @@
 
 namespace shardmeter::model {
 
-WanRing wan_ring(const ClusterSpec& c) noexcept {
+WanRing wan_ring_of(const ClusterSpec& c, int islands) noexcept {
   WanRing r;
-  r.islands = c.total_islands();
-  if (r.islands < 2) return r;
+  r.islands = islands;
   // Walk the ring: consecutive replicas of one entry are joined by the entry's self link, entries by theirs.
   double slowest = 0, latency = 0, egress = 0;
   int edges = 0;

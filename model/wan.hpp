@@ -15,7 +15,18 @@ struct WanRing {
   double latency_s = 0;            // the largest one-way latency on the ring
   double egress_usd_per_byte = 0;  // mean egress price of the edges (each island pays for what it sends)
 };
-WanRing wan_ring(const ClusterSpec& cluster) noexcept;
+// The ring walk for two or more islands (model/wan.cpp).
+WanRing wan_ring_of(const ClusterSpec& cluster, int islands) noexcept;
+// Inline so that a single-island job (nearly every estimate) pays no call for the empty ring.
+inline WanRing wan_ring(const ClusterSpec& cluster) noexcept {
+  const int islands = cluster.total_islands();
+  if (islands < 2) {
+    WanRing r;
+    r.islands = islands;
+    return r;
+  }
+  return wan_ring_of(cluster, islands);
+}
 
 // Ring all-reduce of `bytes` (each island's full payload) across the islands:
 // 2(I-1)/I * S / W_slowest + 2(I-1) * alpha_wan.
