@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 
 #include "model/collectives.hpp"
 #include "model/contention.hpp"
@@ -199,12 +201,25 @@ double dgrad_overlapped_tp_bwd_s(const ModelSpec& m, const GpuSpec& gpu, const P
 double cudnn_flash_shape_factor(double seq_len, double head_dim) noexcept {
   // Piecewise linear in log2(s) between the measured 512 .. 16k, in log2(head_dim) between 64 and 128; held flat
   // outside the measured range (docs/model.md §2.5).
-  const double u = std::clamp(std::log2(std::max(seq_len, 1.0)) - 9.0, 0.0, 5.0);  // 0 at 512, 5 at 16k
+  const double s = std::max(seq_len, 1.0);
+  const double d = std::max(head_dim, 1.0);
+  constexpr std::uint64_t kMantissa = (std::uint64_t{1} << 52) - 1;
+  const auto s_bits = std::bit_cast<std::uint64_t>(s);
+  const auto d_bits = std::bit_cast<std::uint64_t>(d);
+  if (((s_bits | d_bits) & kMantissa) == 0) {
+    // Both powers of two (nearly always): log2 is the exponent and the weights below are 0 or 1, so the answer is a
+    // table entry, the same value the interpolation gives (r[i] + 1 * (r[i+1] - r[i]) is exactly r[i+1], the
+    // entries being within a factor 2 of each other), without two libm calls in the evaluation path.
+    const int i = std::clamp(static_cast<int>(s_bits >> 52) - 1023 - 9, 0, 5);
+    return static_cast<int>(d_bits >> 52) - 1023 >= 7 ? kCudnnFlashRel128[static_cast<std::size_t>(i)]
+                                                       : kCudnnFlashRel64[static_cast<std::size_t>(i)];
+  }
+  const double u = std::clamp(std::log2(s) - 9.0, 0.0, 5.0);  // 0 at 512, 5 at 16k
   const auto i = static_cast<std::size_t>(std::min(u, 4.0));
   const double w = u - static_cast<double>(i);
   const double r128 = kCudnnFlashRel128[i] + w * (kCudnnFlashRel128[i + 1] - kCudnnFlashRel128[i]);
   const double r64 = kCudnnFlashRel64[i] + w * (kCudnnFlashRel64[i + 1] - kCudnnFlashRel64[i]);
-  const double v = std::clamp(std::log2(std::max(head_dim, 1.0)) - 6.0, 0.0, 1.0);  // 0 at 64, 1 at 128
+  const double v = std::clamp(std::log2(d) - 6.0, 0.0, 1.0);  // 0 at 64, 1 at 128
   return r64 + v * (r128 - r64);
 }
 

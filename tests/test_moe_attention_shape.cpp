@@ -59,3 +59,20 @@ TEST_CASE("Flash attention on the megatron_te stack runs at the cuDNN shape fact
   // The backward keeps FlashAttention-2's 2.5 x forward (docs/model.md §2.5).
   CHECK(te.backward.attention_s == Approx(2.5 * te.forward.attention_s));
 }
+
+TEST_CASE("cuDNN flash shape factor: the power-of-two table path equals the interpolation it replaces") {
+  // At powers of two the function returns a table entry without calling log2. Just off a power of two it goes
+  // through std::log2 and the interpolation; the two must meet (continuity to 1e-9), and both ends of each
+  // segment must be hit exactly: 1 ulp above 4096 the weight w is ~1e-16, so the value is the 4k entry, 1.0.
+  for (double s : {512.0, 1024.0, 2048.0, 4096.0, 8192.0, 16384.0}) {
+    for (double d : {64.0, 128.0}) {
+      const double exact = cudnn_flash_shape_factor(s, d);
+      CHECK(cudnn_flash_shape_factor(std::nextafter(s, 1e9), d) == Approx(exact).epsilon(1e-9));
+      CHECK(cudnn_flash_shape_factor(s, std::nextafter(d, 1e9)) == Approx(exact).epsilon(1e-9));
+      CHECK(cudnn_flash_shape_factor(std::nextafter(s, 0.0), std::nextafter(d, 0.0)) == Approx(exact).epsilon(1e-9));
+    }
+  }
+  CHECK(cudnn_flash_shape_factor(std::nextafter(4096.0, 1e9), 128.0) == Approx(1.0).epsilon(1e-12));
+  // Non-finite or tiny inputs stay in range (held at the 512 entry of the 64 row).
+  CHECK(cudnn_flash_shape_factor(0.0, 0.0) == Approx(0.5014));
+}
