@@ -60,12 +60,16 @@ struct ClusterSpec {
     }
     return wan;
   }
+  // One entry (nearly every scenario) is the loop's single term without the loop (the same value; the estimate asks
+  // for these a dozen times).
   int total_islands() const {
+    if (island_entries == 1) return islands[0].count;
     int n = 0;
     for (int i = 0; i < island_entries; ++i) n += islands[static_cast<std::size_t>(i)].count;
     return n;
   }
   std::int64_t total_gpus() const {
+    if (island_entries == 1) return islands[0].total_gpus();
     std::int64_t n = 0;
     for (int i = 0; i < island_entries; ++i) n += islands[static_cast<std::size_t>(i)].total_gpus();
     return n;
