@@ -11,6 +11,7 @@
 #include <string>
 
 #include <H5Cpp.h>
+#include <tbb/task_arena.h>
 
 #include "catalog_fixture.hpp"
 #include "model/evaluate.hpp"
@@ -20,6 +21,7 @@
 #include "src/planning/search_job.hpp"
 #include "src/planning/search_section.hpp"
 #include "src/planning/search_space.hpp"
+#include "search/cursor.hpp"
 #include "search/search.hpp"
 #include "tests/results_test_points.hpp"
 
@@ -157,4 +159,67 @@ TEST_CASE("search --all: /all rows read back equal to the model's estimate of ea
   }
   // The front is among them.
   for (const results::PlanPoint& p : job.front) CHECK(seen.count(static_cast<std::int64_t>(p.index)) == 1);
+}
+
+TEST_CASE("search --all: rows packed by the search are the same whatever a chunk may hold", "[search_all]") {
+  // search::RowSink::max_chunk_rows bounds the rows of one chunk: a chunk that fills up has the rest of its range
+  // walked by the pipeline's serial stage. The rows, their order, the counts and the front must not depend on it,
+  // nor on the thread count (chunks grow where feasible candidates are sparse: the same rows again).
+  const std::string yaml = wide_search_yaml();
+  const LoadedScenario scenario = load_scenario(
+      scenario_document_from_text("search_small_wide.yaml", yaml, {}), test::shipped_catalog());
+  const SearchSection section = read_search_section(scenario.doc, test::shipped_catalog(), scenario.scenario);
+  const search::Space space = build_search_space(scenario, section, test::shipped_catalog());
+  std::vector<std::string> axes;
+  for (int a = 0; a < space.axis_count(); ++a) axes.push_back(space.axis(a).name);
+  const results::RowLayout layout(max_island_entries(space), axes, longest_label(space));
+  const test::ScratchDir dir;
+  results::FrontWriter writer(dir / "rows.h5", layout, results::WriterOptions{.write_all = true});
+
+  // Every feasible candidate's row, packed as the job packs it, and the batches append() was given.
+  std::atomic<bool> sink_used{false};
+  auto run = [&](std::size_t max_chunk_rows, int threads, std::vector<std::size_t>& batches) {
+    std::vector<std::byte> rows;
+    search::SearchOptions so;
+    so.method = search::Method::exhaustive;
+    so.sink = [&](std::span<const search::CandidateRecord>) { sink_used = true; };
+    so.rows.row_bytes = writer.row_bytes();
+    so.rows.max_chunk_rows = max_chunk_rows;
+    so.rows.pack = [&](const search::Cursor& cursor, const model::Estimate& e, std::byte* row) {
+      std::vector<std::string_view> labels(static_cast<std::size_t>(space.axis_count()));
+      for (int p = 0; p < space.axis_count(); ++p) {
+        const int a = space.order()[static_cast<std::size_t>(p)];
+        labels[static_cast<std::size_t>(a)] = space.axis(a).labels[cursor.digit(p)];
+      }
+      writer.pack_row(results::RowView{cursor.scenario(), e, cursor.index(), labels}, row);
+    };
+    so.rows.append = [&](std::span<const std::byte> r) {
+      batches.push_back(r.size() / writer.row_bytes());
+      rows.insert(rows.end(), r.begin(), r.end());
+    };
+    tbb::task_arena arena(threads);
+    search::SearchResult result;
+    arena.execute([&] { result = search::search(space, make_goal(section), so); });
+    REQUIRE(result.complete);
+    CHECK(result.counts.feasible == 464);
+    return std::make_pair(rows, result);
+  };
+  std::vector<std::size_t> batches;
+  const auto [expected, expected_result] = run(1024, 1, batches);
+  REQUIRE(expected.size() == 464 * writer.row_bytes());
+  for (const std::size_t max_chunk_rows : {1, 2, 7, 1024}) {
+    for (const int threads : {1, 2, 3}) {
+      INFO(max_chunk_rows << " rows per chunk at most, " << threads << " threads");
+      batches.clear();
+      const auto [got, result] = run(max_chunk_rows, threads, batches);
+      CHECK(got == expected);
+      CHECK(result.counts.pruned == expected_result.counts.pruned);
+      CHECK(result.counts.estimated == expected_result.counts.estimated);
+      REQUIRE(result.front.size() == expected_result.front.size());
+      for (std::size_t f = 0; f < result.front.size(); ++f) CHECK(result.front[f].index == expected_result.front[f].index);
+      for (const std::size_t b : batches) CHECK(b <= max_chunk_rows);
+      if (max_chunk_rows <= 7) CHECK(batches.size() >= 464 / max_chunk_rows);   // the rest of full chunks walked too
+    }
+  }
+  CHECK_FALSE(sink_used.load());
 }
