@@ -352,10 +352,14 @@ inline unsigned screen(const unsigned char* at, const Candidates& c) {
 }
 
 // The first position q >= p (p >= 1) at which some candidate matches kMinMatch bytes, or n when none does before
-// the last kMinMatch - 1 bytes. Every candidate must be valid from p on (c.rows * row_bytes <= p).
-std::size_t next_match_start_scalar(const unsigned char* data, std::size_t n, std::size_t p, const Candidates& c) {
-  for (; p + kMinMatch <= n; ++p)
+// the last kMinMatch - 1 bytes; but at most `until`, where more rows back become candidates (the caller looks again
+// from there with them). Every candidate must be valid from p on (c.rows * row_bytes <= p).
+std::size_t next_match_start_scalar(const unsigned char* data, std::size_t n, std::size_t p, const Candidates& c,
+                                    std::size_t until) {
+  for (; p + kMinMatch <= n; ++p) {
+    if (p >= until) return until;
     if (screen(data + p, c) != 0) return p;
+  }
   return n;
 }
 
@@ -375,9 +379,11 @@ inline std::uint32_t match_starts(const unsigned char* at, __m128i a0, __m128i a
 
 // next_match_start_scalar's result, 29 positions per step: each candidate's equal bytes as a 32-bit mask (two
 // 16-byte SSE2 comparisons), the positions where kMinMatch equal bytes start from them at once.
-std::size_t next_match_start(const unsigned char* data, std::size_t n, std::size_t p, const Candidates& c) {
+std::size_t next_match_start(const unsigned char* data, std::size_t n, std::size_t p, const Candidates& c,
+                             std::size_t until) {
   constexpr std::size_t kStep = 32 - kMinMatch + 1;   // positions whose kMinMatch bytes lie in the 32 compared
   while (p + 32 <= n) {
+    if (p >= until) return until;
     const unsigned char* at = data + p;
     const __m128i a0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(at));
     const __m128i a1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(at + 16));
@@ -389,14 +395,15 @@ std::size_t next_match_start(const unsigned char* data, std::size_t n, std::size
       for (std::size_t k = 0; k < c.rows; ++k) starts |= match_starts(at, a0, a1, c.distance[k]);
     }
     starts &= (std::uint32_t{1} << kStep) - 1;
-    if (starts != 0) return p + static_cast<std::size_t>(std::countr_zero(starts));
+    if (starts != 0) return std::min(until, p + static_cast<std::size_t>(std::countr_zero(starts)));
     p += kStep;
   }
-  return next_match_start_scalar(data, n, p, c);
+  return next_match_start_scalar(data, n, p, c, until);
 }
 #else
-std::size_t next_match_start(const unsigned char* data, std::size_t n, std::size_t p, const Candidates& c) {
-  return next_match_start_scalar(data, n, p, c);
+std::size_t next_match_start(const unsigned char* data, std::size_t n, std::size_t p, const Candidates& c,
+                             std::size_t until) {
+  return next_match_start_scalar(data, n, p, c, until);
 }
 #endif
 
@@ -409,7 +416,7 @@ std::size_t next_match_start_for_test(const unsigned char* data, std::size_t n, 
   Candidates c;
   c.rows = row_bytes == 0 ? 0 : std::min({kMaxRowsBack, kWindow / row_bytes, p / row_bytes});
   for (std::size_t k = 0; k < c.rows; ++k) c.distance[k] = (k + 1) * row_bytes;
-  return scalar ? next_match_start_scalar(data, n, p, c) : next_match_start(data, n, p, c);
+  return scalar ? next_match_start_scalar(data, n, p, c, n) : next_match_start(data, n, p, c, n);
 }
 
 std::uint32_t adler32_for_test(std::uint32_t adler, const unsigned char* data, std::size_t n, AdlerPath path) {
@@ -500,7 +507,9 @@ std::vector<unsigned char> deflate_rows(const unsigned char* data, std::size_t r
       ++dist_freq[distance_code(static_cast<std::uint32_t>(best_distance)).symbol];
       p += best;
     } else {
-      const std::size_t q = next_match_start(data, n, p + 1, cand);
+      // Up to where the next row back becomes a candidate, in a chunk's first rows.
+      const std::size_t until = cand.rows < rows_back ? (cand.rows + 1) * row_bytes : n;
+      const std::size_t q = next_match_start(data, n, p + 1, cand, until);
       literals(p, q);
       p = q;
     }
