@@ -7,7 +7,10 @@
 // Matches are looked for only where a row's bytes can repeat: at the same offset in one of the previous rows
 // (distances row_bytes, 2 * row_bytes, ... within deflate's 32 KiB window) and as runs of one byte (distance 1).
 // That takes a few comparisons per byte instead of a general match finder's hash chains, which bounded
-// `search --all` (zlib's deflate was half its CPU time, docs/performance.md).
+// `search --all` (zlib's deflate was half its CPU time, docs/performance.md). The previous row is tried first
+// (most bytes repeat it); where nothing matches, the next position where a candidate does is found 29 positions
+// at a time with SSE2 comparisons (a plain loop without SSE2), and the bytes before it are one run of literals.
+// The Adler-32 uses AVX2 where the CPU has it (chosen at run time), else SSE2.
 #include <cstddef>
 #include <cstdint>
 #include <vector>
