@@ -3,7 +3,9 @@
 // archives are merged at the end (order-independent, see pareto_archive.hpp). With a sink (--all), the space
 // is cut into fixed chunks run through a tbb::parallel_pipeline whose last stage hands each chunk's feasible
 // candidates to the sink serially, in chunk order; with options.rows, the parallel stage packs each feasible
-// candidate's row where it was checked, and the chunk carries only those rows.
+// candidate's row where it was checked, and the chunk carries only those rows; such chunks grow where feasible
+// candidates are sparse (fewer chunks, less scheduling) and hold at most RowSink::max_chunk_rows rows (the serial
+// stage walks the rest of a fuller chunk itself).
 #include "search/exhaustive.hpp"
 
 #include <algorithm>
@@ -31,6 +33,13 @@ constexpr std::uint64_t kGrain = 4096;    // smallest index range a thread takes
 // tokens x kSinkChunk x 2,480 bytes (a CandidateRecord) with the sink, tokens x kSinkChunk x row_bytes (1,505 on
 // tests/bench/scale_space.yaml) with packed rows. A larger chunk no longer pays with packed rows (docs/performance.md).
 constexpr std::uint64_t kSinkChunk = 1024;
+// With packed rows a chunk spans about kTargetChunkRows feasible candidates at the density seen so far, between
+// kSinkChunk and kMaxRowChunk candidates: on tests/bench/scale_space_1g.yaml (one feasible candidate per 1,100)
+// that is 65,536 candidates, 64 times fewer chunks, each of which costs a cursor seek, a re-screen of the pruned
+// block it starts in and the pipeline's scheduling. Memory stays bounded by RowSink::max_chunk_rows per chunk
+// whatever the density does next (docs/performance.md).
+constexpr std::uint64_t kTargetChunkRows = 64;
+constexpr std::uint64_t kMaxRowChunk = 65536;
 
 // The block of candidates sharing candidate i's cheap rejection `o` ends at this index (exclusive).
 std::uint64_t block_end(const Space& space, const Outcome& o, std::uint64_t i) {
@@ -79,10 +88,13 @@ Outcome check_candidate(const CandidateCheck& check, const BoundPruner& bounds, 
 }
 
 // Walks [begin, end): every candidate is counted exactly once, either examined or inside a pruned block.
-// Returns false when stopped early. `on_feasible(index, estimate)` sees each feasible candidate.
+// Returns false when stopped early. `on_feasible(index, estimate)` sees each feasible candidate; when it returns
+// false the walk ends after that candidate, with `*walked_to` (when given) set to the next index, else to end.
 template <typename OnFeasible>
 bool walk(const Space& space, const CandidateCheck& check, const BoundPruner& bounds, const RunControl& control,
-          Worker& w, std::uint64_t begin, std::uint64_t end, OnFeasible&& on_feasible) {
+          Worker& w, std::uint64_t begin, std::uint64_t end, OnFeasible&& on_feasible,
+          std::uint64_t* walked_to = nullptr) {
+  if (walked_to != nullptr) *walked_to = end;
   if (begin >= end) return true;
   w.cursor.seek(begin);
   std::uint64_t i = begin;
@@ -109,7 +121,12 @@ bool walk(const Space& space, const CandidateCheck& check, const BoundPruner& bo
     w.tally.count(o);
     if (o.code == Outcome::kFeasible) {
       w.archive.insert(i, o.objectives);
-      on_feasible(i, w.estimate);
+      if (!on_feasible(i, w.estimate)) {
+        ++i;
+        control.progress->add(i - reported);
+        if (walked_to != nullptr) *walked_to = i;
+        return true;
+      }
     }
     if (++i < end) w.cursor.next();
   }
@@ -125,7 +142,7 @@ struct ReduceBody {
   void operator()(const tbb::blocked_range<std::uint64_t>& range) {
     if (stopped) return;
     stopped = !walk(space, check, bounds, control, w, range.begin(), range.end(),
-                    [](std::uint64_t, const model::Estimate&) {});
+                    [](std::uint64_t, const model::Estimate&) { return true; });
   }
   void join(ReduceBody& rhs) {
     w.archive.merge(rhs.w.archive);
@@ -143,6 +160,7 @@ struct ReduceBody {
 
 struct Chunk {
   std::uint64_t begin = 0, end = 0;
+  std::uint64_t walked_to = 0;            // with packed rows: [begin, walked_to) walked (end unless the rows filled up)
   std::vector<CandidateRecord> records;   // for the sink
   std::vector<std::byte> rows;            // for options.rows: the packed rows, row_bytes each
 };
@@ -186,7 +204,36 @@ EngineOutput run_with_sink(const Space& space, const CandidateCheck& check, cons
   std::uint64_t next_begin = range.begin;
   const auto tokens = static_cast<std::size_t>(4 * tbb::this_task_arena::max_concurrency());
   const bool packed = static_cast<bool>(options.rows);
+  const std::size_t row_bytes = options.rows.row_bytes;
+  const std::size_t max_chunk_rows = std::max<std::size_t>(1, options.rows.max_chunk_rows);
+  // Candidates and rows of the chunks done (the serial last stage writes them, the first stage reads them).
+  std::atomic<std::uint64_t> seen_candidates{0}, seen_rows{0};
   ChunkPool pool;
+  // Packs [begin, end) of `chunk` with worker `w` until the chunk holds max_chunk_rows rows; chunk->walked_to says
+  // how far it got. False when stopped.
+  auto walk_packed = [&](Worker& w, Chunk* chunk, std::uint64_t begin, std::uint64_t end) {
+    return walk(space, check, bounds, control, w, begin, end,
+                [&](std::uint64_t, const model::Estimate& e) {
+                  // The cursor is still at the feasible candidate: its scenario and digits are the row's.
+                  const std::size_t at = chunk->rows.size();
+                  chunk->rows.resize(at + row_bytes);
+                  options.rows.pack(w.cursor, e, chunk->rows.data() + at);
+                  return chunk->rows.size() < max_chunk_rows * row_bytes;
+                },
+                &chunk->walked_to);
+  };
+  // Candidates per chunk: kSinkChunk, or with packed rows about kTargetChunkRows rows' worth at the density so far
+  // (never more than a share of what is left, so that every thread still gets work near the end).
+  auto chunk_length = [&]() -> std::uint64_t {
+    if (!packed) return kSinkChunk;
+    const std::uint64_t candidates = seen_candidates.load(std::memory_order_relaxed);
+    if (candidates < kSinkChunk) return kSinkChunk;
+    const std::uint64_t rows = std::max<std::uint64_t>(1, seen_rows.load(std::memory_order_relaxed));
+    const std::uint64_t left = (range.end - next_begin) / std::max<std::uint64_t>(1, tokens);
+    const double wanted = static_cast<double>(kTargetChunkRows) * static_cast<double>(candidates) / static_cast<double>(rows);
+    const auto length = static_cast<std::uint64_t>(std::min(wanted, static_cast<double>(kMaxRowChunk)));
+    return std::clamp<std::uint64_t>(std::min(length, left), kSinkChunk, kMaxRowChunk);
+  };
 
   tbb::parallel_pipeline(
       tokens,
@@ -197,7 +244,8 @@ EngineOutput run_with_sink(const Space& space, const CandidateCheck& check, cons
                                          fc.stop();
                                          return nullptr;
                                        }
-                                       Chunk* chunk = pool.take(next_begin, std::min(range.end, next_begin + kSinkChunk));
+                                       const std::uint64_t length = chunk_length();
+                                       Chunk* chunk = pool.take(next_begin, range.end - next_begin <= length ? range.end : next_begin + length);
                                        next_begin = chunk->end;
                                        return chunk;
                                      }) &
@@ -207,18 +255,12 @@ EngineOutput run_with_sink(const Space& space, const CandidateCheck& check, cons
                 Worker& w = workers.local();
                 bool done = false;
                 if (packed) {
-                  const std::size_t row_bytes = options.rows.row_bytes;
-                  done = walk(space, check, bounds, control, w, chunk->begin, chunk->end,
-                              [&](std::uint64_t, const model::Estimate& e) {
-                                // The cursor is still at the feasible candidate: its scenario and digits are the row's.
-                                const std::size_t at = chunk->rows.size();
-                                chunk->rows.resize(at + row_bytes);
-                                options.rows.pack(w.cursor, e, chunk->rows.data() + at);
-                              });
+                  done = walk_packed(w, chunk, chunk->begin, chunk->end);
                 } else {
                   done = walk(space, check, bounds, control, w, chunk->begin, chunk->end,
                               [&](std::uint64_t index, const model::Estimate& e) {
                                 chunk->records.push_back(CandidateRecord{index, check.raw_objectives(e), e});
+                                return true;
                               });
                 }
                 if (!done) stopped = true;
@@ -230,8 +272,20 @@ EngineOutput run_with_sink(const Space& space, const CandidateCheck& check, cons
               Chunk* chunk;
               ~Return() { pool.give_back(chunk); }
             } give_back{pool, chunk};
-            if (!chunk->rows.empty()) options.rows.append(chunk->rows);
             if (!chunk->records.empty()) options.sink(chunk->records);
+            if (!packed) return;
+            std::uint64_t rows = chunk->rows.size() / row_bytes;
+            if (!chunk->rows.empty()) options.rows.append(chunk->rows);
+            // A chunk whose rows filled up (denser than its length assumed): the rest of its range is walked here,
+            // in order, a chunk's worth of rows at a time.
+            while (chunk->walked_to < chunk->end && !stopped.load()) {
+              chunk->rows.clear();
+              if (!walk_packed(workers.local(), chunk, chunk->walked_to, chunk->end)) stopped = true;
+              rows += chunk->rows.size() / row_bytes;
+              if (!chunk->rows.empty()) options.rows.append(chunk->rows);
+            }
+            seen_candidates.fetch_add(chunk->end - chunk->begin, std::memory_order_relaxed);
+            seen_rows.fetch_add(rows, std::memory_order_relaxed);
           }));
 
   EngineOutput out{ParetoArchive(check.objective_count()), Tally(check.code_count()), !stopped.load()};

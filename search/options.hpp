@@ -36,10 +36,13 @@ class Cursor;
 // `cursor` (its index, scenario and digits) with its estimate, row_bytes bytes at `row`, on the worker thread that
 // checked it (concurrently); append(rows) takes a chunk's rows serially, in increasing index order, as the sink
 // would. The rows are all a chunk holds: no copy of the estimate (about 2.4 KB) is kept or handed on.
+// At most max_chunk_rows rows are handed to append at once (so a chunk's memory is bounded whatever the density of
+// feasible candidates).
 struct RowSink {
   std::size_t row_bytes = 0;
   std::function<void(const Cursor& cursor, const model::Estimate& estimate, std::byte* row)> pack;
   std::function<void(std::span<const std::byte> rows)> append;
+  std::size_t max_chunk_rows = 1024;
   explicit operator bool() const noexcept { return row_bytes > 0 && pack && append; }
 };
 

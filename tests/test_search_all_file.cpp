@@ -11,6 +11,7 @@
 #include <string>
 
 #include <H5Cpp.h>
+#include <tbb/task_arena.h>
 
 #include "catalog_fixture.hpp"
 #include "model/evaluate.hpp"
@@ -20,6 +21,7 @@
 #include "src/planning/search_job.hpp"
 #include "src/planning/search_section.hpp"
 #include "src/planning/search_space.hpp"
+#include "search/cursor.hpp"
 #include "search/search.hpp"
 #include "tests/results_test_points.hpp"
 
@@ -157,4 +159,89 @@ TEST_CASE("search --all: /all rows read back equal to the model's estimate of ea
   }
   // The front is among them.
   for (const results::PlanPoint& p : job.front) CHECK(seen.count(static_cast<std::int64_t>(p.index)) == 1);
+}
+
+TEST_CASE("search --all: rows packed by the search are the same whatever a chunk may hold", "[search_all]") {
+  // With packed rows a chunk grows where feasible candidates are sparse, and holds at most
+  // search::RowSink::max_chunk_rows rows: a chunk that fills up has the rest of its range walked by the pipeline's
+  // serial stage. The rows, their order, the counts and the front must be those of the sink path (fixed chunks of
+  // 1,024 candidates, a CandidateRecord per feasible candidate) for any cap and thread count. A GPU-count axis of
+  // 512 values: 55,296 candidates, 464 feasible, dense at first and sparse later, so chunks grow.
+  std::string yaml = wide_search_yaml();
+  const std::string axis = "cluster.islands.0.gpus: 8:512:+8";
+  REQUIRE(yaml.find(axis) != std::string::npos);
+  yaml.replace(yaml.find(axis), axis.size(), "cluster.islands.0.gpus: 8:4096:+8");
+  const LoadedScenario scenario = load_scenario(
+      scenario_document_from_text("search_small_wider.yaml", yaml, {}), test::shipped_catalog());
+  const SearchSection section = read_search_section(scenario.doc, test::shipped_catalog(), scenario.scenario);
+  const search::Space space = build_search_space(scenario, section, test::shipped_catalog());
+  REQUIRE(space.size() == 55'296);
+  std::vector<std::string> axes;
+  for (int a = 0; a < space.axis_count(); ++a) axes.push_back(space.axis(a).name);
+  const results::RowLayout layout(max_island_entries(space), axes, longest_label(space));
+  const test::ScratchDir dir;
+  results::FrontWriter writer(dir / "rows.h5", layout, results::WriterOptions{.write_all = true});
+  const std::size_t row_bytes = writer.row_bytes();
+
+  // The sink path, rows packed here from Space::scenario and Space::labels.
+  std::vector<std::byte> expected;
+  std::set<std::uint64_t> sink_chunks;   // the 1,024-candidate chunks that hold a feasible candidate
+  search::SearchOptions sink_options;
+  sink_options.method = search::Method::exhaustive;
+  sink_options.sink = [&](std::span<const search::CandidateRecord> batch) {
+    for (const search::CandidateRecord& r : batch) {
+      const std::vector<std::string> labels = space.labels(r.index);
+      const std::vector<std::string_view> views(labels.begin(), labels.end());
+      expected.resize(expected.size() + row_bytes);
+      writer.pack_row(results::RowView{space.scenario(r.index), r.estimate, r.index, views},
+                      expected.data() + expected.size() - row_bytes);
+      sink_chunks.insert(r.index / 1024);
+    }
+  };
+  const search::SearchResult expected_result = search::search(space, make_goal(section), sink_options);
+  REQUIRE(expected_result.counts.feasible == 464);
+  REQUIRE(expected.size() == 464 * row_bytes);
+
+  std::atomic<bool> sink_used{false};
+  for (const std::size_t max_chunk_rows : {1, 2, 7, 1024}) {
+    for (const int threads : {1, 2, 3}) {
+      INFO(max_chunk_rows << " rows per chunk at most, " << threads << " threads");
+      std::vector<std::byte> rows;
+      std::vector<std::size_t> batches;   // rows per append() call
+      search::SearchOptions so;
+      so.method = search::Method::exhaustive;
+      so.sink = [&](std::span<const search::CandidateRecord>) { sink_used = true; };
+      so.rows.row_bytes = row_bytes;
+      so.rows.max_chunk_rows = max_chunk_rows;
+      so.rows.pack = [&](const search::Cursor& cursor, const model::Estimate& e, std::byte* row) {
+        std::vector<std::string_view> labels(static_cast<std::size_t>(space.axis_count()));
+        for (int p = 0; p < space.axis_count(); ++p) {
+          const int a = space.order()[static_cast<std::size_t>(p)];
+          labels[static_cast<std::size_t>(a)] = space.axis(a).labels[cursor.digit(p)];
+        }
+        writer.pack_row(results::RowView{cursor.scenario(), e, cursor.index(), labels}, row);
+      };
+      so.rows.append = [&](std::span<const std::byte> r) {
+        batches.push_back(r.size() / row_bytes);
+        rows.insert(rows.end(), r.begin(), r.end());
+      };
+      tbb::task_arena arena(threads);
+      search::SearchResult result;
+      arena.execute([&] { result = search::search(space, make_goal(section), so); });
+      REQUIRE(result.complete);
+      CHECK(rows == expected);
+      CHECK(result.counts.feasible == expected_result.counts.feasible);
+      CHECK(result.counts.pruned == expected_result.counts.pruned);
+      CHECK(result.counts.estimated == expected_result.counts.estimated);
+      CHECK(result.counts.bound_pruned == expected_result.counts.bound_pruned);
+      REQUIRE(result.front.size() == expected_result.front.size());
+      for (std::size_t f = 0; f < result.front.size(); ++f) CHECK(result.front[f].index == expected_result.front[f].index);
+      for (const std::size_t b : batches) CHECK(b <= max_chunk_rows);
+      if (max_chunk_rows <= 7) CHECK(batches.size() >= 464 / max_chunk_rows);   // the rest of full chunks walked too
+      // Sparse stretches went in chunks larger than 1,024 candidates: fewer batches than 1,024-candidate chunks
+      // with rows (on one thread; with more, the share-of-what-is-left bound keeps this small space's chunks short).
+      if (max_chunk_rows == 1024 && threads == 1) CHECK(batches.size() < sink_chunks.size());
+    }
+  }
+  CHECK_FALSE(sink_used.load());
 }

@@ -11,6 +11,9 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#include <immintrin.h>
+#endif
 
 namespace shardmeter::results {
 
@@ -69,11 +72,13 @@ void huffman_lengths(const std::uint32_t* freq_in, int n, int limit, std::uint8_
   const std::size_t leaves = symbols.size();
   std::vector<std::uint64_t> weight(2 * leaves);
   std::vector<int> parent(2 * leaves);
+  std::vector<std::uint64_t> keys(leaves);
   for (;;) {
-    std::sort(symbols.begin(), symbols.end(), [&](int a, int b) {
-      const auto fa = freq[static_cast<std::size_t>(a)], fb = freq[static_cast<std::size_t>(b)];
-      return fa != fb ? fa < fb : a < b;
-    });
+    // By frequency, then symbol: one 64-bit key per symbol sorts faster than a comparison through the tables.
+    for (std::size_t i = 0; i < leaves; ++i)
+      keys[i] = std::uint64_t{freq[static_cast<std::size_t>(symbols[i])]} << 32 | static_cast<std::uint32_t>(symbols[i]);
+    std::sort(keys.begin(), keys.end());
+    for (std::size_t i = 0; i < leaves; ++i) symbols[i] = static_cast<int>(keys[i] & 0xffff'ffffu);
     for (std::size_t i = 0; i < leaves; ++i) weight[i] = freq[static_cast<std::size_t>(symbols[i])];
     // Two queues: leaves in weight order [0, leaves), internal nodes in creation order [leaves, next).
     std::size_t leaf = 0, inner = leaves, next = leaves;
@@ -177,20 +182,39 @@ private:
   int count_ = 0;
 };
 
-// Adler-32 (RFC 1950 §8.2) of `n` bytes, continuing from `adler`: zlib's definition, on SSE2 where there is one
-// (16 bytes per step: byte sums with psadbw, position-weighted sums with pmaddwd), else zlib's adler32.
-std::uint32_t adler32_of(std::uint32_t adler, const unsigned char* p, std::size_t n) {
-  constexpr std::uint32_t kBase = 65521;
+// Adler-32 (RFC 1950 §8.2) of `n` bytes, continuing from `adler`, three ways: zlib's adler32; SSE2 (16 bytes per
+// step: byte sums with psadbw, position-weighted sums with pmaddwd); AVX2 (32 bytes per step, the weighted sums
+// with vpmaddubsw), chosen at run time where the CPU has it (adler32_of).
+constexpr std::uint32_t kAdlerBase = 65521;
+// Bytes per modulo: a multiple of 32 under zlib's NMAX (5552), so that no 32-bit sum overflows before it.
+constexpr std::size_t kAdlerBlock = 5536;
+
+std::uint32_t adler32_zlib(std::uint32_t adler, const unsigned char* p, std::size_t n) {
+  for (std::size_t done = 0; done < n;) {   // adler32 takes a uInt length
+    const std::size_t step = std::min<std::size_t>(n - done, std::size_t{1} << 30);
+    adler = static_cast<std::uint32_t>(adler32(adler, p + done, static_cast<uInt>(step)));
+    done += step;
+  }
+  return adler;
+}
+
+// The bytes after the vectors, and the final modulo.
+inline std::uint32_t adler32_tail(std::uint32_t s1, std::uint32_t s2, const unsigned char* p, std::size_t n) {
+  for (; n > 0; --n, ++p) {
+    s1 += *p;
+    s2 += s1;
+  }
+  return ((s2 % kAdlerBase) << 16) | (s1 % kAdlerBase);
+}
+
 #if defined(__SSE2__)
+std::uint32_t adler32_sse2(std::uint32_t adler, const unsigned char* p, std::size_t n) {
   std::uint32_t s1 = adler & 0xffff, s2 = adler >> 16;
-  // Blocks of at most 5536 bytes (a multiple of 16 under zlib's NMAX 5552): no 32-bit sum overflows before the
-  // modulo.
-  constexpr std::size_t kBlock = 5536;
   const __m128i zero = _mm_setzero_si128();
   const __m128i weights_lo = _mm_setr_epi16(16, 15, 14, 13, 12, 11, 10, 9);
   const __m128i weights_hi = _mm_setr_epi16(8, 7, 6, 5, 4, 3, 2, 1);
   while (n >= 16) {
-    const std::size_t len = std::min(n, kBlock) & ~std::size_t{15};
+    const std::size_t len = std::min(n, kAdlerBlock) & ~std::size_t{15};
     __m128i v_s1 = zero, v_prefix = zero, v_s2 = zero;
     for (std::size_t i = 0; i < len; i += 16) {
       const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
@@ -205,25 +229,67 @@ std::uint32_t adler32_of(std::uint32_t adler, const unsigned char* p, std::size_
       return std::uint64_t{lanes[0]} + lanes[1] + lanes[2] + lanes[3];
     };
     const std::uint64_t bytes = sum(v_s1), prefix = sum(v_prefix), weighted = sum(v_s2);
-    s2 = static_cast<std::uint32_t>((s2 + std::uint64_t{s1} * len + 16 * prefix + weighted) % kBase);
-    s1 = static_cast<std::uint32_t>((s1 + bytes) % kBase);
+    s2 = static_cast<std::uint32_t>((s2 + std::uint64_t{s1} * len + 16 * prefix + weighted) % kAdlerBase);
+    s1 = static_cast<std::uint32_t>((s1 + bytes) % kAdlerBase);
     p += len;
     n -= len;
   }
-  for (; n > 0; --n, ++p) {
-    s1 += *p;
-    s2 += s1;
-  }
-  return ((s2 % kBase) << 16) | (s1 % kBase);
-#else
-  (void)kBase;
-  for (std::size_t done = 0; done < n;) {   // adler32 takes a uInt length
-    const std::size_t step = std::min<std::size_t>(n - done, std::size_t{1} << 30);
-    adler = static_cast<std::uint32_t>(adler32(adler, p + done, static_cast<uInt>(step)));
-    done += step;
-  }
-  return adler;
+  return adler32_tail(s1, s2, p, n);
+}
 #endif
+
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#define SHARDMETER_ADLER_AVX2 1
+__attribute__((target("avx2"))) std::uint32_t adler32_avx2(std::uint32_t adler, const unsigned char* p, std::size_t n) {
+  std::uint32_t s1 = adler & 0xffff, s2 = adler >> 16;
+  const __m256i zero = _mm256_setzero_si256();
+  const __m256i weights = _mm256_setr_epi8(32, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16, 15, 14, 13,
+                                           12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1);
+  const __m256i ones = _mm256_set1_epi16(1);
+  while (n >= 32) {
+    const std::size_t len = std::min(n, kAdlerBlock) & ~std::size_t{31};
+    __m256i v_s1 = zero, v_prefix = zero, v_s2 = zero;
+    for (std::size_t i = 0; i < len; i += 32) {
+      const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i));
+      v_prefix = _mm256_add_epi32(v_prefix, v_s1);
+      v_s1 = _mm256_add_epi32(v_s1, _mm256_sad_epu8(x, zero));
+      // Byte pairs times their weights (at most 255 x 63, within int16), then pairs of those summed into int32.
+      v_s2 = _mm256_add_epi32(v_s2, _mm256_madd_epi16(_mm256_maddubs_epi16(x, weights), ones));
+    }
+    alignas(32) std::uint32_t lanes[3][8];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(lanes[0]), v_s1);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(lanes[1]), v_prefix);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(lanes[2]), v_s2);
+    std::uint64_t bytes = 0, prefix = 0, weighted = 0;
+    for (int l = 0; l < 8; ++l) {
+      bytes += lanes[0][l];
+      prefix += lanes[1][l];
+      weighted += lanes[2][l];
+    }
+    s2 = static_cast<std::uint32_t>((s2 + std::uint64_t{s1} * len + 32 * prefix + weighted) % kAdlerBase);
+    s1 = static_cast<std::uint32_t>((s1 + bytes) % kAdlerBase);
+    p += len;
+    n -= len;
+  }
+  return adler32_tail(s1, s2, p, n);
+}
+#endif
+
+using AdlerFn = std::uint32_t (*)(std::uint32_t, const unsigned char*, std::size_t);
+AdlerFn adler32_best() {
+#if defined(SHARDMETER_ADLER_AVX2)
+  if (__builtin_cpu_supports("avx2")) return adler32_avx2;
+#endif
+#if defined(__SSE2__)
+  return adler32_sse2;
+#else
+  return adler32_zlib;
+#endif
+}
+
+std::uint32_t adler32_of(std::uint32_t adler, const unsigned char* p, std::size_t n) {
+  static const AdlerFn best = adler32_best();
+  return best(adler, p, n);
 }
 
 inline std::uint32_t load32(const unsigned char* p) {
@@ -258,60 +324,177 @@ inline std::size_t match_length(const unsigned char* a, const unsigned char* b, 
   return n;
 }
 
-// A parsed token: a literal byte (< 256), or a match: bit 31 set, length in bits 16..24, distance - 1 in 0..15.
+// A parsed token: a match (bit 31 set, length in bits 16..24, distance - 1 in bits 0..15), or a run of literals
+// (bit 31 clear: the run's length; its bytes are the input's at the position the tokens before it reach).
 constexpr std::uint32_t kMatch = 0x8000'0000u;
+constexpr std::size_t kMaxLiteralRun = 0x7fff'ffffu;
+
+// The candidate distances the parse looks at from position p on: k * row_bytes for k = 1..rows (rows =
+// min(rows_back, p / row_bytes), so that none reaches before the chunk) and 1.
+struct Candidates {
+  std::size_t rows = 0;
+  std::array<std::size_t, kMaxRowsBack> distance{};
+};
+
+// Bit k - 1 (k = 1..c.rows) for k rows back, bit kMaxRowsBack for distance 1: the candidates whose first kMinMatch
+// bytes equal those at `at` (at least one byte past the chunk's start). Without branches: which way each comparison
+// goes is close to random, and mispredicted branches cost more than the comparisons.
+inline unsigned screen(const unsigned char* at, const Candidates& c) {
+  const std::uint32_t head = load32(at);
+  unsigned hits = 0;
+  if (c.rows == kMaxRowsBack) {
+#pragma GCC unroll 16
+    for (std::size_t k = 0; k < kMaxRowsBack; ++k) hits |= static_cast<unsigned>(load32(at - c.distance[k]) == head) << k;
+  } else {
+    for (std::size_t k = 0; k < c.rows; ++k) hits |= static_cast<unsigned>(load32(at - c.distance[k]) == head) << k;
+  }
+  return hits | static_cast<unsigned>(load32(at - 1) == head) << kMaxRowsBack;
+}
+
+// The first position q >= p (p >= 1) at which some candidate matches kMinMatch bytes, or n when none does before
+// the last kMinMatch - 1 bytes; but at most `until`, where more rows back become candidates (the caller looks again
+// from there with them). Every candidate must be valid from p on (c.rows * row_bytes <= p).
+std::size_t next_match_start_scalar(const unsigned char* data, std::size_t n, std::size_t p, const Candidates& c,
+                                    std::size_t until) {
+  for (; p + kMinMatch <= n; ++p) {
+    if (p >= until) return until;
+    if (screen(data + p, c) != 0) return p;
+  }
+  return n;
+}
+
+#if defined(__SSE2__)
+// Bits i of the result (i = 0..28): whether the kMinMatch bytes at p + i equal those at p + i - d. Reads bytes
+// p - d .. p - d + 31 and p .. p + 31.
+inline std::uint32_t match_starts(const unsigned char* at, __m128i a0, __m128i a1, std::size_t d) {
+  const unsigned char* from = at - d;
+  const auto lo = static_cast<std::uint32_t>(
+      _mm_movemask_epi8(_mm_cmpeq_epi8(a0, _mm_loadu_si128(reinterpret_cast<const __m128i*>(from)))));
+  const auto hi = static_cast<std::uint32_t>(
+      _mm_movemask_epi8(_mm_cmpeq_epi8(a1, _mm_loadu_si128(reinterpret_cast<const __m128i*>(from + 16)))));
+  const std::uint32_t eq = lo | hi << 16;
+  const std::uint32_t two = eq & eq >> 1;   // bit i: bytes i and i + 1 equal
+  return two & two >> 2;
+}
+
+// next_match_start_scalar's result, 29 positions per step: each candidate's equal bytes as a 32-bit mask (two
+// 16-byte SSE2 comparisons), the positions where kMinMatch equal bytes start from them at once.
+std::size_t next_match_start(const unsigned char* data, std::size_t n, std::size_t p, const Candidates& c,
+                             std::size_t until) {
+  constexpr std::size_t kStep = 32 - kMinMatch + 1;   // positions whose kMinMatch bytes lie in the 32 compared
+  while (p + 32 <= n) {
+    if (p >= until) return until;
+    const unsigned char* at = data + p;
+    const __m128i a0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(at));
+    const __m128i a1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(at + 16));
+    std::uint32_t starts = match_starts(at, a0, a1, 1);
+    if (c.rows == kMaxRowsBack) {
+#pragma GCC unroll 16
+      for (std::size_t k = 0; k < kMaxRowsBack; ++k) starts |= match_starts(at, a0, a1, c.distance[k]);
+    } else {
+      for (std::size_t k = 0; k < c.rows; ++k) starts |= match_starts(at, a0, a1, c.distance[k]);
+    }
+    starts &= (std::uint32_t{1} << kStep) - 1;
+    if (starts != 0) return std::min(until, p + static_cast<std::size_t>(std::countr_zero(starts)));
+    p += kStep;
+  }
+  return next_match_start_scalar(data, n, p, c, until);
+}
+#else
+std::size_t next_match_start(const unsigned char* data, std::size_t n, std::size_t p, const Candidates& c,
+                             std::size_t until) {
+  return next_match_start_scalar(data, n, p, c, until);
+}
+#endif
 
 }  // namespace
+
+namespace detail {
+// The SSE2 and the scalar search for the next match start, for the tests: both must give the same position.
+std::size_t next_match_start_for_test(const unsigned char* data, std::size_t n, std::size_t p, std::size_t row_bytes,
+                                      bool scalar) {
+  Candidates c;
+  c.rows = row_bytes == 0 ? 0 : std::min({kMaxRowsBack, kWindow / row_bytes, p / row_bytes});
+  for (std::size_t k = 0; k < c.rows; ++k) c.distance[k] = (k + 1) * row_bytes;
+  return scalar ? next_match_start_scalar(data, n, p, c, n) : next_match_start(data, n, p, c, n);
+}
+
+std::uint32_t adler32_for_test(std::uint32_t adler, const unsigned char* data, std::size_t n, AdlerPath path) {
+  switch (path) {
+    case AdlerPath::chosen: return adler32_of(adler, data, n);
+    case AdlerPath::zlib: return adler32_zlib(adler, data, n);
+    case AdlerPath::sse2:
+#if defined(__SSE2__)
+      return adler32_sse2(adler, data, n);
+#else
+      return adler32_zlib(adler, data, n);
+#endif
+    case AdlerPath::avx2:
+#if defined(SHARDMETER_ADLER_AVX2)
+      if (__builtin_cpu_supports("avx2")) return adler32_avx2(adler, data, n);
+#endif
+      return adler32_zlib(adler, data, n);
+  }
+  return adler32_zlib(adler, data, n);
+}
+
+bool adler32_avx2_available() {
+#if defined(SHARDMETER_ADLER_AVX2)
+  return __builtin_cpu_supports("avx2");
+#else
+  return false;
+#endif
+}
+}  // namespace detail
 
 std::vector<unsigned char> deflate_rows(const unsigned char* data, std::size_t row_count, std::size_t row_bytes) {
   const std::size_t n = row_count * row_bytes;
   const std::size_t rows_back = row_bytes == 0 ? 0 : std::min(kMaxRowsBack, kWindow / row_bytes);
 
-  // LZ77 parse, greedy: the longest match among the same offset in the previous rows and a run of the last byte.
+  // LZ77 parse, greedy: at each position the longest match among the same offset in the previous rows and a run of
+  // the last byte, the previous row tried first (most bytes repeat it, often for deflate's longest match, which
+  // ends the search); where nothing matches, the next position where something does is found 29 positions at a
+  // time (next_match_start), the bytes before it a run of literals.
   // Scratch kept per thread between chunks: fresh buffers of this size cost page faults and zeroing per chunk.
   thread_local std::vector<std::uint32_t> tokens;
   thread_local std::vector<unsigned char> scratch;
   tokens.clear();
   std::array<std::uint32_t, kLitLenSymbols> litlen_freq{};
   std::array<std::uint32_t, kDistSymbols> dist_freq{};
-  std::array<std::size_t, kMaxRowsBack> back_offset{};
-  for (std::size_t k = 0; k < kMaxRowsBack; ++k) back_offset[k] = (k + 1) * row_bytes;
-  // From this offset on every row looks back rows_back rows (before it, only as many as precede it).
-  const std::size_t full_back_from = rows_back * row_bytes;
+  auto literals = [&](std::size_t from, std::size_t to) {
+    for (std::size_t i = from; i < to; ++i) ++litlen_freq[data[i]];
+    while (from < to) {
+      const std::size_t run = std::min(to - from, kMaxLiteralRun);
+      tokens.push_back(static_cast<std::uint32_t>(run));
+      from += run;
+    }
+  };
+  Candidates cand;
+  for (std::size_t k = 0; k < kMaxRowsBack; ++k) cand.distance[k] = (k + 1) * row_bytes;
   std::size_t p = 0;
-  int misses = 0;   // consecutive positions where no candidate matched even kMinMatch bytes
-  while (p < n) {
+  if (n > 0) {   // the first byte has nothing before it
+    literals(0, 1);
+    p = 1;
+  }
+  while (p + kMinMatch <= n) {
+    if (cand.rows < rows_back) cand.rows = std::min(rows_back, p / row_bytes);
     const std::size_t limit = std::min(kMaxMatch, n - p);
+    const unsigned char* at = data + p;
     std::size_t best = 0, best_distance = 0;
-    // Inside bytes that match nothing (the low bytes of measured values), only every other position is screened:
-    // a match starting at a skipped one is found one byte later, one byte shorter.
-    if (misses >= 2 && (misses & 1) == 0) {
-      ++misses;
-    } else if (limit >= kMinMatch) {
-      // Candidates are screened on their first kMinMatch bytes, all at once and without branches (which way each
-      // comparison goes is close to random, and mispredicted branches cost more than the comparisons): bit k - 1
-      // of `hits` for k rows back, bit kMaxRowsBack for a run of the previous byte.
-      const std::uint32_t head = load32(data + p);
-      unsigned hits = 0;
-      if (rows_back == kMaxRowsBack && p >= full_back_from) {
-        const unsigned char* at = data + p;
-#pragma GCC unroll 16
-        for (std::size_t k = 0; k < kMaxRowsBack; ++k) hits |= static_cast<unsigned>(load32(at - back_offset[k]) == head) << k;
-      } else {
-        const std::size_t back = std::min(rows_back, p / row_bytes);
-        for (std::size_t k = 1; k <= back; ++k)
-          hits |= static_cast<unsigned>(load32(data + p - k * row_bytes) == head) << (k - 1);
-      }
-      if (p > 0) hits |= static_cast<unsigned>(load32(data + p - 1) == head) << kMaxRowsBack;
-      misses = hits == 0 ? misses + 1 : 0;
+    if (cand.rows > 0) {
+      best = match_length(at, at - row_bytes, limit);
+      best_distance = row_bytes;
+    }
+    if (best < limit) {
+      unsigned hits = screen(at, cand) & ~1u;   // the previous row is done
       while (hits != 0 && best < limit) {
         const int bit = std::countr_zero(hits);
         hits &= hits - 1;
-        const std::size_t d = bit == static_cast<int>(kMaxRowsBack) ? 1 : static_cast<std::size_t>(bit + 1) * row_bytes;
-        const unsigned char* from = data + p - d;
+        const std::size_t d = bit == static_cast<int>(kMaxRowsBack) ? 1 : cand.distance[static_cast<std::size_t>(bit)];
+        const unsigned char* from = at - d;
         // Only a match that also holds at byte `best` can be longer than the best one so far.
-        if (best > 0 && from[best] != data[p + best]) continue;
-        const std::size_t len = kMinMatch + match_length(data + p + kMinMatch, from + kMinMatch, limit - kMinMatch);
+        if (from[best] != at[best]) continue;
+        const std::size_t len = kMinMatch + match_length(at + kMinMatch, from + kMinMatch, limit - kMinMatch);
         if (len > best) {
           best = len;
           best_distance = d;
@@ -324,11 +507,14 @@ std::vector<unsigned char> deflate_rows(const unsigned char* data, std::size_t r
       ++dist_freq[distance_code(static_cast<std::uint32_t>(best_distance)).symbol];
       p += best;
     } else {
-      tokens.push_back(data[p]);
-      ++litlen_freq[data[p]];
-      ++p;
+      // Up to where the next row back becomes a candidate, in a chunk's first rows.
+      const std::size_t until = cand.rows < rows_back ? (cand.rows + 1) * row_bytes : n;
+      const std::size_t q = next_match_start(data, n, p + 1, cand, until);
+      literals(p, q);
+      p = q;
     }
   }
+  literals(p, n);   // the last kMinMatch - 1 bytes, when no match covered them
   litlen_freq[256] = 1;   // end of block
   at_least_two(litlen_freq.data(), kLitLenSymbols);
   at_least_two(dist_freq.data(), kDistSymbols);
@@ -412,21 +598,24 @@ std::vector<unsigned char> deflate_rows(const unsigned char* data, std::size_t r
     else if (it.symbol == 17) bits.put(it.extra, 3);
     else if (it.symbol == 18) bits.put(it.extra, 7);
   }
-  const std::size_t token_count = tokens.size();
-  for (std::size_t i = 0; i < token_count; ++i) {
-    const std::uint32_t t = tokens[i];
+  const unsigned char* next = data;   // the input byte the next token starts at
+  for (const std::uint32_t t : tokens) {
     if ((t & kMatch) == 0) {
-      // Up to three literals per flush: at most 3 x 15 bits on top of the 7 pending, within the 64-bit word.
-      bits.add(litlen_code[t], litlen_len[t]);
-      for (int more = 0; more < 2 && i + 1 < token_count && (tokens[i + 1] & kMatch) == 0; ++more) {
-        const std::uint32_t u = tokens[++i];
-        bits.add(litlen_code[u], litlen_len[u]);
+      // Three literals per flush: at most 3 x 15 bits on top of the 7 pending, within the 64-bit word.
+      const unsigned char* end = next + t;
+      for (; end - next >= 3; next += 3) {
+        bits.add(litlen_code[next[0]], litlen_len[next[0]]);
+        bits.add(litlen_code[next[1]], litlen_len[next[1]]);
+        bits.add(litlen_code[next[2]], litlen_len[next[2]]);
+        bits.flush();
       }
+      for (; next < end; ++next) bits.add(litlen_code[*next], litlen_len[*next]);
       bits.flush();
       continue;
     }
     const std::size_t len = (t >> 16) & 0x1ff;
     const std::uint32_t distance = (t & 0xffff) + 1;
+    next += len;
     const LengthCode& l = kLengthCodes[len];
     bits.add(litlen_code[l.symbol] | (static_cast<std::uint64_t>(l.extra) << litlen_len[l.symbol]),
              litlen_len[l.symbol] + l.extra_bits);
