@@ -10,9 +10,9 @@ namespace m = shardmeter::model;
 
 namespace {
 
-CellValue str(std::string_view v) { return CellValue{std::string(v)}; }
-CellValue i64(std::int64_t v) { return CellValue{v}; }
-CellValue flag(bool v) { return CellValue{v}; }
+CellView str(std::string_view v) { return CellView{v}; }
+CellView i64(std::int64_t v) { return CellView{v}; }
+CellView flag(bool v) { return CellView{v}; }
 const m::IslandSpec& isl(const m::Scenario& s, int i) { return s.cluster.islands[static_cast<std::size_t>(i)]; }
 
 using units::kBoolean;
@@ -81,7 +81,7 @@ const std::array kJobColumns = {
 struct IslandField {
   std::string_view suffix;
   std::string_view unit;
-  CellValue (*get)(const m::Scenario&, int);
+  CellView (*view)(const m::Scenario&, int);
 };
 // clang-format off
 const std::array kIslandFields = {
@@ -90,8 +90,8 @@ const std::array kIslandFields = {
   IslandField{"gpus", "GPUs", [](const m::Scenario& s, int i) { return i64(isl(s, i).gpus); }},
   IslandField{"count", "islands", [](const m::Scenario& s, int i) { return i64(isl(s, i).count); }},
   IslandField{"gpus_per_node", "GPUs", [](const m::Scenario& s, int i) { return i64(isl(s, i).gpus_per_node); }},
-  IslandField{"price_usd_per_gpu_hour", "USD per GPU-hour", [](const m::Scenario& s, int i) { return CellValue{isl(s, i).price_usd_per_gpu_hour}; }},
-  IslandField{"node_network_gbps", "Gbit/s", [](const m::Scenario& s, int i) { return CellValue{isl(s, i).node_network.bytes_per_s * 8.0 / 1e9}; }},
+  IslandField{"price_usd_per_gpu_hour", "USD per GPU-hour", [](const m::Scenario& s, int i) { return CellView{isl(s, i).price_usd_per_gpu_hour}; }},
+  IslandField{"node_network_gbps", "Gbit/s", [](const m::Scenario& s, int i) { return CellView{isl(s, i).node_network.bytes_per_s * 8.0 / 1e9}; }},
 };
 // clang-format on
 
@@ -103,7 +103,7 @@ std::vector<ScenarioColumn> scenario_columns(int island_entries) {
   std::vector<ScenarioColumn> columns(kJobColumns.begin(), kJobColumns.end());
   for (int i = 0; i < island_entries; ++i)
     for (const IslandField& f : kIslandFields)
-      columns.push_back(ScenarioColumn{"island" + std::to_string(i) + "_" + std::string(f.suffix), f.unit, f.get, i});
+      columns.push_back(ScenarioColumn{"island" + std::to_string(i) + "_" + std::string(f.suffix), f.unit, f.view, i});
   return columns;
 }
 

@@ -11,9 +11,9 @@ namespace m = shardmeter::model;
 
 namespace {
 
-CellValue num(double v) { return CellValue{v}; }
-CellValue str(std::string_view v) { return CellValue{std::string(v)}; }
-CellValue i64(int v) { return CellValue{std::int64_t{v}}; }
+CellView num(double v) { return CellView{v}; }
+CellView str(std::string_view v) { return CellView{v}; }
+CellView i64(int v) { return CellView{std::int64_t{v}}; }
 const m::IslandEstimate& isl(const m::Estimate& e, int i) { return e.islands[static_cast<std::size_t>(i)]; }
 
 // clang-format off
@@ -54,7 +54,7 @@ const std::array kJob = {
 struct IslandField {
   std::string_view suffix;
   std::string_view unit;
-  CellValue (*get)(const m::Estimate&, int);
+  CellView (*view)(const m::Estimate&, int);
 };
 const std::array kIsland = {
   IslandField{"tokens_per_s", "tokens/s", [](const m::Estimate& e, int i) { return num(isl(e, i).tokens_per_s); }},
@@ -65,7 +65,7 @@ const std::array kIsland = {
   IslandField{"memory_per_gpu_gb", "GB", [](const m::Estimate& e, int i) { return num(isl(e, i).memory_per_gpu_bytes / m::kGB); }},
   IslandField{"memory_capacity_gb", "GB", [](const m::Estimate& e, int i) { return num(isl(e, i).memory_capacity_bytes / m::kGB); }},
   IslandField{"bottleneck", units::kName, [](const m::Estimate& e, int i) { return str(m::enum_name(isl(e, i).bottleneck)); }},
-  IslandField{"feasible", units::kBoolean, [](const m::Estimate& e, int i) { return CellValue{isl(e, i).feasible}; }},
+  IslandField{"feasible", units::kBoolean, [](const m::Estimate& e, int i) { return CellView{isl(e, i).feasible}; }},
   IslandField{"data_parallel", "replicas", [](const m::Estimate& e, int i) { return i64(isl(e, i).degrees.data_parallel); }},
   IslandField{"dp_shard", "GPUs", [](const m::Estimate& e, int i) { return i64(isl(e, i).degrees.dp_shard); }},
   IslandField{"dp_replicate", "shard groups", [](const m::Estimate& e, int i) { return i64(isl(e, i).degrees.dp_replicate); }},
@@ -81,20 +81,20 @@ std::vector<EstimateColumn> estimate_detail_columns(int island_entries) {
   std::vector<EstimateColumn> columns(kJob.begin(), kJob.end());
   for (int i = 0; i < island_entries; ++i)
     for (const IslandField& f : kIsland)
-      columns.push_back(EstimateColumn{"island" + std::to_string(i) + "_" + std::string(f.suffix), f.unit, f.get, i});
+      columns.push_back(EstimateColumn{"island" + std::to_string(i) + "_" + std::string(f.suffix), f.unit, f.view, i});
   return columns;
 }
 
 std::vector<ScenarioColumn> scenario_detail_columns(int island_entries) {
   std::vector<ScenarioColumn> columns{ScenarioColumn{
-      "training_tokens", "tokens", [](const m::Scenario& s, int) { return CellValue{s.training.tokens}; }}};
+      "training_tokens", "tokens", [](const m::Scenario& s, int) { return CellView{s.training.tokens}; }}};
   for (int i = 0; i < island_entries; ++i) {
     const std::string prefix = "island" + std::to_string(i) + "_";
     columns.push_back(ScenarioColumn{
-        prefix + "nodes", "nodes", [](const m::Scenario& s, int k) { return CellValue{std::int64_t{spec(s, k).nodes()}}; },
+        prefix + "nodes", "nodes", [](const m::Scenario& s, int k) { return CellView{std::int64_t{spec(s, k).nodes()}}; },
         i});
     columns.push_back(ScenarioColumn{
-        prefix + "spot", units::kBoolean, [](const m::Scenario& s, int k) { return CellValue{spec(s, k).spot}; }, i});
+        prefix + "spot", units::kBoolean, [](const m::Scenario& s, int k) { return CellView{spec(s, k).spot}; }, i});
   }
   return columns;
 }

@@ -15,8 +15,9 @@ namespace shardmeter::results {
 struct EstimateColumn {
   std::string name;        // e.g. "bottleneck", "time_tp_comm_s", "island0_tokens_per_s"
   std::string_view unit;   // never empty (results/README.md)
-  CellValue (*get)(const model::Estimate&, int island);
+  CellView (*view)(const model::Estimate&, int island);   // the column's one getter
   int island = -1;         // island entry the column reads, -1 for job-wide fields
+  CellValue get(const model::Estimate& e, int island_entry) const { return to_value(view(e, island_entry)); }
 };
 
 // Job-wide estimate columns that are not metrics (model/metrics.hpp), then per-island ones for entries 0..island_entries-1.

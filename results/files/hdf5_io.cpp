@@ -67,8 +67,8 @@ RowType row_type(const RowLayout& layout) {
   RowType t;
   for (const FileColumn& c : layout.columns()) {
     t.steps.push_back(RowType::Step{c.source, c.type, static_cast<std::uint32_t>(t.row_bytes), c.island,
-                                    static_cast<std::uint32_t>(t.offsets.size()), c.metric, c.scenario_get,
-                                    c.estimate_get});
+                                    static_cast<std::uint32_t>(t.offsets.size()), c.metric, c.scenario_view,
+                                    c.estimate_view});
     t.offsets.push_back(t.row_bytes);
     t.row_bytes += c.type == ColumnType::text ? c.text_width : c.type == ColumnType::boolean ? 1 : 8;
   }
@@ -109,7 +109,8 @@ void pack(const RowLayout& layout, const RowType& type, const PlanPoint& point, 
 
 namespace {
 
-void put_cell(const RowType::Step& step, const std::vector<FileColumn>& columns, const CellValue& v,
+// v is a CellView: no string copied, nothing to destroy.
+void put_cell(const RowType::Step& step, const std::vector<FileColumn>& columns, const CellView& v,
               std::uint64_t index, std::byte* at) {
   switch (step.type) {
     case ColumnType::uint64: {
@@ -120,7 +121,7 @@ void put_cell(const RowType::Step& step, const std::vector<FileColumn>& columns,
     case ColumnType::int64: std::memcpy(at, &std::get<std::int64_t>(v), 8); break;
     case ColumnType::float64: std::memcpy(at, &std::get<double>(v), 8); break;
     case ColumnType::text: {
-      const std::string& s = std::get<std::string>(v);
+      const std::string_view s = std::get<std::string_view>(v);
       RowLayout::check_text(index, columns[step.column], s);
       std::memcpy(at, s.data(), s.size());
       break;
@@ -160,10 +161,10 @@ void pack(const RowLayout& layout, const RowType& type, const RowView& row, std:
         break;
       }
       case FileColumn::Source::scenario:
-        put_cell(step, columns, step.scenario_get(row.scenario, step.island), row.index, at);
+        put_cell(step, columns, step.scenario_view(row.scenario, step.island), row.index, at);
         break;
       case FileColumn::Source::estimate:
-        put_cell(step, columns, step.estimate_get(row.estimate, step.island), row.index, at);
+        put_cell(step, columns, step.estimate_view(row.estimate, step.island), row.index, at);
         break;
       case FileColumn::Source::label: {
         const FileColumn& c = columns[step.column];

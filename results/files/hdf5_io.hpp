@@ -31,8 +31,8 @@ struct RowType {
     int island;
     std::uint32_t column;   // index in layout.columns() (for the label axis and error messages)
     model::MetricGetter metric;
-    CellValue (*scenario_get)(const model::Scenario&, int);
-    CellValue (*estimate_get)(const model::Estimate&, int);
+    CellView (*scenario_view)(const model::Scenario&, int);
+    CellView (*estimate_view)(const model::Estimate&, int);
   };
   std::vector<Step> steps;
 };

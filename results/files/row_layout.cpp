@@ -27,21 +27,21 @@ FileColumn typed(std::string name, std::string unit, std::function<CellValue(con
 }
 
 FileColumn from_scenario(const ScenarioColumn& c) {
-  auto get = c.get;
+  auto view = c.view;
   const int island = c.island;
-  FileColumn f = typed(c.name, std::string(c.unit), [get, island](const PlanPoint& p) { return get(p.scenario, island); });
+  FileColumn f = typed(c.name, std::string(c.unit), [view, island](const PlanPoint& p) { return to_value(view(p.scenario, island)); });
   f.source = FileColumn::Source::scenario;
-  f.scenario_get = get;
+  f.scenario_view = view;
   f.island = island;
   return f;
 }
 
 FileColumn from_estimate(const EstimateColumn& c) {
-  auto get = c.get;
+  auto view = c.view;
   const int island = std::max(c.island, 0);
-  FileColumn f = typed(c.name, std::string(c.unit), [get, island](const PlanPoint& p) { return get(p.estimate, island); });
+  FileColumn f = typed(c.name, std::string(c.unit), [view, island](const PlanPoint& p) { return to_value(view(p.estimate, island)); });
   f.source = FileColumn::Source::estimate;
-  f.estimate_get = get;
+  f.estimate_view = view;
   f.island = island;
   return f;
 }

@@ -30,8 +30,8 @@ struct RowView {
 };
 
 struct FileColumn {
-  // Where the column's value comes from; with `island`, `scenario_get` / `estimate_get` / `label` below, the same
-  // value get() gives, read without a PlanPoint, a std::function call or (metrics) a CellValue (h5io::pack).
+  // Where the column's value comes from; with `island`, `scenario_view` / `estimate_view` / `label` below, the same
+  // value get() gives, read without a PlanPoint, a std::function call or a CellValue (h5io::pack).
   enum class Source : std::uint8_t { index, scenario, metric, estimate, label };
 
   std::string name;
@@ -43,9 +43,11 @@ struct FileColumn {
   // directly (h5io::pack), without a std::function call and a CellValue per cell.
   model::MetricGetter metric = nullptr;
   Source source = Source::index;
-  CellValue (*scenario_get)(const model::Scenario&, int island) = nullptr;   // Source::scenario
-  CellValue (*estimate_get)(const model::Estimate&, int island) = nullptr;   // Source::estimate
-  int island = -1;                  // the island argument of scenario_get / estimate_get
+  // Source::scenario / Source::estimate: the column's own getter (ScenarioColumn::view, EstimateColumn::view), which
+  // get() wraps with to_value().
+  CellView (*scenario_view)(const model::Scenario&, int island) = nullptr;
+  CellView (*estimate_view)(const model::Estimate&, int island) = nullptr;
+  int island = -1;                  // the island argument of scenario_view / estimate_view
   std::size_t label = 0;            // Source::label: the axis
 };
 
