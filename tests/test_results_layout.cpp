@@ -61,3 +61,28 @@ TEST_CASE("Row layout: points that do not fit are reported", "[results][layout]"
   p.labels.pop_back();
   CHECK_THROWS_AS(layout.cells(p), results::ResultsError);
 }
+
+TEST_CASE("Row layout: a scenario or estimate column's CellView is the value its get() gives", "[results][layout]") {
+  const results::RowLayout layout(2, {"gpu", "tp"});
+  const results::PlanPoint p = test::make_point(0);
+  int texts = 0;
+  for (const results::FileColumn& c : layout.columns()) {
+    INFO(c.name);
+    if (c.source != results::FileColumn::Source::scenario && c.source != results::FileColumn::Source::estimate)
+      continue;
+    const results::CellView view = c.source == results::FileColumn::Source::scenario
+                                       ? c.scenario_view(p.scenario, c.island)
+                                       : c.estimate_view(p.estimate, c.island);
+    CHECK(results::to_value(view) == c.get(p));
+    CHECK(view.index() == c.get(p).index());   // the same alternative: int64, double, text or bool
+    if (c.type == results::ColumnType::text) ++texts;
+  }
+  CHECK(texts > 5);
+  // island0_gpu views the scenario's own name: nothing copied.
+  const auto gpu = std::find_if(layout.columns().begin(), layout.columns().end(),
+                                [](const auto& c) { return c.name == "island0_gpu"; });
+  REQUIRE(gpu != layout.columns().end());
+  const std::string_view name = std::get<std::string_view>(gpu->scenario_view(p.scenario, 0));
+  CHECK(name.data() == p.scenario.cluster.islands[0].gpu.name.view().data());
+  CHECK(name == "h100-sxm");
+}
