@@ -54,8 +54,8 @@ inline double rank_jitter_s(double varying_s, double ranks, double cv = kRankJit
 // in the smaller tail (libm's 0.5·erfc(|x|/√2): 1.1·10⁻¹⁴, from rounding x/√2); tests/test_rank_jitter.cpp checks it
 // against 0.5·std::erfc(-x/√2): within 2.2·10⁻¹⁶ absolute and 1.5·10⁻¹⁴ relative in the tail. It replaces erfc and
 // one exp per estimate, about 130 instructions (docs/performance.md, "Fourth round").
+inline constexpr double kInvSqrt2Pi = 0.39894228040143267794;   // 1 / sqrt(2π), φ(0)
 inline double standard_normal_cdf(double x, double gauss) noexcept {
-  constexpr double kInvSqrt2Pi = 0.39894228040143267794;
   const double y = std::fabs(x);
   if (y <= 0.66291) {  // Φ(0.66291) = 0.75
     constexpr double a[5] = {2.2352520354606839287, 161.02823106855587881, 1067.6894854603709582,
@@ -116,7 +116,6 @@ inline double slowest_of_two_groups_s(double t_a, double v_a, double n_a, double
   const double sd_b = cv * v_b * z_b.sd;
   const double theta = std::sqrt(sd_a * sd_a + sd_b * sd_b);
   if (!(theta > 0.0)) return std::max(mean_a, mean_b);
-  constexpr double kInvSqrt2Pi = 0.3989422804014327;
   const double alpha = (mean_a - mean_b) / theta;
   // Beyond 9 spreads apart the other group's share (erfc(9/√2)/2 < 1.2e-19) and the correction term
   // (θ·e^(-40.5)/√(2π) < 1e-18·θ) are below half an ulp of the larger mean: the formula returns that mean exactly.
