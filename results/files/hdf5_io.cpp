@@ -67,9 +67,8 @@ RowType row_type(const RowLayout& layout) {
   RowType t;
   for (const FileColumn& c : layout.columns()) {
     t.steps.push_back(RowType::Step{c.source, c.type, static_cast<std::uint32_t>(t.row_bytes), c.island,
-                                    static_cast<std::uint32_t>(t.offsets.size()), c.metric, c.scenario_view,
+                                    static_cast<std::uint32_t>(t.steps.size()), c.metric, c.scenario_view,
                                     c.estimate_view});
-    t.offsets.push_back(t.row_bytes);
     t.row_bytes += c.type == ColumnType::text ? c.text_width : c.type == ColumnType::boolean ? 1 : 8;
   }
   t.file = H5::CompType(t.row_bytes);
@@ -78,24 +77,24 @@ RowType row_type(const RowLayout& layout) {
     const FileColumn& c = layout.columns()[i];
     switch (c.type) {
       case ColumnType::uint64:
-        t.file.insertMember(c.name, t.offsets[i], H5::PredType::STD_U64LE);
-        t.memory.insertMember(c.name, t.offsets[i], H5::PredType::NATIVE_UINT64);
+        t.file.insertMember(c.name, t.steps[i].offset, H5::PredType::STD_U64LE);
+        t.memory.insertMember(c.name, t.steps[i].offset, H5::PredType::NATIVE_UINT64);
         break;
       case ColumnType::int64:
-        t.file.insertMember(c.name, t.offsets[i], H5::PredType::STD_I64LE);
-        t.memory.insertMember(c.name, t.offsets[i], H5::PredType::NATIVE_INT64);
+        t.file.insertMember(c.name, t.steps[i].offset, H5::PredType::STD_I64LE);
+        t.memory.insertMember(c.name, t.steps[i].offset, H5::PredType::NATIVE_INT64);
         break;
       case ColumnType::float64:
-        t.file.insertMember(c.name, t.offsets[i], H5::PredType::IEEE_F64LE);
-        t.memory.insertMember(c.name, t.offsets[i], H5::PredType::NATIVE_DOUBLE);
+        t.file.insertMember(c.name, t.steps[i].offset, H5::PredType::IEEE_F64LE);
+        t.memory.insertMember(c.name, t.steps[i].offset, H5::PredType::NATIVE_DOUBLE);
         break;
       case ColumnType::text:
-        t.file.insertMember(c.name, t.offsets[i], fixed_text(c.text_width));
-        t.memory.insertMember(c.name, t.offsets[i], fixed_text(c.text_width));
+        t.file.insertMember(c.name, t.steps[i].offset, fixed_text(c.text_width));
+        t.memory.insertMember(c.name, t.steps[i].offset, fixed_text(c.text_width));
         break;
       case ColumnType::boolean:
-        t.file.insertMember(c.name, t.offsets[i], bool_type());
-        t.memory.insertMember(c.name, t.offsets[i], bool_type());
+        t.file.insertMember(c.name, t.steps[i].offset, bool_type());
+        t.memory.insertMember(c.name, t.steps[i].offset, bool_type());
         break;
     }
   }

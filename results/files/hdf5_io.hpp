@@ -19,8 +19,7 @@ namespace shardmeter::results::h5io {
 // A row as HDF5 sees it: one compound member per column, packed (no padding), little-endian in the file.
 struct RowType {
   H5::CompType file;     // IEEE/STD little-endian types, fixed-length null-padded UTF-8 strings
-  H5::CompType memory;   // native types at the same offsets
-  std::vector<std::size_t> offsets;
+  H5::CompType memory;   // native types at the same offsets (each column's Step::offset)
   std::size_t row_bytes = 0;
   // What pack() does per column, from the layout's FileColumns (about 160 bytes each, with their names and
   // std::functions) into 48 bytes: the loop over a row's ~150 columns then reads 7 KB, not 24 KB.
