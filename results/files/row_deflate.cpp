@@ -335,6 +335,20 @@ struct Candidates {
   std::size_t rows = 0;
   std::array<std::size_t, kMaxRowsBack> distance{};
 };
+// Rows looked back for rows of row_bytes bytes: kMaxRowsBack, fewer where they would reach past deflate's window.
+inline std::size_t rows_back_for(std::size_t row_bytes) {
+  return row_bytes == 0 ? 0 : std::min(kMaxRowsBack, kWindow / row_bytes);
+}
+// The distances for rows of row_bytes bytes, with none in use yet (`rows` grows with the position: rows_at).
+inline Candidates row_candidates(std::size_t row_bytes) {
+  Candidates c;
+  for (std::size_t k = 0; k < kMaxRowsBack; ++k) c.distance[k] = (k + 1) * row_bytes;
+  return c;
+}
+// The rows back in use at position p: those that do not reach before the chunk.
+inline std::size_t rows_at(std::size_t rows_back, std::size_t row_bytes, std::size_t p) {
+  return row_bytes == 0 ? 0 : std::min(rows_back, p / row_bytes);
+}
 
 // Bit k - 1 (k = 1..c.rows) for k rows back, bit kMaxRowsBack for distance 1: the candidates whose first kMinMatch
 // bytes equal those at `at` (at least one byte past the chunk's start). Without branches: which way each comparison
@@ -413,9 +427,8 @@ namespace detail {
 // The SSE2 and the scalar search for the next match start, for the tests: both must give the same position.
 std::size_t next_match_start_for_test(const unsigned char* data, std::size_t n, std::size_t p, std::size_t row_bytes,
                                       bool scalar) {
-  Candidates c;
-  c.rows = row_bytes == 0 ? 0 : std::min({kMaxRowsBack, kWindow / row_bytes, p / row_bytes});
-  for (std::size_t k = 0; k < c.rows; ++k) c.distance[k] = (k + 1) * row_bytes;
+  Candidates c = row_candidates(row_bytes);
+  c.rows = rows_at(rows_back_for(row_bytes), row_bytes, p);
   return scalar ? next_match_start_scalar(data, n, p, c, n) : next_match_start(data, n, p, c, n);
 }
 
@@ -449,7 +462,7 @@ bool adler32_avx2_available() {
 
 std::vector<unsigned char> deflate_rows(const unsigned char* data, std::size_t row_count, std::size_t row_bytes) {
   const std::size_t n = row_count * row_bytes;
-  const std::size_t rows_back = row_bytes == 0 ? 0 : std::min(kMaxRowsBack, kWindow / row_bytes);
+  const std::size_t rows_back = rows_back_for(row_bytes);
 
   // LZ77 parse, greedy: at each position the longest match among the same offset in the previous rows and a run of
   // the last byte, the previous row tried first (most bytes repeat it, often for deflate's longest match, which
@@ -469,15 +482,14 @@ std::vector<unsigned char> deflate_rows(const unsigned char* data, std::size_t r
       from += run;
     }
   };
-  Candidates cand;
-  for (std::size_t k = 0; k < kMaxRowsBack; ++k) cand.distance[k] = (k + 1) * row_bytes;
+  Candidates cand = row_candidates(row_bytes);
   std::size_t p = 0;
   if (n > 0) {   // the first byte has nothing before it
     literals(0, 1);
     p = 1;
   }
   while (p + kMinMatch <= n) {
-    if (cand.rows < rows_back) cand.rows = std::min(rows_back, p / row_bytes);
+    if (cand.rows < rows_back) cand.rows = rows_at(rows_back, row_bytes, p);
     const std::size_t limit = std::min(kMaxMatch, n - p);
     const unsigned char* at = data + p;
     std::size_t best = 0, best_distance = 0;
