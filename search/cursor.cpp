@@ -60,4 +60,12 @@ void Cursor::set_digit(int position, std::uint32_t value) noexcept {
   space_->apply(scenario_, position, value);
 }
 
+void Cursor::labels(std::span<std::string_view> out) const noexcept {
+  const std::span<const int> order = space_->order();
+  for (int p = 0; p < space_->axis_count(); ++p) {
+    const auto a = static_cast<std::size_t>(order[static_cast<std::size_t>(p)]);
+    out[a] = space_->axis(static_cast<int>(a)).labels[digits_[static_cast<std::size_t>(p)]];
+  }
+}
+
 }  // namespace shardmeter::search

@@ -2,6 +2,8 @@
 // A position in a Space with its scenario materialised. Moving to the next index rewrites only the axes whose
 // digits change (usually one), so walking a range costs a few memcpy calls per candidate, not a scenario copy.
 #include <cstdint>
+#include <span>
+#include <string_view>
 #include <vector>
 
 #include "model/scenario.hpp"
@@ -25,6 +27,9 @@ public:
   std::uint64_t index() const noexcept { return index_; }
   std::uint32_t digit(int position) const noexcept { return digits_[static_cast<std::size_t>(position)]; }
   const model::Scenario& scenario() const noexcept { return scenario_; }
+  // The candidate's label on each axis, in the space's axis order (Space::labels(index()) without copies): views of
+  // the axes' own labels, valid while the space lives. `out` holds one entry per axis.
+  void labels(std::span<std::string_view> out) const noexcept;
 
 private:
   void carry_from(int position) noexcept;

@@ -145,3 +145,16 @@ TEST_CASE("a cursor walks, seeks and skips blocks consistently with Space::scena
   c.set_digit(0, (c.digit(0) + 1) % space.radix(0));
   CHECK(search::same_bytes(c.scenario(), space.scenario(c.index())));
 }
+
+TEST_CASE("a cursor's labels are Space::labels of its index, axis by axis in the space's axis order") {
+  const search::Space space = small_space();
+  search::Cursor c(space);
+  std::vector<std::string_view> labels(static_cast<std::size_t>(space.axis_count()));
+  for (std::uint64_t i = 0; i < space.size(); ++i) {
+    c.labels(labels);
+    const std::vector<std::string> expected = space.labels(i);
+    REQUIRE(labels.size() == expected.size());
+    for (std::size_t a = 0; a < expected.size(); ++a) REQUIRE(labels[a] == expected[a]);
+    c.next();
+  }
+}

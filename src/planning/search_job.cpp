@@ -103,11 +103,7 @@ SearchJobResult run_search_job(const SearchJobOptions& options, const Catalog& c
     so.rows.pack = [&space, w = writer.get()](const search::Cursor& cursor, const model::Estimate& e, std::byte* row) {
       thread_local std::vector<std::string_view> labels;
       labels.resize(static_cast<std::size_t>(space.axis_count()));
-      const std::span<const int> order = space.order();
-      for (int p = 0; p < space.axis_count(); ++p) {
-        const int a = order[static_cast<std::size_t>(p)];
-        labels[static_cast<std::size_t>(a)] = space.axis(a).labels[cursor.digit(p)];
-      }
+      cursor.labels(labels);
       w->pack_row(results::RowView{cursor.scenario(), e, cursor.index(), labels}, row);
     };
     so.rows.append = [&](std::span<const std::byte> rows) {
