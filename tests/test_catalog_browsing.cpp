@@ -43,10 +43,11 @@ TEST_CASE("A GPU's calibration status is what the published runs support", "[cat
   // Spot checks a reader can verify by eye in gpus.yaml and the CSV.
   CHECK(cli::calibration_of(catalog, "h100-sxm") == cli::CalibrationStatus::fitted);
   CHECK(cli::calibration_of(catalog, "h200-sxm") == cli::CalibrationStatus::family);   // h100 family, no rows
-  CHECK(cli::calibration_of(catalog, "b200") == cli::CalibrationStatus::uncalibrated);
+  CHECK(cli::calibration_of(catalog, "b200") == cli::CalibrationStatus::fitted);         // NeMo 25.02 DGX-B200 rows
+  CHECK(cli::calibration_of(catalog, "mi325x") == cli::CalibrationStatus::uncalibrated);
   CHECK(cli::calibration_of(catalog, "custom") == cli::CalibrationStatus::uncalibrated);  // an inline GPU
-  const std::vector<std::string> gpus{"h100-sxm", "mi300x", "b200", "mi300x", "custom"};
-  CHECK(cli::uncalibrated_among(catalog, gpus) == std::vector<std::string>{"b200", "custom", "mi300x"});
+  const std::vector<std::string> gpus{"h100-sxm", "mi300x", "mi325x", "mi300x", "custom", "b200"};
+  CHECK(cli::uncalibrated_among(catalog, gpus) == std::vector<std::string>{"custom", "mi300x", "mi325x"});
   CHECK(cli::describe_calibration(catalog, "h200-sxm") == "fitted to published runs of its family (h100)");
 }
 
@@ -77,7 +78,8 @@ TEST_CASE("shardmeter list gpus|models|links", "[catalog][cli]") {
   CHECK(by_name["h100-sxm"]["bf16_tflops"].get<double>() == Approx(989));   // gpus.yaml: 989 dense bf16
   CHECK(by_name["h100-sxm"]["hbm_gib"].get<double>() == Approx(80));
   CHECK(by_name["h100-sxm"]["calibration"] == "fitted");
-  CHECK(by_name["b200"]["calibration"] == "uncalibrated");
+  CHECK(by_name["b200"]["calibration"] == "fitted");
+  CHECK(by_name["mi325x"]["calibration"] == "uncalibrated");
 
   const auto models = testing::run_shardmeter("list models --json --data-dir '" + kSource + "/scenarios'");
   REQUIRE(models.status == 0);
@@ -101,15 +103,15 @@ TEST_CASE("shardmeter list gpus|models|links", "[catalog][cli]") {
 
 TEST_CASE("estimate: the header follows --set, and the calibration status is shown", "[catalog][cli]") {
   const std::string scenario = "'" + kSource + "/scenarios/default.yaml' --data-dir '" + kSource + "/scenarios'";
-  const auto text = testing::run_shardmeter("estimate " + scenario + " --set cluster.islands.0.gpu=b200");
+  const auto text = testing::run_shardmeter("estimate " + scenario + " --set cluster.islands.0.gpu=mi325x");
   INFO(text.err);
   REQUIRE(text.status == 0);
-  CHECK(text.out.find("on 512 x b200 GPUs") != std::string::npos);
+  CHECK(text.out.find("on 512 x mi325x GPUs") != std::string::npos);
   CHECK(text.out.find("(the file's description, before --set:") != std::string::npos);
-  CHECK(text.out.find("b200: UNCALIBRATED") != std::string::npos);
-  const auto json = testing::run_shardmeter("estimate " + scenario + " --set cluster.islands.0.gpu=b200 --json");
+  CHECK(text.out.find("mi325x: UNCALIBRATED") != std::string::npos);
+  const auto json = testing::run_shardmeter("estimate " + scenario + " --set cluster.islands.0.gpu=mi325x --json");
   REQUIRE(json.status == 0);
-  CHECK(nlohmann::json::parse(json.out)["uncalibrated_gpus"] == nlohmann::json::array({"b200"}));
+  CHECK(nlohmann::json::parse(json.out)["uncalibrated_gpus"] == nlohmann::json::array({"mi325x"}));
   const auto upper = testing::run_shardmeter("estimate " + scenario + " --set cluster.islands.0.gpu=H100");
   CHECK(upper.status == 2);
   CHECK(upper.err.find("did you mean h100-sxm?") != std::string::npos);
@@ -131,20 +133,20 @@ TEST_CASE("search: -o with a CSV or JSON name is refused, not written as HDF5", 
 TEST_CASE("search marks uncalibrated GPU types in its table and records them in the file", "[catalog][cli]") {
   const std::filesystem::path dir = std::filesystem::temp_directory_path() / "shardmeter_calib_test";
   std::filesystem::create_directories(dir);
-  // The default search with b200 (uncalibrated) in place of a100 on its GPU axis.
+  // The default search with mi325x (uncalibrated) in place of a100 on its GPU axis.
   std::string text = testing::read_text(kSource + "/scenarios/default.yaml");
   const std::string axis = "[a100-sxm-80gb, h100-sxm, h200-sxm]";
   REQUIRE(text.find(axis) != std::string::npos);
-  text.replace(text.find(axis), axis.size(), "[h100-sxm, b200]");
+  text.replace(text.find(axis), axis.size(), "[h100-sxm, mi325x]");
   std::ofstream(dir / "s.yaml") << text;
   const std::string data = " --data-dir '" + kSource + "/scenarios'";
-  const auto b200 = testing::run_shardmeter("search s.yaml --quiet --json f.json" + data, dir.string());
-  INFO(b200.err);
-  REQUIRE(b200.status == 0);
-  CHECK(b200.out.find("b200*") != std::string::npos);
-  CHECK(b200.out.find("* uncalibrated GPU type (b200)") != std::string::npos);
+  const auto mi325x = testing::run_shardmeter("search s.yaml --quiet --json f.json" + data, dir.string());
+  INFO(mi325x.err);
+  REQUIRE(mi325x.status == 0);
+  CHECK(mi325x.out.find("mi325x*") != std::string::npos);
+  CHECK(mi325x.out.find("* uncalibrated GPU type (mi325x)") != std::string::npos);
   const nlohmann::json file = nlohmann::json::parse(testing::read_text(dir / "f.json"));
-  CHECK(file.dump().find("\"uncalibrated_gpus\":[\"b200\"]") != std::string::npos);
+  CHECK(file.dump().find("\"uncalibrated_gpus\":[\"mi325x\"]") != std::string::npos);
   const auto h100 = testing::run_shardmeter("search '" + kSource + "/scenarios/default.yaml' --quiet" + data);
   REQUIRE(h100.status == 0);
   CHECK(h100.out.find("uncalibrated") == std::string::npos);
