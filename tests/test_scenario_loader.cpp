@@ -226,10 +226,10 @@ TEST_CASE("the shipped scenarios load and pass the consistency checks") {
 }
 
 TEST_CASE("plan.stack selects the catalog's efficiency set for that stack; an island's own efficiency wins") {
-  // scenarios/gpus.yaml, h100-sxm: efficiency.stacks.torch_fsdp1.gemm 0.667, contention_scale 2.0 (docs/model.md §6.7).
+  // scenarios/gpus.yaml, h100-sxm: efficiency.stacks.torch_fsdp1.gemm 0.671, contention_scale 2.0 (docs/model.md §6.7).
   const m::GpuSpec& base = shardmeter::test::shipped_catalog().gpus.at("h100-sxm").gpu;
   const LoadedScenario fsdp1 = load("small.yaml", {"plan.stack=torch_fsdp1"});
-  CHECK(island(fsdp1, 0).gpu.gemm_efficiency == Approx(0.667));
+  CHECK(island(fsdp1, 0).gpu.gemm_efficiency == Approx(0.671));
   CHECK(island(fsdp1, 0).gpu.contention_scale == Approx(2.0));
   const LoadedScenario deepspeed = load("small.yaml", {"plan.stack=deepspeed"});  // no set of its own: the base one
   CHECK(island(deepspeed, 0).gpu.gemm_efficiency == Approx(base.gemm_efficiency));
