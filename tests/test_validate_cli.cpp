@@ -2,6 +2,8 @@
 
 #include <regex>
 #include <set>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -115,4 +117,42 @@ TEST_CASE("shardmeter validate: the held-out published runs, scored apart and ne
     sources.insert(row.at("source").get<std::string>());
   }
   CHECK(sources.size() >= 3);
+}
+
+TEST_CASE("shardmeter calibrate returns the catalog's constants: scenarios/gpus.yaml holds the fit (docs/model.md §13)") {
+  // The brief's rule is that the efficiency constants are what `calibrate` fits per (family, stack). The objective
+  // is flat near its optimum, so a model change can move the optimum without moving `validate`; this test makes such
+  // a drift fail instead of leaving the catalog and the fit apart. Every entry of the family carries the set.
+  const auto r = run_shardmeter("calibrate");
+  REQUIRE(r.status == 0);
+  const std::string catalog = shardmeter::testing::read_text(SHARDMETER_SOURCE_DIR "/scenarios/gpus.yaml");
+  // Catalog entries: "\n  NAME:\n" ... up to the next such line; each names its "    family: F".
+  std::vector<std::pair<std::string, std::string>> entries;  // (family, block text)
+  const std::regex entry_head(R"(\n  ([a-z0-9-]+):\n)");
+  std::vector<std::pair<std::size_t, std::string>> heads;
+  for (std::sregex_iterator it(catalog.begin(), catalog.end(), entry_head), end; it != end; ++it)
+    heads.emplace_back(static_cast<std::size_t>(it->position(0)), (*it)[1].str());
+  for (std::size_t i = 0; i < heads.size(); ++i) {
+    const std::size_t to = i + 1 < heads.size() ? heads[i + 1].first : catalog.size();
+    const std::string block = catalog.substr(heads[i].first, to - heads[i].first);
+    std::smatch fm;
+    if (std::regex_search(block, fm, std::regex(R"(\n    family: ([a-z0-9-]+))"))) entries.emplace_back(fm[1].str(), block);
+  }
+  REQUIRE(entries.size() >= 8);
+  // "  family F (...), stack S:  # ..." then "    S: {gemm: ..., contention_scale: ...}".
+  const std::regex fitted(R"(\n  family ([a-z0-9-]+) \([^)]*\), stack ([a-z_0-9]+):[^\n]*\n    (\2: \{[^}\n]*\}))");
+  int sets = 0;
+  for (std::sregex_iterator it(r.out.begin(), r.out.end(), fitted), end; it != end; ++it, ++sets) {
+    const std::string family = (*it)[1].str();
+    const std::string line = (*it)[3].str();
+    int carried = 0;
+    for (const auto& [fam, block] : entries) {
+      if (fam != family) continue;
+      INFO("family " << family << ": calibrate fits `" << line << "`; catalog entry:\n" << block.substr(0, 40));
+      CHECK(block.find("\n        " + line + "\n") != std::string::npos);
+      ++carried;
+    }
+    CHECK(carried >= 1);
+  }
+  CHECK(sets >= 5);  // a100 × {megatron, torch_fsdp1}, h100 × {megatron_te, torch_fsdp1}, b200 × megatron_te
 }
