@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "model/balanced_split.hpp"
 #include "model/consistency.hpp"
 #include "model/last_microbatch_backward.hpp"
 #include "model/tensor_bytes.hpp"
@@ -60,13 +61,15 @@ WanPlan plan_wan(const Scenario& s, const ParameterCounts& params, const WanRing
   return w;
 }
 
-// Sequences per replica for every entry. Balanced: equalise a_e + n_e * c_e (each island's step is affine in
-// its micro-batch count), then hand out whole micro-batches by largest remainder. Equal: the same for all.
+// Sequences per replica for every entry (the busiest replica's). Balanced: the whole micro-batch counts with the
+// smallest step max_e a_e + n_e * c_e (each island's step is affine in its micro-batch count; balanced_split.hpp),
+// and in island_sequences each island's own sequences, summing to the batch. Equal: the same for all.
 // Returns true when it stepped every island with the equal share into `islands` (probe_share: that share), so that
 // the job step recomputes only the islands whose share changed.
 bool split_batch(const Scenario& s, const ParameterCounts& params, const WanRing& ring, const WanPlan& wan,
                  int replicas, std::array<double, kMaxIslands>& per_replica,
-                 IslandSlots<IslandStep, kMaxIslands>& islands, std::array<double, kMaxIslands>& probe_share) {
+                 IslandSlots<IslandStep, kMaxIslands>& islands, std::array<double, kMaxIslands>& probe_share,
+                 std::array<double, kMaxIslands>& island_sequences) {
   const double b = s.training.micro_batch;
   const double total_mb = static_cast<double>(s.training.global_batch) / b;
   const int entries = s.cluster.island_entries;
@@ -92,42 +95,15 @@ bool split_batch(const Scenario& s, const ParameterCounts& params, const WanRing
   }
   const double target_s = (total_mb + sum_wa_over_c) / sum_w_over_c;
   // Island times beyond what a double resolves (an absurd WAN, a near-zero link) leave nothing to balance: every
-  // count below must stay a whole number a double holds exactly, or the one-at-a-time loops below never end.
+  // count below must stay a whole number a double holds exactly, or balanced_microbatches' loop never ends.
   if (!std::isfinite(target_s) || !(total_mb < kMaxExactCount)) return true;
-  std::array<double, kMaxIslands> share{}, remainder{};
-  double assigned = 0;
+  // The whole-number split with the smallest step [§8.5]; the busiest replica of each entry sets its pace.
+  std::array<double, kMaxIslands> n{}, m{};
+  balanced_microbatches(a, c, w, entries, total_mb, target_s, n, m);
   for (int e = 0; e < entries; ++e) {
     const auto i = static_cast<std::size_t>(e);
-    const double balanced = w[i] * (target_s - a[i]) / c[i];
-    // At least one micro-batch per replica, at most the whole batch.
-    const double ideal = std::isfinite(balanced) ? std::clamp(balanced, w[i], std::max(w[i], total_mb)) : w[i];
-    share[i] = std::floor(ideal);
-    remainder[i] = ideal - share[i];
-    assigned += share[i];
-  }
-  // Hand out (or take back) the difference one micro-batch at a time, deterministically. Every share lies in
-  // [w, total_mb], so the loops run at most entries * total_mb times on exact whole numbers.
-  while (assigned < total_mb) {
-    std::size_t best = 0;
-    for (std::size_t i = 1; i < static_cast<std::size_t>(entries); ++i)
-      if (remainder[i] > remainder[best]) best = i;
-    share[best] += 1;
-    remainder[best] -= 1;
-    assigned += 1;
-  }
-  while (assigned > total_mb) {
-    std::size_t worst = 0;
-    bool found = false;
-    for (std::size_t i = 0; i < static_cast<std::size_t>(entries); ++i)
-      if (share[i] > w[i] && (!found || remainder[i] < remainder[worst])) worst = i, found = true;
-    if (!found) break;
-    share[worst] -= 1;
-    remainder[worst] += 1;
-    assigned -= 1;
-  }
-  for (int e = 0; e < entries; ++e) {
-    const auto i = static_cast<std::size_t>(e);
-    per_replica[i] = std::ceil(share[i] / w[i]) * b;  // the busiest replica of the entry sets its pace
+    per_replica[i] = std::ceil(m[i] / w[i]) * b;
+    island_sequences[i] = m[i] * b / s.cluster.islands[i].count;
   }
   return true;
 }
@@ -144,8 +120,8 @@ JobStep synchronous_step(const Scenario& s, const ParameterCounts& params) noexc
   const WanRing ring = wan_ring(s.cluster);
   const int replicas = total_data_parallel(s);
   const WanPlan wan = plan_wan(s, params, ring, replicas);
-  std::array<double, kMaxIslands> per_replica{}, probe_share{};
-  const bool probed = split_batch(s, params, ring, wan, replicas, per_replica, j.islands, probe_share);
+  std::array<double, kMaxIslands> per_replica{}, probe_share{}, island_sequences{};
+  const bool probed = split_batch(s, params, ring, wan, replicas, per_replica, j.islands, probe_share, island_sequences);
   j.egress_usd_per_byte = ring.egress_usd_per_byte;
   j.data_parallel = replicas;
 
@@ -160,9 +136,10 @@ JobStep synchronous_step(const Scenario& s, const ParameterCounts& params) noexc
     island_total_s[i] = j.islands[i].time.total();
     j.step_time_s = std::max(j.step_time_s, island_total_s[i]);
     const int replicas_here = s.plan.pp_across_islands ? replicas : island_data_parallel(s, e);
-    j.sequences_per_island[i] = per_replica[i] * replicas_here;
+    // Balanced: the entry's own micro-batches (its busiest replica runs per_replica); otherwise every replica alike.
+    j.sequences_per_island[i] = probed && island_sequences[i] > 0 ? island_sequences[i] : per_replica[i] * replicas_here;
   }
-  // With balancing the shares may not sum to the batch exactly (ceil per replica); tokens are what is trained.
+  // The balanced shares sum to the batch (unless it has fewer micro-batches than replicas); tokens are what is trained.
   for (int e = 0; e < entries; ++e) {
     const auto i = static_cast<std::size_t>(e);
     j.wait_s[i] = j.step_time_s - island_total_s[i];
