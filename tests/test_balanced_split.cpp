@@ -17,6 +17,14 @@ double continuous_target(const Arr& a, const Arr& c, const Arr& w, int entries, 
   for (int e = 0; e < entries; ++e) sw += w[e] / c[e], swa += w[e] * a[e] / c[e];
   return (total + swa) / sw;
 }
+struct Split {
+  Arr n{}, mb{};  // the busiest replica's micro-batches, and the entry's
+};
+Split split(const Arr& a, const Arr& c, const Arr& w, int entries, double total) {
+  Split r;
+  m::balanced_microbatches(a, c, w, entries, total, continuous_target(a, c, w, entries, total), r.n, r.mb);
+  return r;
+}
 double step_of(const Arr& a, const Arr& c, const Arr& n, int entries) {
   double t = 0;
   for (int e = 0; e < entries; ++e) t = std::max(t, a[e] + n[e] * c[e]);
@@ -31,39 +39,30 @@ TEST_CASE("Balanced split: the whole-number split with the smallest step, where 
   // give n = (1, 5), capacity 4 + 5 = 9 < 10; the next completions are 0 + 2·1 = 2 s (entry 0) and 6·0.25 = 1.5 s
   // (entry 1), so entry 1 takes the tenth: n = (1, 6), step max(1, 1.5) = 1.5 s.
   const Arr a{0.0, 0.0}, c{1.0, 0.25}, w{4.0, 1.0};
-  Arr n{}, mb{};
-  m::balanced_microbatches(a, c, w, 2, 10.0, continuous_target(a, c, w, 2, 10.0), n, mb);
-  CHECK(n[0] == 1.0);
-  CHECK(n[1] == 6.0);
-  CHECK(mb[0] == 4.0);  // exactly the capacity: 4 + 6 = 10
-  CHECK(mb[1] == 6.0);
-  CHECK(step_of(a, c, n, 2) == Approx(1.5));
+  const Split r = split(a, c, w, 2, 10.0);
+  CHECK((r.n[0] == 1.0 && r.n[1] == 6.0));
+  CHECK((r.mb[0] == 4.0 && r.mb[1] == 6.0));  // exactly the capacity: 4 + 6 = 10
+  CHECK(step_of(a, c, r.n, 2) == Approx(1.5));
 }
 
 TEST_CASE("Balanced split: every replica runs at least one micro-batch, even when that sets the step") {
   // Entry 1 costs 10 s before its first micro-batch: T = 6.5 from T + (T − 10) = 3 wants a negative share there.
   // It still gets 1 (step 11 s); entry 0 is capped at the whole batch of 3, not floor(6.5) = 6.
   const Arr a{0.0, 10.0}, c{1.0, 1.0}, w{1.0, 1.0};
-  Arr n{}, mb{};
-  m::balanced_microbatches(a, c, w, 2, 3.0, continuous_target(a, c, w, 2, 3.0), n, mb);
-  CHECK(n[0] == 3.0);
-  CHECK(n[1] == 1.0);
+  const Split r = split(a, c, w, 2, 3.0);
+  CHECK((r.n[0] == 3.0 && r.n[1] == 1.0));
   // Capacity 3 + 1 = 4 for 3 micro-batches: one each first, then entry 0 (finishing at 3 s, before entry 1's 11 s)
   // takes the other 1 of its 2 spare: m = (2, 1), so its replica runs 2, not 3.
-  CHECK(mb[0] == 2.0);
-  CHECK(mb[1] == 1.0);
+  CHECK((r.mb[0] == 2.0 && r.mb[1] == 1.0));
 }
 
 TEST_CASE("Balanced split: equal entries split equally, ties going to the first entry") {
   // 2 entries × 2 replicas, 1 s each, 6 micro-batches: T = 1.5, floors (1, 1) cover 4; both next completions are 2 s,
   // the first entry takes it (capacity 6): n = (2, 1), step 2 s — the smallest possible, since 1 s covers only 4.
   const Arr a{0.0, 0.0}, c{1.0, 1.0}, w{2.0, 2.0};
-  Arr n{}, mb{};
-  m::balanced_microbatches(a, c, w, 2, 6.0, continuous_target(a, c, w, 2, 6.0), n, mb);
-  CHECK(n[0] == 2.0);
-  CHECK(n[1] == 1.0);
-  CHECK(mb[0] == 4.0);
-  CHECK(mb[1] == 2.0);
+  const Split r = split(a, c, w, 2, 6.0);
+  CHECK((r.n[0] == 2.0 && r.n[1] == 1.0));
+  CHECK((r.mb[0] == 4.0 && r.mb[1] == 2.0));
 }
 
 TEST_CASE("Balanced split: no whole-number split has a smaller step (brute force, 2 and 3 entries, seeded)") {
@@ -75,8 +74,9 @@ TEST_CASE("Balanced split: no whole-number split has a smaller step (brute force
     Arr a{}, c{}, w{};
     for (int e = 0; e < entries; ++e) a[e] = fixed(rng), c[e] = per(rng), w[e] = replicas(rng);
     const double total = batch(rng);
-    Arr n{}, mb{};
-    m::balanced_microbatches(a, c, w, entries, total, continuous_target(a, c, w, entries, total), n, mb);
+    const Split r = split(a, c, w, entries, total);
+    const Arr& n = r.n;
+    const Arr& mb = r.mb;
     double capacity = 0, assigned = 0, replicas = 0;
     for (int e = 0; e < entries; ++e) {
       CHECK(n[e] >= 1.0);
