@@ -47,7 +47,7 @@ std::string islands_label(const Row& row) {
 std::string parallel_label(const Row& row) {
   std::string out = fmt::format("tp {} / pp {} / cp {}", integer(row, "tp"), integer(row, "pp"), integer(row, "cp"));
   if (integer(row, "interleave") > 1) out += fmt::format(" (v {})", integer(row, "interleave"));
-  if (flag(row, "sequence_parallel")) out += " +sp";
+  if (flag(row, "sequence_parallel") && integer(row, "tp") > 1) out += " +sp";  // no effect without TP
   return out;
 }
 

@@ -27,7 +27,7 @@ std::vector<IslandEntryView> island_entries(const Row& row);
 std::string gpu_label(const Row& row);
 // "1 x 512", "2 x 64" (identical islands), "1 x 64 + 2 x 128" (entries that differ).
 std::string islands_label(const Row& row);
-// "tp 4 / pp 2 / cp 1", with " (v 2)" for interleaved stages and " +sp" for sequence parallelism.
+// "tp 4 / pp 2 / cp 1", with " (v 2)" for interleaved stages and " +sp" for sequence parallelism (with tp > 1 only).
 std::string parallel_label(const Row& row);
 // "zero1", "hsdp (group 16)".
 std::string sharding_label(const Row& row);
