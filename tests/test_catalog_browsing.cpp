@@ -300,6 +300,17 @@ TEST_CASE("search marks B200 per row: fitted on megatron_te, uncalibrated on tor
   const bool first_fsdp2 = file.at("front").at(0).at("axis:plan.stack") == "torch_fsdp2";
   CHECK(plan.at("uncalibrated_gpus") == (first_fsdp2 ? nlohmann::json::array({"b200"}) : nlohmann::json::array()));
   CHECK((exported.out.find("b200 UNCALIBRATED") != std::string::npos) == first_fsdp2);
+  // The report lists b200 as uncalibrated on the front's torch_fsdp2 rows (all of them, or some).
+  const auto report = testing::run_shardmeter("report f.h5 -o r.html --markdown r.md", dir.string());
+  INFO(report.err);
+  REQUIRE(report.status == 0);
+  const std::string md = testing::read_text(dir / "r.md");
+  if (stacks == std::set<std::string>{"torch_fsdp2"})
+    CHECK(md.find("| GPU types | b200 UNCALIBRATED: efficiency constants extrapolated") != std::string::npos);
+  else if (stacks.size() == 2)
+    CHECK(md.find("b200 UNCALIBRATED on torch_fsdp2 (") != std::string::npos);
+  else
+    CHECK(md.find("b200 calibrated against published runs") != std::string::npos);
   std::filesystem::remove_all(dir);
 }
 
