@@ -86,6 +86,7 @@ results::RunInfo make_run_info() {
   info.axes = {"cluster.islands.0.gpu", "plan.tp"};
   info.created = "2024-05-01T12:00:00Z";
   info.uncalibrated_gpus = std::vector<std::string>{"h200-sxm"};   // made up: the status is the catalog's
+  info.uncalibrated_gpu_stacks = std::vector<std::string>{"h200-sxm:megatron_te"};
   return info;
 }
 

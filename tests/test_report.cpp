@@ -288,3 +288,39 @@ TEST_CASE("Write a report for the XML and screenshot checks", "[.][report_fixtur
   std::ofstream(dir / "report.md") << results::render_report_markdown(m);
   std::ofstream(dir / "report.expected") << now.front.rows.size() << " " << before.front.rows.size() << "\n";
 }
+
+TEST_CASE("The report marks a GPU type per row by the row's stack", "[report][calibration]") {
+  // Two B200 plans, one on megatron_te (fitted) and one on torch_fsdp2 (the derived base set), as a search over
+  // plan.stack writes them: an axis:plan.stack label per row and the (type, stack) pairs that are uncalibrated.
+  std::vector<results::PlanPoint> points;
+  for (const auto& [tp, stack, cost] : {std::tuple{4, "megatron_te", 1e6}, std::tuple{8, "torch_fsdp2", 2e6}}) {
+    test::PlanPoint p;
+    p.gpu = "b200";
+    p.tp = tp;
+    p.cost_usd = cost;
+    p.tokens_per_s = cost;   // dearer and faster: both on the front
+    results::PlanPoint point = test::plan_point(p);
+    point.labels.push_back(stack);
+    points.push_back(point);
+  }
+  results::ResultFile f;
+  f.info = test::front_run_info("b200-stacks");
+  f.info.axes.push_back("plan.stack");
+  f.front = results::RowLayout::fit(points, f.info.axes).table(points);
+  f.info.uncalibrated_gpus = std::vector<std::string>{"b200"};
+  f.info.uncalibrated_gpu_stacks = std::vector<std::string>{"b200:torch_fsdp2"};
+  const results::ReportModel m = model_of(f);
+  REQUIRE(m.rows.size() == 2);
+  CHECK_FALSE(m.rows[0].uncalibrated);
+  CHECK(m.rows[1].uncalibrated);
+  std::string gpu_types;
+  for (const results::Fact& fact : m.job)
+    if (fact.label == "GPU types") gpu_types = fact.value;
+  CHECK(gpu_types == "b200 UNCALIBRATED on torch_fsdp2 (1 of its 2 rows): efficiency constants extrapolated from "
+                     "matmul benchmarks; calibrated on the other rows");
+  // A file written before the pairs existed: every b200 row is marked, as then.
+  f.info.uncalibrated_gpu_stacks.reset();
+  const results::ReportModel old = model_of(f);
+  CHECK(old.rows[0].uncalibrated);
+  CHECK(old.rows[1].uncalibrated);
+}

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdio>
+#include <sstream>
 #include <string>
 
 #include "src/text/front_table.hpp"
@@ -58,6 +59,27 @@ TEST_CASE("the front table: one row per point, plan columns, then cost, throughp
   CHECK_THAT(table, Catch::Contains("islands x GPUs") && Catch::Contains("tp/pp/cp") && Catch::Contains("bottleneck"));
   CHECK_THAT(table, Catch::Contains("step_time_s"));   // an objective the fixed columns do not show
   CHECK_THAT(table, Catch::Contains("a100-sxm-80gb") && Catch::Contains("h200-sxm"));
+}
+
+TEST_CASE("the front table marks a GPU type uncalibrated on its row's stack only", "[search_report][calibration]") {
+  std::vector<results::PlanPoint> points = test::three_points();
+  points[0].scenario.cluster.islands[0].gpu.name.assign("b200");
+  points[1].scenario.cluster.islands[0].gpu.name.assign("b200");
+  points[0].scenario.plan.stack = shardmeter::model::Stack::megatron_te;   // b200's fit covers it
+  points[1].scenario.plan.stack = shardmeter::model::Stack::torch_fsdp2;   // derived base set
+  using shardmeter::model::Direction;
+  using shardmeter::model::metric;
+  const std::vector<std::string> pairs{"b200:torch_fsdp2"};
+  const std::string table = format_front_table(
+      points, {{&metric("total_cost_usd"), Direction::minimize}, {&metric("tokens_per_s"), Direction::maximize}},
+      pairs);
+  std::vector<std::string> lines;
+  std::istringstream in(table);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  REQUIRE(lines.size() == 4);
+  CHECK_THAT(lines[1], Catch::Contains("b200") && !Catch::Contains("*"));
+  CHECK_THAT(lines[2], Catch::Contains("b200*"));
+  CHECK_THAT(lines[3], !Catch::Contains("*"));
 }
 
 TEST_CASE("the progress bar draws only after its delay, and erases itself", "[search_report]") {

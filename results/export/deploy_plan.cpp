@@ -134,6 +134,7 @@ DeployPlan make_deploy_plan(const Row& r, std::size_t row_index, const model::Sc
     m.v_head_dim = s->model.mla.v_head_dim > 0 ? s->model.mla.v_head_dim : s->model.head_dim;
     p.moe_recompute = std::string(enum_name(s->plan.moe_recompute));
   }
+  if (s != nullptr) p.stack = std::string(enum_name(s->plan.stack));
   p.ep = moe_column<std::int64_t>(r, "ep", 1);
   p.etp = moe_column<std::int64_t>(r, "etp", 1);
   p.ep_dispatcher = moe_column<std::string>(r, "ep_dispatcher", "alltoall");

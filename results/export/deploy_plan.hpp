@@ -84,6 +84,7 @@ struct DeployPlan {
   std::string ep_dispatcher = "alltoall";     // "alltoall" | "deepep"
   bool ep_overlap = false;
   std::string moe_recompute = "none";         // "none" | "activation" | "layer" (rebuilt scenario; no column)
+  std::string stack;                          // plan.stack of the rebuilt scenario; empty when it was not rebuilt
   std::int64_t diloco_inner_steps = 0, diloco_outer_bits = 32, diloco_fragments = 1, diloco_overlap_steps = 0;
   std::int64_t total_gpus = 0;
   std::vector<DeployIsland> islands;          // every island, entry by entry, copy by copy

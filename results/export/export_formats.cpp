@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "results/front/calibration_marks.hpp"
 #include "results/front/front_picks.hpp"
 #include "results/front/plan_labels.hpp"
 #include "results/markup.hpp"
@@ -83,15 +84,15 @@ Exported export_plan(ExportFormat format, const DeployPlan& plan, const ExportSo
   return {};
 }
 
-std::string calibration_line(const DeployPlan& plan, const RunInfo& info) {
+std::string calibration_line(const DeployPlan& plan, const Row& row, const RunInfo& info) {
   std::vector<std::string> gpus;
   for (const DeployIsland& d : plan.islands)
     if (std::find(gpus.begin(), gpus.end(), d.gpu) == gpus.end()) gpus.push_back(d.gpu);
   if (!info.uncalibrated_gpus) return "calibration: unknown (the front file predates calibration status, schema_version 3)";
   std::string out;
   for (const std::string& g : gpus) {
-    const bool uncalibrated =
-        std::find(info.uncalibrated_gpus->begin(), info.uncalibrated_gpus->end(), g) != info.uncalibrated_gpus->end();
+    // Per (GPU type, the row's stack): B200 is fitted for megatron_te only (results/front/calibration_marks.hpp).
+    const bool uncalibrated = gpu_calibration(info, row, g, plan.stack) == RowCalibration::uncalibrated;
     out += (out.empty() ? "" : "; ") + g +
            (uncalibrated ? " UNCALIBRATED: no published run fits its efficiency constants, the predicted figures are "
                            "extrapolated from matmul benchmarks"
@@ -118,7 +119,7 @@ std::vector<std::string> export_header_lines(ExportFormat format, const DeployPl
                                            format_usd(number(r, "total_cost_usd")), format_si(plan.training_tokens),
                                            speed, format_fixed(number(r, "wall_clock_days"), 1),
                                            format_percent(number(r, "mfu")), text(r, "bottleneck"))));
-  lines.push_back(comment_text(calibration_line(plan, *source.info)));
+  lines.push_back(comment_text(calibration_line(plan, r, *source.info)));
   return lines;
 }
 

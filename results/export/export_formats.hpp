@@ -66,7 +66,7 @@ std::vector<std::string> export_header_lines(ExportFormat format, const DeployPl
 std::string export_header_comment(ExportFormat format, const DeployPlan& plan, const ExportSource& source);
 // "h100-sxm calibrated", "b200 UNCALIBRATED (...)", per GPU type of the plan; "unknown" for files before
 // schema_version 3.
-std::string calibration_line(const DeployPlan& plan, const RunInfo& info);
+std::string calibration_line(const DeployPlan& plan, const Row& row, const RunInfo& info);
 // Plans every single-job format rejects the same way: DiLoCo, and synchronous islands that differ in GPU type,
 // size or node size (the job's batch split is then not uniform).
 void require_single_uniform_job(std::string_view format, const DeployPlan& plan);

@@ -1,6 +1,7 @@
 // plan-json: every field of the plan, the model, the predicted metrics (with units), the calibration status of its
 // GPU types and the islands with their rank ranges. ShardMeter's own format, versioned by "schema_version"
 // (docs/export.md): 2 numbers rows from 1 and adds "model" dimensions, "header" and "uncalibrated_gpus".
+#include <algorithm>
 #include <cmath>
 
 #include <nlohmann/json.hpp>
@@ -8,6 +9,7 @@
 #include "model/metrics.hpp"
 #include "results/markup.hpp"
 #include "results/export/export_formats.hpp"
+#include "results/front/calibration_marks.hpp"
 #include "results/front/front_picks.hpp"
 
 namespace shardmeter::results {
@@ -105,7 +107,16 @@ Exported export_plan_json(const DeployPlan& p, const ExportSource& source) {
               {"batch_per_step", p.batch_per_job},
               {"gradient_accumulation_steps", p.identical_islands || p.diloco() ? json(p.grad_accum) : json(nullptr)}};
   j["total_gpus"] = p.total_gpus;
-  j["uncalibrated_gpus"] = info.uncalibrated_gpus ? json(*info.uncalibrated_gpus) : json(nullptr);
+  // The plan's GPU types uncalibrated on its stack (not the whole front's: B200 is fitted for megatron_te only).
+  json uncalibrated = nullptr;
+  if (info.uncalibrated_gpus) {
+    uncalibrated = json::array();
+    for (const DeployIsland& d : p.islands)
+      if (gpu_calibration(info, *source.row, d.gpu, p.stack) == RowCalibration::uncalibrated &&
+          std::find(uncalibrated.begin(), uncalibrated.end(), d.gpu) == uncalibrated.end())
+        uncalibrated.push_back(d.gpu);
+  }
+  j["uncalibrated_gpus"] = uncalibrated;
   json islands = json::array();
   for (const DeployIsland& d : p.islands)
     islands.push_back({{"entry", d.entry},

@@ -265,6 +265,8 @@ RunInfo read_run_info(const H5::H5File& file, const std::string& path) {
     info.created = read_text_attribute(root, current);
     current = n::kUncalibratedGpus;
     if (has_attribute(root, current)) info.uncalibrated_gpus = read_text_array_attribute(root, current);
+    current = n::kUncalibratedGpuStacks;
+    if (has_attribute(root, current)) info.uncalibrated_gpu_stacks = read_text_array_attribute(root, current);
     for (const std::string& name : attribute_names(root)) {
       if (!name.starts_with(n::kRejectedPrefix)) continue;
       current = name;

@@ -130,6 +130,7 @@ RunInfo decode_info(Cursor& c) {
   info.axes = c.strs();
   info.created = c.str();
   if (c.flag()) info.uncalibrated_gpus = c.strs();
+  if (c.flag()) info.uncalibrated_gpu_stacks = c.strs();
   return info;
 }
 
@@ -172,6 +173,8 @@ std::string run_info_frame(const RunInfo& info) {
   put_str(out, info.created);
   put_u8(out, info.uncalibrated_gpus.has_value());
   if (info.uncalibrated_gpus) put_strs(out, *info.uncalibrated_gpus);
+  put_u8(out, info.uncalibrated_gpu_stacks.has_value());
+  if (info.uncalibrated_gpu_stacks) put_strs(out, *info.uncalibrated_gpu_stacks);
   return out;
 }
 

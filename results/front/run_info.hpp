@@ -28,9 +28,13 @@ struct RunInfo {
   std::vector<model::Objective> objectives; // e.g. {total_cost_usd, min}, {tokens_per_s, max}
   std::vector<std::string> axes;            // dotted paths of the search axes ("plan.tp", "cluster.islands.0.gpu")
   std::string created;                      // ISO 8601 timestamp, supplied by the caller (never read from the clock here)
-  // GPU types the search could choose whose efficiency constants were not fitted to a published run (catalog key
-  // `calibrated: false`, or an inline GPU); nullopt when unknown (files before schema_version 3).
+  // GPU types of the front's rows whose efficiency constants were not fitted to a published run on the stack of at
+  // least one row that uses them (catalog `calibration: uncalibrated`, a stack outside `calibration_stacks`, or an
+  // inline GPU); nullopt when unknown (files before schema_version 3).
   std::optional<std::vector<std::string>> uncalibrated_gpus;
+  // The same per (GPU type, stack) of the front's rows, "b200:torch_fsdp2" (results/front/calibration_marks.hpp);
+  // nullopt in files written before the status depended on the stack (then uncalibrated_gpus marks every row).
+  std::optional<std::vector<std::string>> uncalibrated_gpu_stacks;
 
   friend bool operator==(const RunInfo&, const RunInfo&) = default;
 };

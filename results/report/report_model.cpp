@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "results/front/calibration_marks.hpp"
 #include "results/front/objective.hpp"
 #include "results/front/plan_labels.hpp"
 #include "results/markup.hpp"
@@ -17,9 +18,9 @@ namespace shardmeter::results {
 
 namespace {
 
-bool uncalibrated(const RunInfo& info, const std::string& gpu) {
-  return info.uncalibrated_gpus &&
-         std::find(info.uncalibrated_gpus->begin(), info.uncalibrated_gpus->end(), gpu) != info.uncalibrated_gpus->end();
+// Per (GPU type, the row's stack): results/front/calibration_marks.hpp.
+bool uncalibrated(const RunInfo& info, const Row& row, const std::string& gpu) {
+  return gpu_calibration(info, row, gpu) == RowCalibration::uncalibrated;
 }
 
 PlanRow plan_row(const Row& r, std::size_t index, const PickAxes& axes, const RunInfo& info) {
@@ -46,7 +47,7 @@ PlanRow plan_row(const Row& r, std::size_t index, const PickAxes& axes, const Ru
   p.bottleneck = text(r, "bottleneck");
   p.summary = plan_summary(r);
   p.unpickable = unpickable(r, axes);
-  for (const IslandEntryView& e : island_entries(r)) p.uncalibrated = p.uncalibrated || uncalibrated(info, e.gpu);
+  for (const IslandEntryView& e : island_entries(r)) p.uncalibrated = p.uncalibrated || uncalibrated(info, r, e.gpu);
   return p;
 }
 
@@ -155,17 +156,32 @@ std::vector<Fact> job_of(const ResultFile& file, const ReportModel& m) {
   facts.push_back({"picks trade", fmt::format("{} ({}) against {} ({})", m.axes.cost.name(),
                                               to_string(m.axes.cost.direction), m.axes.speed.name(),
                                               to_string(m.axes.speed.direction))});
-  std::string gpus;
-  std::set<std::string> seen;
+  // Per GPU type, in order of first appearance: calibrated on its rows' stacks, uncalibrated on all of them, or
+  // both (B200 is fitted for megatron_te only: a front over plan.stack has both kinds of rows).
+  std::vector<std::string> order;
+  std::map<std::string, std::pair<int, int>> counts;   // type -> (calibrated rows, uncalibrated rows)
   for (const Row& r : file.front.rows)
     for (const IslandEntryView& e : island_entries(r)) {
-      if (!seen.insert(e.gpu).second) continue;
-      const std::string status = !file.info.uncalibrated_gpus ? "calibration status unknown (file before schema_version 3)"
-                                 : uncalibrated(file.info, e.gpu)
-                                     ? "UNCALIBRATED: efficiency constants extrapolated from matmul benchmarks"
-                                     : "calibrated against published runs";
-      gpus += (gpus.empty() ? "" : "; ") + e.gpu + " " + status;
+      if (!counts.count(e.gpu)) order.push_back(e.gpu);
+      auto& [good, bad] = counts[e.gpu];
+      ++(uncalibrated(file.info, r, e.gpu) ? bad : good);
     }
+  std::string gpus;
+  for (const std::string& g : order) {
+    const auto [good, bad] = counts[g];
+    std::string on;   // the stacks a mixed type is uncalibrated on, from "gpu:stack"
+    if (file.info.uncalibrated_gpu_stacks)
+      for (const std::string& pair : *file.info.uncalibrated_gpu_stacks)
+        if (pair.starts_with(g + ":")) on += (on.empty() ? "" : ", ") + pair.substr(g.size() + 1);
+    const std::string status =
+        !file.info.uncalibrated_gpus ? "calibration status unknown (file before schema_version 3)"
+        : bad == 0                   ? "calibrated against published runs"
+        : good == 0                  ? "UNCALIBRATED: efficiency constants extrapolated from matmul benchmarks"
+                                     : fmt::format("UNCALIBRATED on {} ({} of its {} rows): efficiency constants "
+                                                   "extrapolated from matmul benchmarks; calibrated on the other rows",
+                                                   on, bad, good + bad);
+    gpus += (gpus.empty() ? "" : "; ") + g + " " + status;
+  }
   facts.push_back({"GPU types", gpus});
   return facts;
 }
@@ -224,8 +240,10 @@ std::vector<std::string> differences(const ResultFile& now, const ResultFile& be
                                 format_fixed(it->second.capacity_gb, 1), format_si(f.network_gbps, 4),
                                 format_si(it->second.network_gbps, 4)));
   }
-  if (now.info.uncalibrated_gpus && before.info.uncalibrated_gpus &&
-      *now.info.uncalibrated_gpus != *before.info.uncalibrated_gpus)
+  if ((now.info.uncalibrated_gpus && before.info.uncalibrated_gpus &&
+       *now.info.uncalibrated_gpus != *before.info.uncalibrated_gpus) ||
+      (now.info.uncalibrated_gpu_stacks && before.info.uncalibrated_gpu_stacks &&
+       *now.info.uncalibrated_gpu_stacks != *before.info.uncalibrated_gpu_stacks))
     out.push_back("the GPU types' calibration status changed (catalog)");
   if (now.info.version != before.info.version)
     out.push_back(fmt::format("it was written by ShardMeter {} (this report: {}): the model may have changed",

@@ -34,14 +34,24 @@ void list_gpus(const Catalog& catalog, bool json, std::ostream& out) {
   nlohmann::json j = nlohmann::json::array();
   for (const auto& [name, e] : catalog.gpus) {
     const m::GpuSpec& g = e.gpu;
-    const std::string status(calibration_name(calibration_of(catalog, name)));
+    const std::string status = calibration_coverage(catalog, name);
+    // Per stack: the status a plan on that stack is shown with (calibration_stacks limits a fit to some stacks).
+    nlohmann::json by_stack = nlohmann::json::object();
+    for (const auto& nv : m::enum_names<m::Stack>())
+      by_stack[std::string(nv.name)] = calibration_name(calibration_of(catalog, name, nv.value));
+    nlohmann::json stacks = nlohmann::json(nullptr);
+    if (!e.calibration_stacks.empty()) {
+      stacks = nlohmann::json::array();
+      for (const m::Stack st : e.calibration_stacks) stacks.push_back(m::enum_name(st));
+    }
     const std::vector<std::string> cells = {
         name, e.family, status, num(g.peak_flops_per_s / 1e12), g.peak_fp8_flops_per_s > 0 ? num(g.peak_fp8_flops_per_s / 1e12) : "-",
         num(g.hbm_bytes / m::kGiB), num(g.hbm_bytes_per_s / 1e12, 2), num(g.scaleup.bytes_per_s / 1e9),
         std::to_string(g.scaleup_domain_gpus), std::to_string(e.gpus_per_node), num(e.node_network_gbps),
         num(g.price_usd_per_gpu_hour, 2), g.spot_price_usd_per_gpu_hour > 0 ? num(g.spot_price_usd_per_gpu_hour, 2) : "-"};
     for (std::size_t c = 0; c < cells.size(); ++c) cols[c].cells.push_back(cells[c]);
-    j.push_back({{"name", name}, {"family", e.family}, {"calibration", status},
+    j.push_back({{"name", name}, {"family", e.family}, {"calibration", e.calibration},
+                 {"calibration_stacks", stacks}, {"calibration_by_stack", by_stack},
                  {"bf16_tflops", g.peak_flops_per_s / 1e12}, {"fp8_tflops", g.peak_fp8_flops_per_s / 1e12},
                  {"hbm_gib", g.hbm_bytes / m::kGiB}, {"hbm_tbps", g.hbm_bytes_per_s / 1e12},
                  {"scaleup_gbps", g.scaleup.bytes_per_s / 1e9}, {"scaleup_domain_gpus", g.scaleup_domain_gpus},
@@ -55,7 +65,8 @@ void list_gpus(const Catalog& catalog, bool json, std::ostream& out) {
   }
   out << render_table(cols)
       << "\ncalibration: fitted = constants fitted to published runs of this type; family = fitted to runs of another\n"
-         "type of its family; uncalibrated = no published run, figures extrapolated (docs/accuracy.md).\n"
+         "type of its family; uncalibrated = no published run, figures extrapolated; \"S only\" = so on stack S\n"
+         "(plan.stack), uncalibrated on every other stack (docs/accuracy.md).\n"
          "Sources of every number: " << catalog.dir << "/gpus.yaml\n";
 }
 

@@ -233,11 +233,12 @@ int run_search(const std::vector<std::string>& args, std::ostream& out) {
   if (!job.front.empty()) {
     out << fmt::format("\nPareto front: {} plans, cheapest first ({})\n\n", job.front.size(),
                        results::describe_objectives(job.info.objectives));
-    const std::vector<std::string> uncalibrated = job.info.uncalibrated_gpus.value_or(std::vector<std::string>{});
-    out << format_front_table(job.front, job.info.objectives, uncalibrated);
-    if (!uncalibrated.empty())
-      out << "* uncalibrated GPU type (" << fmt::format("{}", fmt::join(uncalibrated, ", "))
-          << "): no published run fits its efficiency constants; its figures are extrapolated (docs/accuracy.md)\n";
+    out << format_front_table(job.front, job.info.objectives,
+                              job.info.uncalibrated_gpu_stacks.value_or(std::vector<std::string>{}));
+    if (!job.uncalibrated_legend.empty())
+      out << "* uncalibrated GPU type (" << fmt::format("{}", fmt::join(job.uncalibrated_legend, ", "))
+          << "): no published run fits its efficiency constants on the row's stack; its figures are extrapolated "
+             "(docs/accuracy.md)\n";
   }
   out << "\n" << format_search_summary(job, interrupted);
   if (job.front.empty()) out << "\n" << explain_empty_front(job);

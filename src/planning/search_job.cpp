@@ -4,15 +4,18 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 
 #include <tbb/global_control.h>
 #include <tbb/info.h>
 #include <tbb/task_arena.h>
 
+#include "model/enum_names.hpp"
 #include "results/files/atomic_file.hpp"
 #include "results/files/csv.hpp"
 #include "results/files/hdf5_writer.hpp"
 #include "results/files/json.hpp"
+#include "results/front/calibration_marks.hpp"
 #include "search/cursor.hpp"
 #include "search/search.hpp"
 #include "src/planning/search_section.hpp"
@@ -143,12 +146,28 @@ SearchJobResult run_search_job(const SearchJobOptions& options, const Catalog& c
   info.objectives = job.result.objectives;
   info.axes = axis_names;
   info.created = options.created;
-  // The GPU types of the front's rows whose constants no published run fits: the report, the export headers and the
-  // search table flag them.
-  std::vector<std::string> gpus;
+  // The GPU types of the front's rows whose constants no published run fits on the row's stack, per type and per
+  // (type, stack): the report, the export headers and the search table flag them per row.
+  std::set<std::string> gpus, pairs;
   for (const results::PlanPoint& p : job.front)
-    for (std::string& g : gpu_types_of(p.scenario)) gpus.push_back(std::move(g));
-  info.uncalibrated_gpus = uncalibrated_among(catalog, gpus);
+    for (const std::string& g : uncalibrated_in(catalog, p.scenario)) {
+      gpus.insert(g);
+      pairs.insert(results::gpu_stack_key(g, model::enum_name(p.scenario.plan.stack)));
+    }
+  info.uncalibrated_gpus = std::vector<std::string>(gpus.begin(), gpus.end());
+  info.uncalibrated_gpu_stacks = std::vector<std::string>(pairs.begin(), pairs.end());
+  for (const std::string& g : gpus) {
+    const auto it = catalog.gpus.find(g);
+    if (it == catalog.gpus.end() || it->second.calibration_stacks.empty() ||
+        calibration_of(catalog, g, it->second.calibration_stacks.front()) == CalibrationStatus::uncalibrated) {
+      job.uncalibrated_legend.push_back(g);
+      continue;
+    }
+    std::string stacks;
+    for (const std::string& pair : pairs)
+      if (pair.starts_with(g + ":")) stacks += (stacks.empty() ? "" : ", ") + pair.substr(g.size() + 1);
+    job.uncalibrated_legend.push_back(g + " on " + stacks);
+  }
 
   if (!options.team.writes_files) return job;
   // Every output is written in full before any replaces its target, so a full disk or a failing device leaves

@@ -53,6 +53,9 @@ struct SearchJobResult {
   search::SearchResult result;
   results::RunInfo info;                // what was written as provenance
   std::vector<results::PlanPoint> front;  // result.front as written to the files: cheapest first
+  // The table's legend of uncalibrated GPU types: "mi325x" (uncalibrated on every stack), "b200 on torch_fsdp2"
+  // (fitted for other stacks only), sorted.
+  std::vector<std::string> uncalibrated_legend;
 };
 
 // Throws ScenarioError (bad scenario or search section), results::OutputError (cannot write) — nothing is left

@@ -4,6 +4,7 @@
 // by name; src/scenario/gpu_fields.hpp reads a GPU entry's fields.
 #include <map>
 #include <string>
+#include <vector>
 
 #include "model/enums.hpp"
 #include "model/hardware_spec.hpp"
@@ -29,6 +30,9 @@ struct GpuEntry {
   double committed_3y_price_usd_per_gpu_hour = 0;   // 3-year commitment; 0 = unknown
   std::string family;                           // types sharing a die share calibrated constants (default: name)
   std::string calibration = "uncalibrated";     // fitted | family | uncalibrated (src/scenario/calibration_status.hpp)
+  // calibration_stacks: the stacks (plan.stack) `calibration` holds for; on any other stack the type is
+  // uncalibrated. Empty: every stack (the key left out).
+  std::vector<model::Stack> calibration_stacks;
   std::map<std::string, std::string> sources;   // field -> citation
   // efficiency.stacks: the constants calibrated for one software stack (docs/model.md §6.7, §13), applied by
   // parse_scenario to islands of this type without their own `efficiency:` when plan.stack names that stack.

@@ -1,5 +1,6 @@
 #include "src/scenario/gpu_fields.hpp"
 
+#include <algorithm>
 #include <vector>
 
 #include "src/scenario/calibration_status.hpp"
@@ -57,6 +58,27 @@ void apply_stacks(const YamlField& field, GpuEntry& entry, const KeyTable& keys)
   }
 }
 
+// calibration_stacks: the stacks the entry's `calibration` holds for. Each must be a stack name, listed once, with an
+// `efficiency: stacks:` set of its own (a fit covers a stack only through the constants fitted for it), and the
+// status must be one a fit has (fitted or family).
+void apply_calibration_stacks(const YamlField& field, GpuEntry& entry) {
+  if (field.is_null() || !field.node().IsSequence() || field.node().size() == 0)
+    throw field.error("is not a list of stack names (plan.stack); leave it out when the fit covers every stack");
+  if (parse_calibration_status(entry.calibration) == CalibrationStatus::uncalibrated)
+    throw field.error("is given with calibration: uncalibrated (an uncalibrated type is uncalibrated on every stack)");
+  entry.calibration_stacks.clear();
+  for (std::size_t i = 0; i < field.node().size(); ++i) {
+    const YamlField item(field.source(), field.node()[i], field.path() + "." + std::to_string(i));
+    const m::Stack stack = item.as_enum<m::Stack>();
+    if (std::find(entry.calibration_stacks.begin(), entry.calibration_stacks.end(), stack) !=
+        entry.calibration_stacks.end())
+      throw item.error("is listed twice");
+    if (!entry.by_stack.count(stack))
+      throw item.error("has no efficiency.stacks set of its own: the fit cannot cover it");
+    entry.calibration_stacks.push_back(stack);
+  }
+}
+
 }  // namespace
 
 m::LinkSpec resolve_link(const YamlField& field, const std::map<std::string, LinkEntry>& links, double bytes_per_s) {
@@ -86,6 +108,7 @@ void apply_gpu_fields(const YamlMap& map, GpuEntry& entry, const std::map<std::s
     read_keys(keys, Section::efficiency, efficiency, entry);
     if (efficiency.has("stacks")) apply_stacks(efficiency["stacks"], entry, keys);
   }
+  if (map.has("calibration_stacks")) apply_calibration_stacks(map["calibration_stacks"], entry);
   if (map.has("sources")) apply_sources(map["sources"], entry.sources);
 }
 

@@ -162,7 +162,8 @@ std::vector<SectionKeys> shipped_sections() {
     {"committed_1y_price_usd_per_gpu_hour", "", "USD per GPU-hour", D::value("0", "{} = unknown"), kPrice, "1-year committed price (an island's price_model: committed_1y)", member<&E::committed_1y_price_usd_per_gpu_hour>, kCited},
     {"committed_3y_price_usd_per_gpu_hour", "", "USD per GPU-hour", D::value("0", "{} = unknown"), kPrice, "3-year committed price (price_model: committed_3y)", member<&E::committed_3y_price_usd_per_gpu_hour>, kCited},
     {"family", "string", "", D::described("the entry's name"), {}, "GPU types sharing a die share calibrated efficiency constants", member<&E::family>},
-    {"calibration", "fitted, family or uncalibrated", "", D::value("uncalibrated"), {}, "Whether the efficiency constants were fitted to published runs of this type (fitted), of another type of its family (family), or extrapolated (uncalibrated); shown by estimate, search, report, export and list", member<&E::calibration>},
+    {"calibration", "fitted, family or uncalibrated", "", D::value("uncalibrated"), {}, "Whether the efficiency constants were fitted to published runs of this type (fitted), of another type of its family (family), or extrapolated (uncalibrated), on the stacks of calibration_stacks (every stack when it is left out); shown per plan.stack by estimate, search, report, export and list", member<&E::calibration>},
+    {"calibration_stacks", "list of stack names", "", D::described("every stack"), {}, "The stacks (plan.stack) the calibration status holds for, each with its own efficiency.stacks set; on any other stack the type is uncalibrated (its base constants are extrapolated). Leave it out when the fit covers every stack", nullptr},
     {"sources", "map", "", D::described("{}"), {}, "Field -> citation of the number", nullptr, kRequiredInCatalog},
   }},
   {Section::inline_gpu, "cluster.islands[N].gpu:", "an inline map of GPU fields instead of a catalog name: the fields above, plus", {

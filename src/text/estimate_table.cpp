@@ -80,7 +80,7 @@ void describe_scenario(std::string& out, const LoadedScenario& loaded, const Cat
   row(out, "Cluster", fmt::format("{} GPUs: {}", s.cluster.total_gpus(), cluster));
   bool first = true;
   for (const std::string& name : gpu_types_of(s)) {
-    row(out, first ? "Calibration" : "", name + ": " + describe_calibration(catalog, name));
+    row(out, first ? "Calibration" : "", name + ": " + describe_calibration(catalog, name, s.plan.stack));
     first = false;
   }
 

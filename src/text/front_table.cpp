@@ -8,6 +8,7 @@
 
 #include "model/units.hpp"
 #include "model/metrics.hpp"
+#include "results/front/calibration_marks.hpp"
 #include "results/front/front_picks.hpp"
 #include "src/scenario/calibration_status.hpp"
 #include "src/text/text_format.hpp"
@@ -21,12 +22,14 @@ namespace {
 
 const m::IslandSpec& island(const m::Scenario& s, int i) { return s.cluster.islands[static_cast<std::size_t>(i)]; }
 
-// An uncalibrated type carries a '*' (the search prints the legend under the table).
-std::string gpu_types(const m::Scenario& s, std::span<const std::string> uncalibrated) {
+// A type uncalibrated on the row's stack carries a '*' (the search prints the legend under the table).
+std::string gpu_types(const m::Scenario& s, std::span<const std::string> uncalibrated_pairs) {
   std::string text;
-  for (const std::string& n : gpu_types_of(s))
+  for (const std::string& n : gpu_types_of(s)) {
+    const std::string pair = results::gpu_stack_key(n, m::enum_name(s.plan.stack));
     text += (text.empty() ? "" : "+") + n +
-            (std::find(uncalibrated.begin(), uncalibrated.end(), n) != uncalibrated.end() ? "*" : "");
+            (std::find(uncalibrated_pairs.begin(), uncalibrated_pairs.end(), pair) != uncalibrated_pairs.end() ? "*" : "");
+  }
   return text;
 }
 
@@ -79,7 +82,7 @@ bool shown(std::string_view metric) {
 }  // namespace
 
 std::string format_front_table(std::span<const results::PlanPoint> front, const std::vector<model::Objective>& objectives,
-                               std::span<const std::string> uncalibrated_gpus) {
+                               std::span<const std::string> uncalibrated_gpu_stacks) {
   constexpr Align L = Align::left, R = Align::right;
   std::vector<TextColumn> cols = {{"#", R, {}},         {"GPU", L, {}},        {"islands x GPUs", L, {}},
                                   {"tp/pp/cp", L, {}},  {"sharding", L, {}},   {"micro/global", L, {}},
@@ -116,7 +119,7 @@ std::string format_front_table(std::span<const results::PlanPoint> front, const 
     const m::Estimate& e = front[r].estimate;
     const std::vector<std::string> cells = {
         std::to_string(r + 1),
-        gpu_types(s, uncalibrated_gpus),
+        gpu_types(s, uncalibrated_gpu_stacks),
         islands(s),
         degrees(s.plan),
         sharding(s.plan),

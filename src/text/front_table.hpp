@@ -12,8 +12,9 @@
 
 namespace shardmeter::cli {
 
-// A GPU type listed in `uncalibrated_gpus` is marked with '*'.
+// A GPU type whose (type, row's plan.stack) pair is listed in `uncalibrated_gpu_stacks` ("b200:torch_fsdp2",
+// results/front/calibration_marks.hpp) is marked with '*'.
 std::string format_front_table(std::span<const results::PlanPoint> front, const std::vector<model::Objective>& objectives,
-                               std::span<const std::string> uncalibrated_gpus = {});
+                               std::span<const std::string> uncalibrated_gpu_stacks = {});
 
 }  // namespace shardmeter::cli

@@ -75,6 +75,7 @@ def main(h5_path, expected_path):
         check_units(dict(zip(front.columns, f["/front"].attrs["units"])), expected, "HDF5 /front.attrs['units']")
         check(str(front["feasible"].dtype) == "bool", "feasible is not bool")
         check(f.attrs["uncalibrated_gpus"].tolist() == ["h200-sxm"], "uncalibrated_gpus attribute")
+        check(f.attrs["uncalibrated_gpu_stacks"].tolist() == ["h200-sxm:megatron_te"], "uncalibrated_gpu_stacks attribute")
         check(front["total_cost_usd"].is_monotonic_increasing, "/front is not sorted by cost")
 
         for name, want in expected["attrs"].items():
