@@ -1,0 +1,21 @@
+#include "model/moe_accuracy.hpp"
+
+#include "model/estimate_warnings.hpp"
+#include "model/moe_layers.hpp"
+
+namespace shardmeter::model {
+
+std::uint32_t moe_accuracy_warnings(const ModelSpec& m, const PlanSpec& plan) noexcept {
+  // Every published MoE row ran Megatron-Core; the other stacks have no MoE measurement to compare with.
+  if (!is_moe(m) || moe_layer_count(m) == 0) return 0;
+  if (plan.stack != Stack::megatron && plan.stack != Stack::megatron_te) return 0;
+  std::uint32_t w = 0;
+  // docs/model.md §15.8: 4 of the 5 published runs with 16 local experts per GPU were predicted 11.7-29.5 % short.
+  if (plan.ep > 0 && m.moe.experts / plan.ep >= kManyLocalExperts) w |= bit(Warning::moe_many_local_experts);
+  // docs/model.md §15.8: the gpt-oss-120b runs (clamped SwiGLU, biased experts; §15.4's unfused terms) were
+  // predicted 11.7-27.5 % short.
+  if (m.moe.activation_clamp > 0 || m.bias) w |= bit(Warning::moe_unfused_expert_path);
+  return w;
+}
+
+}  // namespace shardmeter::model

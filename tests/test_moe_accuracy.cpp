@@ -1,0 +1,84 @@
+// The MoE accuracy warnings (docs/model.md §15.8): which plans carry them, worked out by hand from the rule
+// (local experts = E / ep >= 16; clamped or biased experts), on the Megatron stacks only, and that an estimate
+// and its JSON carry them.
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "catalog_fixture.hpp"
+#include "model/estimate_warnings.hpp"
+#include "model/evaluate.hpp"
+#include "model/moe_accuracy.hpp"
+#include "results/files/estimate_json.hpp"
+#include "src/scenario/scenario_parse.hpp"
+
+using namespace shardmeter::cli;
+namespace m = shardmeter::model;
+
+namespace {
+
+constexpr std::uint32_t kMany = m::bit(m::Warning::moe_many_local_experts);
+constexpr std::uint32_t kUnfused = m::bit(m::Warning::moe_unfused_expert_path);
+
+m::Scenario preset_scenario(const std::string& preset, int gpus, const std::string& plan) {
+  const ScenarioDocument doc = scenario_document_from_text(
+      "moe-accuracy-test", "{name: t, model: {preset: " + preset +
+                               "}, training: {global_batch: 256, micro_batch: 1, tokens: 1e9}, cluster: {islands: "
+                               "[{gpu: h100-sxm, gpus: " + std::to_string(gpus) + "}]}, plan: {" + plan + "}}");
+  return parse_scenario(doc, shardmeter::test::shipped_catalog());
+}
+
+}  // namespace
+
+TEST_CASE("moe_accuracy_warnings: 16 local experts and gpt-oss's experts, on Megatron stacks only", "[moe][warnings]") {
+  // gpt-oss-120b: 128 experts, clamp 7, biases. EP 8 -> 128/8 = 16 local experts: both warnings (the H100 and B200
+  // validation rows). EP 64 -> 2 local: only the unfused path (the GB200 row).
+  const m::Scenario goss8 = preset_scenario("gpt-oss-120b", 64, "ep: 8, pp: 4, stack: megatron_te");
+  CHECK(m::moe_accuracy_warnings(goss8.model, goss8.plan) == (kMany | kUnfused));
+  const m::Scenario goss64 = preset_scenario("gpt-oss-120b", 64, "ep: 64, stack: megatron_te");
+  CHECK(m::moe_accuracy_warnings(goss64.model, goss64.plan) == kUnfused);
+
+  // Qwen3-235B-A22B: 128 experts, no clamp, no biases. EP 32 -> 4 local: none (the ModelZoo EP 32 rows); EP 8 -> 16:
+  // many local experts (the PP 32 and TP 4 rows). Stack megatron counts as Megatron-Core too.
+  const m::Scenario q32 = preset_scenario("qwen3-235b-a22b", 256, "ep: 32, tp: 2, pp: 8, stack: megatron_te");
+  CHECK(m::moe_accuracy_warnings(q32.model, q32.plan) == 0);
+  const m::Scenario q8 = preset_scenario("qwen3-235b-a22b", 256, "ep: 8, tp: 4, pp: 8, stack: megatron");
+  CHECK(m::moe_accuracy_warnings(q8.model, q8.plan) == kMany);
+
+  // The threshold: Qwen3-30B-A3B (128 experts) at EP 16 holds 8 local experts (the skill rows, within 4.5 %): none;
+  // EP 1 holds all 128: many.
+  const m::Scenario q30_16 = preset_scenario("qwen3-30b-a3b", 16, "ep: 16, stack: megatron_te");
+  CHECK(m::moe_accuracy_warnings(q30_16.model, q30_16.plan) == 0);
+  const m::Scenario q30_1 = preset_scenario("qwen3-30b-a3b", 8, "ep: 1, recompute: full, stack: megatron_te");
+  CHECK(m::moe_accuracy_warnings(q30_1.model, q30_1.plan) == kMany);
+
+  // DeepSeek-V3: 256 experts; EP 16 -> 16 local (many), EP 64 -> 4 (none).
+  const m::Scenario ds16 = preset_scenario("deepseek-v3", 256, "ep: 16, pp: 16, stack: megatron_te");
+  CHECK(m::moe_accuracy_warnings(ds16.model, ds16.plan) == kMany);
+  const m::Scenario ds64 = preset_scenario("deepseek-v3", 256, "ep: 64, pp: 4, stack: megatron_te");
+  CHECK(m::moe_accuracy_warnings(ds64.model, ds64.plan) == 0);
+
+  // No MoE measurement on the other stacks: no warning, whatever the experts.
+  const m::Scenario goss_fsdp = preset_scenario("gpt-oss-120b", 64, "ep: 8, stack: torch_fsdp2, sharding: fsdp");
+  CHECK(m::moe_accuracy_warnings(goss_fsdp.model, goss_fsdp.plan) == 0);
+
+  // Dense models never carry them, biases or not (GPT-3 175B has biases).
+  const m::Scenario dense = preset_scenario("gpt3-175b", 64, "tp: 8, pp: 8, stack: megatron_te");
+  CHECK(m::moe_accuracy_warnings(dense.model, dense.plan) == 0);
+}
+
+TEST_CASE("An MoE estimate carries the accuracy warnings in its bits and its JSON", "[moe][warnings]") {
+  const m::Scenario s = preset_scenario("gpt-oss-120b", 64, "ep: 8, pp: 4, stack: megatron_te");
+  const m::Estimate e = m::evaluate(s);
+  CHECK((e.warnings & (kMany | kUnfused)) == (kMany | kUnfused));
+  const nlohmann::json j = nlohmann::json::parse(shardmeter::results::estimate_json(s, e, "gpt-oss-h100"));
+  REQUIRE(j["warnings"].size() == 2);
+  CHECK(j["warnings"][0]["name"] == "moe_many_local_experts");
+  CHECK(j["warnings"][1]["name"] == "moe_unfused_expert_path");
+  // The search's path (evaluate_into over a reused estimate) sets the same bits.
+  m::Estimate reused = m::evaluate(preset_scenario("qwen3-235b-a22b", 256, "ep: 32, tp: 2, pp: 8"));
+  CHECK(reused.warnings == 0);
+  m::evaluate_into(s, reused);
+  CHECK(reused.warnings == e.warnings);
+}
