@@ -6,6 +6,7 @@
 #include <sstream>
 #include <string>
 
+#include "model/estimate_warnings.hpp"
 #include "src/text/front_table.hpp"
 #include "src/text/progress_bar.hpp"
 #include "src/text/progress_log.hpp"
@@ -80,6 +81,42 @@ TEST_CASE("the front table marks a GPU type uncalibrated on its row's stack only
   CHECK_THAT(lines[1], Catch::Contains("b200") && !Catch::Contains("*"));
   CHECK_THAT(lines[2], Catch::Contains("b200*"));
   CHECK_THAT(lines[3], !Catch::Contains("*"));
+}
+
+TEST_CASE("the front table of MoE plans: an ep/etp column, '!' on rows with an MoE accuracy warning, its legend",
+          "[search_report][moe]") {
+  namespace m = shardmeter::model;
+  std::vector<results::PlanPoint> points = test::three_points();
+  using m::Direction;
+  using m::metric;
+  const std::vector<m::Objective> goals{{&metric("total_cost_usd"), Direction::minimize},
+                                        {&metric("tokens_per_s"), Direction::maximize}};
+  // Dense: no ep/etp column, no legend.
+  CHECK_THAT(format_front_table(points, goals), !Catch::Contains("ep/etp"));
+  CHECK(format_front_warnings(points).empty());
+
+  for (results::PlanPoint& p : points) p.scenario.model.moe.experts = 128;
+  points[0].scenario.plan.ep = 8;                                            // 16 local experts
+  points[0].estimate.warnings = m::bit(m::Warning::moe_many_local_experts);
+  points[1].scenario.plan.ep = 32;
+  points[1].scenario.plan.ep_dispatcher = m::EpDispatcher::deepep;
+  points[1].scenario.plan.ep_overlap = true;
+  points[2].scenario.plan.ep = 64;
+  points[2].scenario.plan.etp = 2;
+  const std::string table = format_front_table(points, goals);
+  std::vector<std::string> lines;
+  std::istringstream in(table);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  REQUIRE(lines.size() == 4);
+  CHECK_THAT(lines[0], Catch::Contains("tp/pp/cp  ep/etp"));
+  CHECK_THAT(lines[1], Catch::StartsWith("1!") && Catch::Contains("8/1 "));
+  CHECK_THAT(lines[2], Catch::StartsWith(" 2 ") && Catch::Contains("32/1 deepep overlap"));
+  CHECK_THAT(lines[3], Catch::StartsWith(" 3 ") && Catch::Contains("64/2 "));
+  // The legend names the warnings some row carries, once each, and only those.
+  const std::string legend = format_front_warnings(points);
+  CHECK_THAT(legend, Catch::StartsWith("! moe_many_local_experts: 16 or more routed experts per GPU"));
+  CHECK(std::count(legend.begin(), legend.end(), '\n') == 1);
+  CHECK_THAT(legend, !Catch::Contains("moe_unfused_expert_path"));
 }
 
 TEST_CASE("the progress bar draws only after its delay, and erases itself", "[search_report]") {

@@ -239,6 +239,7 @@ int run_search(const std::vector<std::string>& args, std::ostream& out) {
       out << "* uncalibrated GPU type (" << fmt::format("{}", fmt::join(job.uncalibrated_legend, ", "))
           << "): no published run fits its efficiency constants on the row's stack; its figures are extrapolated "
              "(docs/accuracy.md)\n";
+    out << format_front_warnings(job.front);
   }
   out << "\n" << format_search_summary(job, interrupted);
   if (job.front.empty()) out << "\n" << explain_empty_front(job);

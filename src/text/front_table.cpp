@@ -6,8 +6,10 @@
 
 #include <fmt/format.h>
 
-#include "model/units.hpp"
+#include "model/estimate_warnings.hpp"
 #include "model/metrics.hpp"
+#include "model/moe_layers.hpp"
+#include "model/units.hpp"
 #include "results/front/calibration_marks.hpp"
 #include "results/front/front_picks.hpp"
 #include "src/scenario/calibration_status.hpp"
@@ -46,6 +48,21 @@ std::string degrees(const m::PlanSpec& p) {
   const std::string pp = p.interleave > 1 ? fmt::format("{}v{}", p.pp, p.interleave) : std::to_string(p.pp);
   return fmt::format("{}/{}/{}", p.tp, pp, p.cp);
 }
+
+// An MoE row's expert grid: "8/1", "64/1 deepep overlap" (plan.ep / plan.etp, the dispatcher when not alltoall,
+// the EP overlap when on).
+std::string experts(const m::Scenario& s) {
+  if (!m::is_moe(s.model)) return "-";
+  const m::PlanSpec& p = s.plan;
+  std::string text = fmt::format("{}/{}", p.ep, p.etp);
+  if (p.ep_dispatcher != m::EpDispatcher::alltoall) text += " " + std::string(model::enum_name(p.ep_dispatcher));
+  if (p.ep_overlap) text += " overlap";
+  return text;
+}
+
+// The MoE accuracy warnings (docs/model.md §15.8) of an estimate: the bits the row's '!' stands for.
+constexpr std::uint32_t kMoeAccuracyBits =
+    m::bit(m::Warning::moe_many_local_experts) | m::bit(m::Warning::moe_unfused_expert_path);
 
 std::string sharding(const m::PlanSpec& p) {
   const std::string name(model::enum_name(p.sharding));
@@ -89,6 +106,11 @@ std::string format_front_table(std::span<const results::PlanPoint> front, const 
                                   {"recompute", L, {}}, {"sync", L, {}},       {"cost", R, {}},
                                   {"tokens/s", R, {}},  {"wall-clock", R, {}}, {"MFU", R, {}},
                                   {"bottleneck", L, {}}};
+  // A front with MoE plans shows each row's expert grid after its tp/pp/cp (issue 10: plan.ep as an axis).
+  const bool moe = std::any_of(front.begin(), front.end(), [](const results::PlanPoint& p) {
+    return m::is_moe(p.scenario.model);
+  });
+  if (moe) cols.insert(cols.begin() + 4, TextColumn{"ep/etp", L, {}});
   std::vector<const m::Metric*> extra;
   // A front with DiLoCo plans also shows what a loss-equivalent token costs (docs/model.md §9.4).
   const bool diloco = std::any_of(front.begin(), front.end(), [](const results::PlanPoint& p) {
@@ -117,8 +139,9 @@ std::string format_front_table(std::span<const results::PlanPoint> front, const 
   for (std::size_t r = 0; r < front.size(); ++r) {
     const m::Scenario& s = front[r].scenario;
     const m::Estimate& e = front[r].estimate;
-    const std::vector<std::string> cells = {
-        std::to_string(r + 1),
+    std::vector<std::string> cells = {
+        // '!': the estimate carries an MoE accuracy warning (the legend under the table names it).
+        std::to_string(r + 1) + ((e.warnings & kMoeAccuracyBits) != 0 ? "!" : ""),
         gpu_types(s, uncalibrated_gpu_stacks),
         islands(s),
         degrees(s.plan),
@@ -132,6 +155,7 @@ std::string format_front_table(std::span<const results::PlanPoint> front, const 
         // An fp8 plan's MFU is over the fp8 peak (docs/model.md §1.4): say so where plans of both precisions mix.
         percent(e.mfu) + (e.mfu_peak_precision == m::Precision::fp8 ? " fp8" : ""),
         std::string(model::enum_name(e.bottleneck))};
+    if (moe) cells.insert(cells.begin() + 4, experts(s));
     for (std::size_t c = 0; c < cells.size(); ++c) cols[c].cells.push_back(cells[c]);
     for (std::size_t x = 0; x < extra.size(); ++x) cols[cells.size() + x].cells.push_back(metric_text(extra[x]->get(e)));
     std::string pick;
@@ -141,6 +165,15 @@ std::string format_front_table(std::span<const results::PlanPoint> front, const 
     cols.back().cells.push_back(pick);
   }
   return render_table(cols);
+}
+
+std::string format_front_warnings(std::span<const results::PlanPoint> front) {
+  std::uint32_t seen = 0;
+  for (const results::PlanPoint& p : front) seen |= p.estimate.warnings & kMoeAccuracyBits;
+  std::string text;
+  for (const m::WarningText& w : m::kWarningTexts)
+    if ((seen & m::bit(w.warning)) != 0) text += fmt::format("! {}: {}\n", w.name, w.text);
+  return text;
 }
 
 }  // namespace shardmeter::cli
