@@ -740,6 +740,29 @@ TEST_CASE("torchtitan, DeepSpeed, torchrun and plan-json carry the expert degree
   }
 }
 
+TEST_CASE("export headers carry the MoE accuracy warnings of docs/model.md §15.8", "[export][moe]") {
+  // Qwen3-30B-A3B on EP 8: 128 / 8 = 16 local experts -> moe_many_local_experts, in the Megatron file and (the
+  // row's stack is megatron_te, the scenario default) in plan-json's header.
+  const Exporter q(qwen3_node());
+  const std::string megatron = q.run(results::ExportFormat::megatron).text;
+  CHECK_THAT(megatron, Catch::Contains("# accuracy: 16 or more routed experts per GPU on Megatron-Core") &&
+                           Catch::Contains("(moe_many_local_experts)"));
+  CHECK_THAT(megatron, !Catch::Contains("moe_unfused_expert_path"));   // no biases, no clamp
+  const nlohmann::json j = nlohmann::json::parse(q.run(results::ExportFormat::plan_json).text);
+  CHECK_THAT(j["header"].back().get<std::string>(), Catch::StartsWith("accuracy: 16 or more routed experts"));
+  // DeepSeek-V3 on EP 64: 4 local experts, no biases -> no accuracy line; a dense plan never has one.
+  CHECK_THAT(Exporter(deepseek_v3()).run(results::ExportFormat::megatron).text, !Catch::Contains("# accuracy:"));
+  CHECK_THAT(Exporter(PlanPoint{}).run(results::ExportFormat::megatron).text, !Catch::Contains("# accuracy:"));
+  // Biased experts (gpt-oss's kind) on EP 64 of 128: only the unfused-path warning.
+  PlanPoint b = qwen3_node();
+  b.gpus = 64;
+  b.ep = 64;
+  Exporter biased_exporter(b);
+  biased_exporter.plan.model.bias = true;   // the test points have no bias key; gpt-oss's experts carry biases
+  const std::string biased = biased_exporter.run(results::ExportFormat::plan_json).text;
+  CHECK_THAT(biased, Catch::Contains("(moe_unfused_expert_path)") && !Catch::Contains("(moe_many_local_experts)"));
+}
+
 // Not run by default: ctest runs it (tag [export_fixture]) before tests/python/replay/replay_exports.py, which
 // replays each framework version's own checks on these files (and checks that planted old bugs fail them).
 TEST_CASE("Write exports for the framework replays", "[.][export_fixture]") {

@@ -5,6 +5,9 @@
 
 #include <fmt/format.h>
 
+#include "model/enum_names.hpp"
+#include "model/estimate_warnings.hpp"
+#include "model/moe_accuracy.hpp"
 #include "results/front/calibration_marks.hpp"
 #include "results/front/front_picks.hpp"
 #include "results/front/plan_labels.hpp"
@@ -101,6 +104,36 @@ std::string calibration_line(const DeployPlan& plan, const Row& row, const RunIn
   return "calibration: " + out;
 }
 
+namespace {
+
+// "accuracy: ..." header lines: the MoE accuracy warnings an estimate of the plan carries (docs/model.md §15.8).
+std::vector<std::string> accuracy_lines(ExportFormat format, const DeployPlan& plan) {
+  if (!plan.model.moe()) return {};
+  // The rule of docs/model.md §15.8 on the exported plan. The Megatron file runs Megatron-Core whatever the
+  // scenario's stack; the other formats run the row's stack (the scenario default when it was not rebuilt).
+  model::ModelSpec m;
+  m.layers = static_cast<int>(plan.model.layers);
+  m.bias = plan.model.bias;
+  m.moe.experts = static_cast<int>(plan.model.experts);
+  m.moe.dense_layers = static_cast<int>(plan.model.dense_layers);
+  m.moe.moe_every = static_cast<int>(plan.model.moe_every);
+  model::PlanSpec p;
+  p.ep = static_cast<int>(plan.ep);
+  if (format == ExportFormat::megatron) {
+    p.stack = model::Stack::megatron_te;
+  } else {
+    for (const auto& nv : model::enum_names<model::Stack>())
+      if (nv.name == plan.stack) p.stack = nv.value;
+  }
+  const std::uint32_t bits = model::moe_accuracy_warnings(m, p);
+  std::vector<std::string> out;
+  for (const model::WarningText& w : model::kWarningTexts)
+    if ((bits & model::bit(w.warning)) != 0) out.push_back(fmt::format("accuracy: {} ({})", w.text, w.name));
+  return out;
+}
+
+}  // namespace
+
 std::vector<std::string> export_header_lines(ExportFormat format, const DeployPlan& plan, const ExportSource& source) {
   const Row& r = *source.row;
   const ExportTarget& target = export_target(format);
@@ -120,6 +153,7 @@ std::vector<std::string> export_header_lines(ExportFormat format, const DeployPl
                                            speed, format_fixed(number(r, "wall_clock_days"), 1),
                                            format_percent(number(r, "mfu")), text(r, "bottleneck"))));
   lines.push_back(comment_text(calibration_line(plan, r, *source.info)));
+  for (const std::string& a : accuracy_lines(format, plan)) lines.push_back(comment_text(a));
   return lines;
 }
 
