@@ -76,7 +76,17 @@ MoeBlockCost moe_block_cost(const ModelSpec& m, const GpuSpec& gpu, const PlanSp
   c.gemm_fwd_s += gemm_time_s(t_in, m.moe.experts, h, gpu, precision);
 
   // Permute and unpermute read and write every routed copy; router scores in fp32 over T x E.
-  const double permute = 2.0 * 2.0 * t_in * k * h * kActivationBytes;
+  double permute = 2.0 * 2.0 * t_in * k * h * kActivationBytes;
+  const bool megatron_core = plan.stack == Stack::megatron || plan.stack == Stack::megatron_te;
+  // Megatron-Core's alltoall dispatcher permutes twice each way: by destination rank before the all-to-all, then the
+  // received tokens by local expert (sort_chunks_by_idxs, "Permutation 2", whenever num_local_experts > 1) and back
+  // before the combine. Each of the two sorts reads and writes the busiest rank's routed copies (docs/model.md §15.4).
+  // DeepEP's dispatch reads the unpermuted tokens and permutes once, on the receiving side: nothing to add.
+  double sort_kernels = 0;
+  if (megatron_core && plan.ep_dispatcher == EpDispatcher::alltoall && local_experts > 1.0) {
+    permute += 2.0 * 2.0 * copies * h * kActivationBytes;
+    sort_kernels = 2.0;
+  }
   const double scores = 3.0 * 4.0 * t_in * m.moe.experts;
   // The experts' activation (SwiGLU reads 2f and writes f, GELU reads and writes f; §2.4) over the busiest rank's
   // routed copies at the expert width per ETP rank, and the shared experts' over the block's tokens split by TP.
@@ -90,7 +100,6 @@ MoeBlockCost moe_block_cost(const ModelSpec& m, const GpuSpec& gpu, const PlanSp
   // The model charges a block's backward memory-bound work at twice its forward (§2.4); the terms below count their
   // forward, backward and recompute bytes and kernels exactly, so they enter the forward at a third of that total.
   double extra_bytes = 0, extra_kernels = 0;
-  const bool megatron_core = plan.stack == Stack::megatron || plan.stack == Stack::megatron_te;
   // plan.moe_recompute: activation (Megatron moe_act, CheckpointWithoutOutput) re-runs the fused activation before
   // the backward: it reads and writes it once more.
   const bool act_recomputed = plan.moe_recompute == MoeRecompute::activation && plan.recompute != Recompute::full;
@@ -116,7 +125,7 @@ MoeBlockCost moe_block_cost(const ModelSpec& m, const GpuSpec& gpu, const PlanSp
     extra_kernels += 6.0 * local_experts + 1.0;
   }
   c.memory_fwd_s = memory_bound_time_s(permute + scores + activation + extra_bytes / 3.0,
-                                       kMoeMemoryKernelsFwd + extra_kernels / 3.0, gpu);
+                                       kMoeMemoryKernelsFwd + sort_kernels + extra_kernels / 3.0, gpu);
 
   // Dispatch and combine. Inside the scale-up domain at the NVLink all-to-all rate; an EP group spanning nodes
   // sends the share bound for other nodes over scale-out, the rest over scale-up, at the same time. DeepEP sends

@@ -155,6 +155,32 @@ TEST_CASE("MoE block memory-bound traffic: permutation, router scores and the ex
   CHECK(c4.memory_fwd_s == Approx((8192.0 + 1536.0 + 5760.0) / (3.35e12 * 0.85) + 4 * 4e-6).epsilon(1e-12));
 }
 
+TEST_CASE("Megatron's alltoall dispatcher sorts the received tokens by local expert and back (Permutation 2)") {
+  m::Scenario s = tiny_scenario(2);   // 4 experts over EP 2: 2 local experts
+  const m::IslandLayout l = m::make_layout(s.cluster.islands[0], s.plan);
+  const m::GpuSpec& gpu = s.cluster.islands[0].gpu;
+  const double hbm = 3.35e12 * 0.85, launch = 4e-6;
+  // The test above's 9088 bytes and 4 launches (they do not depend on EP), plus sort_chunks_by_idxs after the
+  // all-to-all and its inverse before the combine, each reading and writing the 64 routed copies (32 tokens x top-2)
+  // of h 8 in bf16: 2 x 2 x 64 x 8 x 2 = 4096 bytes, 2 launches.
+  CHECK(m::moe_block_cost(s.model, gpu, s.plan, m::Precision::bf16, 2, l).memory_fwd_s ==
+        Approx((9088.0 + 4096.0) / hbm + 6 * launch).epsilon(1e-12));
+  // DeepEP permutes once, on the receiving side: no sort.
+  s.plan.ep_dispatcher = m::EpDispatcher::deepep;
+  CHECK(m::moe_block_cost(s.model, gpu, s.plan, m::Precision::bf16, 2, l).memory_fwd_s ==
+        Approx(9088.0 / hbm + 4 * launch).epsilon(1e-12));
+  // One local expert (EP 4): nothing to sort (num_local_experts > 1 in Megatron).
+  m::Scenario one = tiny_scenario(4);
+  const m::IslandLayout l4 = m::make_layout(one.cluster.islands[0], one.plan);
+  CHECK(m::moe_block_cost(one.model, gpu, one.plan, m::Precision::bf16, 2, l4).memory_fwd_s ==
+        Approx(9088.0 / hbm + 4 * launch).epsilon(1e-12));
+  // Not a Megatron stack: its own dispatcher, not charged.
+  s.plan.ep_dispatcher = m::EpDispatcher::alltoall;
+  s.plan.stack = m::Stack::torch_fsdp2;
+  CHECK(m::moe_block_cost(s.model, gpu, s.plan, m::Precision::bf16, 2, l).memory_fwd_s ==
+        Approx(9088.0 / hbm + 4 * launch).epsilon(1e-12));
+}
+
 TEST_CASE("expert states: split by EP x ETP, optimizer sharded over the expert-data-parallel group") {
   m::Scenario s = tiny_scenario(2);
   const m::ParameterCounts p = m::count_parameters(s.model);

@@ -3,7 +3,9 @@
 // and its JSON carry them.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <string>
 
 #include "catalog_fixture.hpp"
@@ -12,6 +14,7 @@
 #include "model/moe_accuracy.hpp"
 #include "results/files/estimate_json.hpp"
 #include "src/scenario/scenario_parse.hpp"
+#include "src/validation/validation.hpp"
 
 using namespace shardmeter::cli;
 namespace m = shardmeter::model;
@@ -81,4 +84,42 @@ TEST_CASE("An MoE estimate carries the accuracy warnings in its bits and its JSO
   CHECK(reused.warnings == 0);
   m::evaluate_into(s, reused);
   CHECK(reused.warnings == e.warnings);
+}
+
+TEST_CASE("The MoE warnings' figures are what validate measures on the rows they cover", "[moe][warnings][validation]") {
+  // Each text states how many published rows of its kind were predicted short and by how much (whole percent,
+  // the smallest rounded down, the largest up). Recomputed here from the shipped table, so a model change that
+  // moves those rows fails this test until the texts (and docs/model.md §15.8) say what validate says.
+  std::vector<ValidationRun> runs =
+      load_validation_runs(SHARDMETER_SOURCE_DIR "/scenarios/validation/published_runs.csv",
+                           shardmeter::test::shipped_catalog());
+  predict(runs);
+  for (const m::WarningText& w : m::kWarningTexts) {
+    if (w.warning != m::Warning::moe_many_local_experts && w.warning != m::Warning::moe_unfused_expert_path) continue;
+    INFO(w.name);
+    int rows = 0, short_rows = 0;
+    double smallest = 1e9, largest = 0;
+    for (const ValidationRun& r : runs) {
+      if (!r.scored() || (m::moe_accuracy_warnings(r.scenario.model, r.scenario.plan) & m::bit(w.warning)) == 0) continue;
+      ++rows;
+      if (r.error() < 0) {
+        ++short_rows;
+        smallest = std::min(smallest, -100 * r.error());
+        largest = std::max(largest, -100 * r.error());
+      }
+    }
+    REQUIRE(rows > 0);
+    const std::string text(w.text);
+    std::smatch m;
+    if (std::regex_search(text, m, std::regex(R"(([0-9]+) of the ([0-9]+) such published runs were predicted ([0-9]+)-([0-9]+) %)"))) {
+      CHECK(std::stoi(m[1]) == short_rows);
+      CHECK(std::stoi(m[2]) == rows);
+    } else {
+      REQUIRE(std::regex_search(text, m, std::regex(R"(the ([0-9]+) published runs were predicted ([0-9]+)-([0-9]+) %)")));
+      CHECK(std::stoi(m[1]) == rows);
+      CHECK(short_rows == rows);
+    }
+    CHECK(std::stoi(m[m.size() - 2]) == static_cast<int>(std::floor(smallest)));
+    CHECK(std::stoi(m[m.size() - 1]) == static_cast<int>(std::ceil(largest)));
+  }
 }
