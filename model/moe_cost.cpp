@@ -136,14 +136,22 @@ MoeBlockCost moe_block_cost(const ModelSpec& m, const GpuSpec& gpu, const PlanSp
     const double combine = dispatch * (precision == Precision::fp8 ? kActivationBytes : 1.0);
     const GroupPlacement g = l.ep_group;
     const double off_node = g.nodes > 1 ? (plan.ep - g.per_node) / (plan.ep - 1.0) : 0.0;
-    const double dedupe = plan.ep_dispatcher == EpDispatcher::deepep && g.nodes > 1
+    const bool deepep = plan.ep_dispatcher == EpDispatcher::deepep;
+    const double dedupe = deepep && g.nodes > 1
                               ? deepep_remote_node_copies(m.moe.experts, m.moe.top_k, g.nodes) /
                                     (k * (g.nodes - 1.0) / g.nodes)
                               : 1.0;
+    // Inside a node DeepEP sends a token once to each rank holding one of its k experts (is_token_in_rank; the
+    // receiver permutes it into its local experts), where the all-to-all sends every copy: of the k (R-1)/EP copies
+    // bound for the node's other ranks, (R-1) (1 - miss) go, miss the chance a rank holds none of the k experts;
+    // deepep_remote_node_copies over EP "nodes" of one rank each gives (EP-1) (1 - miss).
+    const double dedupe_up = deepep ? deepep_remote_node_copies(m.moe.experts, m.moe.top_k, plan.ep) * plan.ep /
+                                          ((plan.ep - 1.0) * k)
+                                    : 1.0;
     const double up_bw = kAllToAllScaleupEfficiency * l.links.scaleup_bytes_per_s;
     const double out_bw = kAllToAllScaleoutEfficiency * l.links.scaleout_bytes_per_s;
     auto one = [&](double bytes) {
-      const double up = bytes * (1.0 - off_node) / up_bw;
+      const double up = bytes * (1.0 - off_node) * dedupe_up / up_bw;
       const double out = off_node > 0 ? bytes * off_node * dedupe / out_bw : 0.0;
       const double latency = off_node > 0 ? l.links.scaleout_latency_s : l.links.scaleup_latency_s;
       return latency + std::max(up, out);

@@ -245,6 +245,29 @@ TEST_CASE("DeepEP sends a token once to each other node holding one of its exper
   CHECK(m::deepep_remote_node_copies(8, 8, 4) == Approx(3.0).epsilon(1e-12));
 }
 
+TEST_CASE("Inside a node DeepEP sends a token once to each other rank holding one of its experts") {
+  // 8 experts over EP 4 ranks of one node (2 each), top-2: a rank is missed with C(6,2)/C(8,2) = 15/28, so each
+  // token goes to 3 x 13/28 = 39/28 other ranks, where the all-to-all sends its k (R-1)/EP = 2 x 3/4 = 42/28 remote
+  // copies: DeepEP's NVLink bytes are 13/14 of the all-to-all's.
+  CHECK(m::deepep_remote_node_copies(8, 2, 4) == Approx(39.0 / 28.0).epsilon(1e-12));
+  m::Scenario s = tiny_scenario(4);
+  s.model.moe.experts = 8;
+  const m::IslandLayout l = m::make_layout(s.cluster.islands[0], s.plan);
+  REQUIRE(l.ep_group.nodes == 1);
+  const m::GpuSpec& gpu = s.cluster.islands[0].gpu;
+  const double latency = 2.0 * l.links.scaleup_latency_s;   // dispatch + combine, one link latency each
+  const double a2a = m::moe_block_cost(s.model, gpu, s.plan, m::Precision::bf16, 2, l).all_to_all_s - latency;
+  s.plan.ep_dispatcher = m::EpDispatcher::deepep;
+  const double deepep = m::moe_block_cost(s.model, gpu, s.plan, m::Precision::bf16, 2, l).all_to_all_s - latency;
+  CHECK(deepep == Approx(a2a * 13.0 / 14.0).epsilon(1e-12));
+  // One expert per rank (4 over EP 4): the k experts sit on k distinct ranks, nothing to save.
+  m::Scenario one = tiny_scenario(4);
+  const m::IslandLayout l1 = m::make_layout(one.cluster.islands[0], one.plan);
+  const double a2a1 = m::moe_block_cost(one.model, gpu, one.plan, m::Precision::bf16, 2, l1).all_to_all_s;
+  one.plan.ep_dispatcher = m::EpDispatcher::deepep;
+  CHECK(m::moe_block_cost(one.model, gpu, one.plan, m::Precision::bf16, 2, l1).all_to_all_s == Approx(a2a1).epsilon(1e-12));
+}
+
 TEST_CASE("EP overlap: each all-to-all hides under the compute Megatron's combined 1F1B pairs it with") {
   m::PlanSpec p;
   p.ep_overlap = true;
