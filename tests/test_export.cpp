@@ -763,6 +763,28 @@ TEST_CASE("export headers carry the MoE accuracy warnings of docs/model.md §15.
   CHECK_THAT(biased, Catch::Contains("(moe_unfused_expert_path)") && !Catch::Contains("(moe_many_local_experts)"));
 }
 
+TEST_CASE("gpt-oss's clamped experts and YaRN: carried by the header and plan-json, refused by Megatron", "[export][moe]") {
+  Exporter e(qwen3_node());
+  e.plan.model.activation_clamp = 7;   // from the rebuilt scenario in the CLI (model.expert_activation_clamp)
+  e.plan.model.yarn_factor = 32;       // model.yarn_factor
+  const nlohmann::json j = nlohmann::json::parse(e.run(results::ExportFormat::plan_json).text);
+  CHECK(j["model"]["moe"]["expert_activation_clamp"] == 7.0);
+  CHECK(j["model"]["yarn_factor"] == 32.0);
+  CHECK_THAT(e.run(results::ExportFormat::torchrun).text,
+             Catch::Contains("expert activation clamped at 7; YaRN rotary scaling factor 32"));
+  // Megatron-LM could run gpt-oss only with its offset, sinks and windows, which no model key holds.
+  CHECK_THAT(export_error(e, results::ExportFormat::megatron),
+             Catch::Contains("clamped experts (model.expert_activation_clamp 7, gpt-oss)") &&
+                 Catch::Contains("export plan-json"));
+  // YaRN alone: its original context length and beta corrections are not keys either.
+  e.plan.model.activation_clamp = 0;
+  CHECK_THAT(export_error(e, results::ExportFormat::megatron), Catch::Contains("YaRN rotary scaling (model.yarn_factor 32)"));
+  // Plain models keep yarn_factor 0 and no clamp in plan-json.
+  const nlohmann::json plain = nlohmann::json::parse(Exporter(qwen3_node()).run(results::ExportFormat::plan_json).text);
+  CHECK(plain["model"]["yarn_factor"] == 0.0);
+  CHECK(plain["model"]["moe"]["expert_activation_clamp"] == 0.0);
+}
+
 // Not run by default: ctest runs it (tag [export_fixture]) before tests/python/replay/replay_exports.py, which
 // replays each framework version's own checks on these files (and checks that planted old bugs fail them).
 TEST_CASE("Write exports for the framework replays", "[.][export_fixture]") {

@@ -132,6 +132,8 @@ DeployPlan make_deploy_plan(const Row& r, std::size_t row_index, const model::Sc
     m.kv_lora_rank = s->model.mla.kv_lora_rank;
     m.rope_head_dim = s->model.mla.rope_head_dim;
     m.v_head_dim = s->model.mla.v_head_dim > 0 ? s->model.mla.v_head_dim : s->model.head_dim;
+    m.activation_clamp = s->model.moe.activation_clamp;
+    m.yarn_factor = s->model.yarn_factor;
     p.moe_recompute = std::string(enum_name(s->plan.moe_recompute));
   }
   if (s != nullptr) p.stack = std::string(enum_name(s->plan.stack));

@@ -55,6 +55,8 @@ struct DeployModel {
   double capacity_factor = 0;             // 0 = dropless
   std::int64_t mtp_layers = 0;
   std::int64_t q_lora_rank = 0, kv_lora_rank = 0, rope_head_dim = 0, v_head_dim = 0;   // MLA when kv_lora_rank > 0
+  double activation_clamp = 0;            // model.expert_activation_clamp (gpt-oss: 7); 0 = none
+  double yarn_factor = 0;                 // model.yarn_factor (gpt-oss: 32); 0 = plain RoPE
 
   bool moe() const { return experts > 0; }
   bool mla() const { return kv_lora_rank > 0; }

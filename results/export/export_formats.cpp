@@ -45,7 +45,9 @@ std::string moe_text(const DeployModel& m) {
       out += fmt::format(", {} router, {}", m.router,
                          m.capacity_factor > 0 ? fmt::format("capacity factor {}", m.capacity_factor) : "dropless");
     if (m.mtp_layers > 0) out += fmt::format(", {} MTP layer(s)", m.mtp_layers);
+    if (m.activation_clamp > 0) out += fmt::format(", expert activation clamped at {}", m.activation_clamp);
   }
+  if (m.yarn_factor > 1) out += fmt::format("; YaRN rotary scaling factor {}", m.yarn_factor);
   if (m.mla())
     out += fmt::format("; MLA (q rank {}, kv rank {}, rope {}, v {})", m.q_lora_rank, m.kv_lora_rank, m.rope_head_dim,
                        m.v_head_dim);

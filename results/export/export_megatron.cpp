@@ -132,6 +132,17 @@ void check_moe(const DeployPlan& p) {
     throw ExportError(kFormat, "an MoE row whose router, capacity factor, MTP depth, MLA ranks and plan.moe_recompute "
                                "no column holds, and the row's scenario could not be rebuilt from the front file "
                                "(the note above says why; search again with this catalog)");
+  // gpt-oss (Megatron-Bridge v0.4.2 gpt_oss_bridge.py GPTOSSBridge: quick_gelu with glu_linear_offset 1.0 and
+  // activation_func_clamp_value 7.0, softmax_type learnable, window_size (127, 0) with window_attn_skip_freq 2, YaRN).
+  // core_v0.19.0 builds a flag for each of these TransformerConfig fields (TC:163, :224-244; A:2290-2291), but the
+  // model keys hold only the clamp and the YaRN factor: a file from them would train another model.
+  if (m.activation_clamp > 0)
+    throw ExportError(kFormat, fmt::format(
+        "clamped experts (model.expert_activation_clamp {}, gpt-oss): Megatron-LM needs the whole gpt-oss block "
+        "(--quick-geglu --glu-linear-offset 1 --activation-func-clamp-value, --softmax-type learnable, --window-size "
+        "with --window-attn-skip-freq, YaRN; TC:163, :224-244), and the model keys do not hold its linear offset, "
+        "attention sinks or sliding windows: export plan-json and apply it to Megatron-Bridge's gpt-oss recipe",
+        m.activation_clamp));
   if (m.experts % p.ep != 0)
     throw ExportError(kFormat, fmt::format("{} experts on ep {}: the experts must be a multiple of EP (A:1602-1603)",
                                            m.experts, p.ep));
@@ -186,6 +197,13 @@ void check(const DeployPlan& p) {
     throw ExportError(kFormat, fmt::format("{} key/value heads on tp {}: Megatron needs one to divide the other",
                                            p.model.kv_heads, p.tp));
   check_moe(p);
+  // --position-embedding-type yarn (A:2315) reads yarn_rotary_scaling_factor with the original context length and
+  // the beta corrections (gpt_model.py:190-201), which no model key holds besides the factor.
+  if (p.model.yarn_factor > 1)
+    throw ExportError(kFormat, fmt::format("YaRN rotary scaling (model.yarn_factor {}): Megatron's yarn embedding "
+                                           "also needs the original context length and beta corrections "
+                                           "(--yarn-original-max-position-embeddings, --yarn-beta-fast / -slow, A:2315-2326), "
+                                           "which the model keys do not hold", p.model.yarn_factor));
   if (p.cp > 1 && p.model.seq_len % (2 * p.cp) != 0)
     throw ExportError(kFormat, fmt::format("sequence length {} with cp {}: Megatron needs it divisible by 2 x cp",
                                            p.model.seq_len, p.cp));

@@ -53,8 +53,11 @@ Exported export_plan_json(const DeployPlan& p, const ExportSource& source) {
     moe["router"] = m.extras_known ? json(m.router) : json(nullptr);
     moe["capacity_factor"] = m.extras_known ? json(m.capacity_factor) : json(nullptr);
     moe["mtp_layers"] = m.extras_known ? json(m.mtp_layers) : json(nullptr);
+    moe["expert_activation_clamp"] = m.extras_known ? json(m.activation_clamp) : json(nullptr);
     j["model"]["moe"] = moe;
   }
+  // model.yarn_factor (0 = plain RoPE); from the rebuilt scenario, null when it could not be rebuilt.
+  j["model"]["yarn_factor"] = m.extras_known ? json(m.yarn_factor) : json(nullptr);
   if (m.mla())
     j["model"]["mla"] = {{"q_lora_rank", m.q_lora_rank}, {"kv_lora_rank", m.kv_lora_rank},
                          {"rope_head_dim", m.rope_head_dim}, {"v_head_dim", m.v_head_dim}};
