@@ -43,10 +43,10 @@ inline constexpr std::array kWarningTexts = {
               "Streaming DiLoCo fragments of fewer than 3 layers: no published quality data (assumed free)"},
   WarningText{Warning::moe_many_local_experts, "moe_many_local_experts",
               "16 or more routed experts per GPU on Megatron-Core: 4 of the 5 such published runs were "
-              "predicted 9-33 % shorter than measured (host cost per expert GEMM not modelled; docs/accuracy.md)"},
+              "predicted 12-32 % shorter than measured (host cost per expert GEMM not modelled; docs/accuracy.md)"},
   WarningText{Warning::moe_unfused_expert_path, "moe_unfused_expert_path",
               "clamped or biased experts (gpt-oss) on Megatron-Core's unfused expert path: the 3 published runs "
-              "were predicted 9-25 % shorter than measured (docs/accuracy.md)"},
+              "were predicted 12-28 % shorter than measured (docs/accuracy.md)"},
 };
 // clang-format on
 

@@ -1,5 +1,6 @@
 #include "model/flops.hpp"
 
+#include "model/attention_window.hpp"
 #include "model/mla.hpp"
 #include "model/moe_layers.hpp"
 #include "model/parameters.hpp"
@@ -40,6 +41,8 @@ FlopCounts count_flops(const ModelSpec& m, const ParameterCounts& p, Recompute r
   // Megatron). Without MLA d_qk = d_v = head_dim: 0.5 * 4 * s^2 * a * d  [docs/model.md §1.2, §15.3]
   f.attention_fwd = uses_mla(m) ? 0.5 * 2.0 * s * s * m.heads * (qk_head_dim(m) + v_head_dim(m))
                                 : 0.5 * 4.0 * s * s * (static_cast<double>(m.heads) * m.head_dim);
+  // Sliding-window blocks attend to at most `attention_window` keys: the mean share over the blocks [docs/model.md §2.8]
+  f.attention_fwd *= attention_flop_share(m);
   f.logits_fwd = 2.0 * s * m.hidden * static_cast<double>(m.vocab);
   double forward = m.layers * (f.layer_matmul_fwd + f.attention_fwd) + f.logits_fwd;
   if (m.mtp_layers > 0) {

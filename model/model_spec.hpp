@@ -18,6 +18,8 @@ struct ModelSpec {
   NormType norm = NormType::layernorm;
   PositionEmbedding position_embedding = PositionEmbedding::learned;
   double yarn_factor = 0;        // YaRN rotary scaling factor (gpt-oss: 32); 0 = plain RoPE (docs/model.md §15.4)
+  int attention_window = 0;      // sliding window: keys a query attends to, itself included (gpt-oss: 128); 0 = none
+  int full_attention_every = 0;  // with a window, every N-th block attends fully (gpt-oss: 2); 0 = none (§2.8)
   bool bias = true;              // linear layers carry biases (GPT-2/3 style); Llama has none
   bool tied_embeddings = true;   // output head shares the input embedding matrix
   bool dropout = true;           // dropout layers present (stores masks; Korthikanti Table 2 assumes it)

@@ -10,11 +10,11 @@ std::uint32_t moe_accuracy_warnings(const ModelSpec& m, const PlanSpec& plan) no
   if (!is_moe(m) || moe_layer_count(m) == 0) return 0;
   if (plan.stack != Stack::megatron && plan.stack != Stack::megatron_te) return 0;
   std::uint32_t w = 0;
-  // docs/model.md §15.8: 4 of the 5 published runs with 16 local experts per GPU were predicted 9.4-32.5 % short
+  // docs/model.md §15.8: 4 of the 5 published runs with 16 local experts per GPU were predicted 12.2-32.5 % short
   // (tests/test_moe_accuracy.cpp recomputes the warning texts' figures from `validate`).
   if (plan.ep > 0 && m.moe.experts / plan.ep >= kManyLocalExperts) w |= bit(Warning::moe_many_local_experts);
   // docs/model.md §15.8: the gpt-oss-120b runs (clamped SwiGLU, biased experts; §15.4's unfused terms) were
-  // predicted 9.4-24.8 % short.
+  // predicted 12.2-28.0 % short.
   if (m.moe.activation_clamp > 0 || m.bias) w |= bit(Warning::moe_unfused_expert_path);
   return w;
 }

@@ -10,7 +10,7 @@
 namespace shardmeter::model {
 
 // Local routed experts per GPU from which the warning applies: every published Megatron-Core run with 16 local
-// experts but one was predicted 9-33 % short; the others with 8 or fewer within -10.4 to +5.9 % (docs/accuracy.md).
+// experts but one was predicted 12-32 % short; the others with 8 or fewer within -10.4 to +5.9 % (docs/accuracy.md).
 inline constexpr int kManyLocalExperts = 16;
 
 // Warning bits (model/estimate_warnings.hpp) for an MoE plan; 0 for dense models and non-Megatron stacks.

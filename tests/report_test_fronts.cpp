@@ -20,6 +20,8 @@ results::PlanPoint plan_point(const PlanPoint& p) {
   s.model.moe = p.moe;
   s.model.mla = p.mla;
   s.model.mtp_layers = p.mtp_layers;
+  s.model.attention_window = p.attention_window;
+  s.model.full_attention_every = p.full_attention_every;
   s.plan.ep = p.ep;
   s.plan.etp = p.etp;
   s.plan.ep_dispatcher = p.ep_dispatcher;

@@ -39,6 +39,7 @@ struct PlanPoint {
   model::MoeSpec moe;              // experts 0 = dense
   model::MlaSpec mla;
   int mtp_layers = 0;
+  int attention_window = 0, full_attention_every = 0;   // sliding-window attention (model keys of the same names)
   int ep = 1, etp = 1;
   model::EpDispatcher ep_dispatcher = model::EpDispatcher::alltoall;
   bool ep_overlap = false;

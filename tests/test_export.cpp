@@ -28,9 +28,10 @@ struct Exporter {
   explicit Exporter(const PlanPoint& p) {
     const std::vector<results::PlanPoint> points{test::plan_point(p)};
     row = results::RowLayout::fit(points, info.axes).row(points[0]);
-    // An MoE row's router, capacity factor, MLA ranks and moe_recompute come from its rebuilt scenario (the CLI
-    // rebuilds it from the front file); here the scenario is the one the row was made from.
-    plan = results::make_deploy_plan(row, 0, p.moe.experts > 0 ? &points[0].scenario : nullptr);
+    // The keys no column holds (an MoE row's router, capacity factor, MLA ranks, moe_recompute; any model's YaRN
+    // factor and sliding window) come from the rebuilt scenario (the CLI rebuilds it from the front file); here the
+    // scenario is the one the row was made from.
+    plan = results::make_deploy_plan(row, 0, &points[0].scenario);
   }
   results::Exported run(results::ExportFormat f) const {
     return results::export_plan(f, plan, results::ExportSource{&info, &row, "front.h5", "knee"});
@@ -868,6 +869,11 @@ TEST_CASE("Write exports for the framework replays", "[.][export_fixture]") {
   partial.recompute = m::Recompute::full;
   partial.recompute_layers = 12;
   cases["partial-recompute"] = partial;
+  PlanPoint windowed = interleaved;  // sliding windows of 4096 keys on every block but each 4th (Megatron)
+  windowed.seq_len = 16384;
+  windowed.attention_window = 4096;
+  windowed.full_attention_every = 4;
+  cases["windowed"] = windowed;
   PlanPoint op_sac = hsdp;           // torchtitan's per-op policy, FSDP2 keeping the weights gathered
   op_sac.sharding = m::Sharding::fsdp;
   op_sac.recompute = m::Recompute::op_selective;

@@ -134,6 +134,8 @@ DeployPlan make_deploy_plan(const Row& r, std::size_t row_index, const model::Sc
     m.v_head_dim = s->model.mla.v_head_dim > 0 ? s->model.mla.v_head_dim : s->model.head_dim;
     m.activation_clamp = s->model.moe.activation_clamp;
     m.yarn_factor = s->model.yarn_factor;
+    m.attention_window = s->model.attention_window;
+    m.full_attention_every = s->model.full_attention_every;
     p.moe_recompute = std::string(enum_name(s->plan.moe_recompute));
   }
   if (s != nullptr) p.stack = std::string(enum_name(s->plan.stack));

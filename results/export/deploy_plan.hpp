@@ -57,6 +57,8 @@ struct DeployModel {
   std::int64_t q_lora_rank = 0, kv_lora_rank = 0, rope_head_dim = 0, v_head_dim = 0;   // MLA when kv_lora_rank > 0
   double activation_clamp = 0;            // model.expert_activation_clamp (gpt-oss: 7); 0 = none
   double yarn_factor = 0;                 // model.yarn_factor (gpt-oss: 32); 0 = plain RoPE
+  std::int64_t attention_window = 0;      // model.attention_window (gpt-oss: 128); 0 = full causal attention
+  std::int64_t full_attention_every = 0;  // model.full_attention_every (gpt-oss: 2)
 
   bool moe() const { return experts > 0; }
   bool mla() const { return kv_lora_rank > 0; }

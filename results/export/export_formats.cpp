@@ -48,6 +48,11 @@ std::string moe_text(const DeployModel& m) {
     if (m.activation_clamp > 0) out += fmt::format(", expert activation clamped at {}", m.activation_clamp);
   }
   if (m.yarn_factor > 1) out += fmt::format("; YaRN rotary scaling factor {}", m.yarn_factor);
+  if (m.attention_window > 0)
+    out += m.full_attention_every > 0
+               ? fmt::format("; sliding window of {} tokens, every {}th block full", m.attention_window,
+                             m.full_attention_every)
+               : fmt::format("; sliding window of {} tokens in every block", m.attention_window);
   if (m.mla())
     out += fmt::format("; MLA (q rank {}, kv rank {}, rope {}, v {})", m.q_lora_rank, m.kv_lora_rank, m.rope_head_dim,
                        m.v_head_dim);

@@ -135,13 +135,14 @@ void check_moe(const DeployPlan& p) {
   // gpt-oss (Megatron-Bridge v0.4.2 gpt_oss_bridge.py GPTOSSBridge: quick_gelu with glu_linear_offset 1.0 and
   // activation_func_clamp_value 7.0, softmax_type learnable, window_size (127, 0) with window_attn_skip_freq 2, YaRN).
   // core_v0.19.0 builds a flag for each of these TransformerConfig fields (TC:163, :224-244; A:2290-2291), but the
-  // model keys hold only the clamp and the YaRN factor: a file from them would train another model.
+  // model keys hold the clamp, the YaRN factor and the window, not the linear offset or the attention sinks: a file
+  // from them would train another model.
   if (m.activation_clamp > 0)
     throw ExportError(kFormat, fmt::format(
         "clamped experts (model.expert_activation_clamp {}, gpt-oss): Megatron-LM needs the whole gpt-oss block "
         "(--quick-geglu --glu-linear-offset 1 --activation-func-clamp-value, --softmax-type learnable, --window-size "
-        "with --window-attn-skip-freq, YaRN; TC:163, :224-244), and the model keys do not hold its linear offset, "
-        "attention sinks or sliding windows: export plan-json and apply it to Megatron-Bridge's gpt-oss recipe",
+        "with --window-attn-skip-freq, YaRN; TC:163, :224-244), and the model keys do not hold its linear offset or "
+        "attention sinks: export plan-json and apply it to Megatron-Bridge's gpt-oss recipe",
         m.activation_clamp));
   if (m.experts % p.ep != 0)
     throw ExportError(kFormat, fmt::format("{} experts on ep {}: the experts must be a multiple of EP (A:1602-1603)",
@@ -252,6 +253,12 @@ Exported export_megatron(const DeployPlan& p, const ExportSource& source) {
   arg(fmt::format("--seq-length {}", m.seq_len));
   arg(fmt::format("--max-position-embeddings {}", m.seq_len));
   arg(fmt::format("--position-embedding-type {}", m.position_embedding == "rope" ? "rope" : "learned_absolute"));
+  // Sliding windows (A:2301-2306, tuple_type A:376-386; TC:240-247): window_size (left, right) counts the keys
+  // before the query, so a window of w keys with the query is (w - 1, 0); every N-th block full
+  // (transformer/utils.py is_layer_window_attention: layer_number % N != 0 is windowed).
+  if (m.attention_window > 0) arg(fmt::format("--window-size {},0", m.attention_window - 1));
+  if (m.attention_window > 0 && m.full_attention_every > 0)
+    arg(fmt::format("--window-attn-skip-freq {}", m.full_attention_every));
   if (m.ffn_type == "swiglu") arg("--swiglu");
   arg(fmt::format("--normalization {}", m.norm == "rmsnorm" ? "RMSNorm" : "LayerNorm"));
   if (!m.tied_embeddings) arg("--untie-embeddings-and-output-weights");

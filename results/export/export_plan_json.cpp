@@ -58,6 +58,8 @@ Exported export_plan_json(const DeployPlan& p, const ExportSource& source) {
   }
   // model.yarn_factor (0 = plain RoPE); from the rebuilt scenario, null when it could not be rebuilt.
   j["model"]["yarn_factor"] = m.extras_known ? json(m.yarn_factor) : json(nullptr);
+  j["model"]["attention_window"] = m.extras_known ? json(m.attention_window) : json(nullptr);
+  j["model"]["full_attention_every"] = m.extras_known ? json(m.full_attention_every) : json(nullptr);
   if (m.mla())
     j["model"]["mla"] = {{"q_lora_rank", m.q_lora_rank}, {"kv_lora_rank", m.kv_lora_rank},
                          {"rope_head_dim", m.rope_head_dim}, {"v_head_dim", m.v_head_dim}};

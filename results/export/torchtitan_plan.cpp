@@ -37,6 +37,7 @@ constexpr std::array<MoeFlavor, 3> kMoe = {{
 }  // namespace
 
 std::optional<TorchtitanModel> torchtitan_v0_2_2_model(const DeployModel& m) {
+  if (m.attention_window > 0) return std::nullopt;   // no llama3 / qwen3 / deepseek_v3 flavor has sliding windows
   if (!m.moe()) {
     if (const auto flavor = llama3_flavor(m)) return TorchtitanModel{"llama3", *flavor};
     return std::nullopt;

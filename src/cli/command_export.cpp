@@ -85,12 +85,10 @@ int run_export(const std::vector<std::string>& args, std::ostream& out) {
     const results::ResultFile file = results::read_front(front_path);
     const std::size_t row = pick_row(file, pick);
     // Files before schema_version 3 lack the model dimensions, overlap flags and DiLoCo fragments, and no column
-    // holds an MoE model's router, capacity factor, MTP depth, MLA ranks or plan.moe_recompute: rebuild the row's
-    // scenario from the file's text and axis labels for them.
+    // holds an MoE model's router, capacity factor, MTP depth, MLA ranks or plan.moe_recompute, nor any model's
+    // YaRN factor or sliding window: rebuild the row's scenario from the file's text and axis labels for them.
     std::optional<model::Scenario> rebuilt;
-    const results::Row& picked = file.front.rows[row];
-    const bool moe = picked.count("model_experts") != 0 && results::integer(picked, "model_experts") > 0;
-    if (picked.count("model_heads") == 0 || moe) {
+    {
       std::string why_not;
       try {
         const Catalog catalog = load_catalog(line.data_dir());

@@ -93,6 +93,8 @@ std::vector<SectionKeys> shipped_sections() {
     {"norm", "", "", D::value("layernorm"), {}, "Normalisation layers", member<&m::ModelSpec::norm>},
     {"position_embedding", "", "", D::value("learned"), {}, "learned adds seq_len·hidden parameters", member<&m::ModelSpec::position_embedding>},
     {"yarn_factor", "", "", D::value("0", "{} (= plain RoPE)"), R::at_least(0), "YaRN rotary scaling factor (gpt-oss: 32); on the Megatron stacks its RoPE runs unfused", member<&m::ModelSpec::yarn_factor>},
+    {"attention_window", "", "tokens", D::value("0", "{} (= full causal attention)"), R::between(0, 100'000'000), "Sliding-window attention: keys each query attends to, itself included (gpt-oss: 128); flash attention skips the tiles outside it (docs/model.md §2.8)", member<&m::ModelSpec::attention_window>},
+    {"full_attention_every", "", "blocks", D::value("0", "{} (= every block windowed)"), R::between(0, 1'000'000), "With attention_window: every N-th block (counted from 1) attends fully, the others within the window (gpt-oss: 2; Megatron --window-attn-skip-freq)", member<&m::ModelSpec::full_attention_every>},
     {"bias", "", "", D::value("true"), {}, "Linear layers carry biases (GPT-3 style)", member<&m::ModelSpec::bias>},
     {"tied_embeddings", "", "", D::value("true"), {}, "Output head shares the input embedding", member<&m::ModelSpec::tied_embeddings>},
     {"dropout", "", "", D::value("true"), {}, "Dropout layers present (their masks take activation memory)", member<&m::ModelSpec::dropout>},

@@ -51,6 +51,8 @@ FLAGS = {
     # Multi-head latent attention: TC:281, A:3380-3392 (_add_mla_args).
     "--multi-latent-attention": SWITCH, "--q-lora-rank": INT, "--kv-lora-rank": INT, "--qk-head-dim": INT,
     "--qk-pos-emb-head-dim": INT, "--v-head-dim": INT,
+    # Sliding-window attention: A:2301-2306 (tuple_type A:376-386, moe_freq_type A:326-349), TC:240-247.
+    "--window-size": "tuple", "--window-attn-skip-freq": "freq",
 }
 RECOMPUTE_MODULES = {"core_attn", "moe_act", "layernorm", "mla_up_proj", "mlp", "moe", "shared_experts",
                      "gdn_norm_out"}   # TC:1766-1783
@@ -110,6 +112,12 @@ def parse(text, c):
             c.require(value is not None and re.fullmatch(r"-?\d+(\.\d*)?([eE]-?\d+)?", value) is not None,
                       f"{flag} {value}: not a float")
             args[flag] = float(value) if value and re.fullmatch(r"-?\d+(\.\d*)?([eE]-?\d+)?", value) else None
+            i += 2
+            continue
+        if kind == "tuple":   # tuple_type (A:376-386): "1,2" or "(1,2)" -> a tuple of ints
+            ok = value is not None and re.fullmatch(r"\(?-?\d+(,-?\d+)*\)?", value) is not None
+            c.require(ok, f"{flag} {value}: not a tuple of ints (A:376-386)")
+            args[flag] = tuple(int(x) for x in value.strip("()").split(",")) if ok else None
             i += 2
             continue
         if kind == "str":
@@ -179,6 +187,17 @@ def check(text, plan):
         if "--kv-channels" not in a:
             c.require(hidden % heads == 0, "hidden % heads != 0 without --kv-channels (A:1291-1293)")
     c.require(a.get("--seq-length") == plan["model"]["seq_len"], "--seq-length differs from the plan's")
+    # Sliding windows (TC:240-247; transformer/utils.py is_layer_window_attention): window_size (left, right) with
+    # left the keys before the query, so the plan's window of w keys is (w - 1, 0); every N-th block full.
+    window, every = plan["model"].get("attention_window"), plan["model"].get("full_attention_every")
+    if window:
+        c.require(a.get("--window-size") == (window - 1, 0), f"--window-size {a.get('--window-size')} is not the plan's "
+                  f"window of {window} keys ({window - 1},0)")
+        c.require(a.get("--window-attn-skip-freq") == (every or None), "--window-attn-skip-freq differs from the plan's "
+                  f"full_attention_every {every}")
+    else:
+        c.require("--window-size" not in a and "--window-attn-skip-freq" not in a,
+                  "window attention flags for a plan without a sliding window")
     c.require(a.get("--max-position-embeddings", 0) >= a.get("--seq-length", 0), "max_position_embeddings < seq_length")
     if cp > 1:
         c.require(a.get("--seq-length", 0) % (2 * cp) == 0, "seq_length % (2 x cp) != 0 (A:1295-1298)")

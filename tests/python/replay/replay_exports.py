@@ -79,6 +79,10 @@ PLANTED = [
     ("autotp.deepspeed.json", '"train_micro_batch_size_per_gpu"', '"train_batch_size": 1024,\n  "train_micro_batch_size_per_gpu"',
      "AutoTP: DeepSpeed divides by the whole world: 1024 != 1 x 32 x 64"),
     ("islands.torchrun.sh", "--nnodes=24", "--nnodes=1:24", "static rendezvous takes one node count"),
+    ("windowed.megatron.sh", "--window-size 4095,0", "--window-size 4096,0",
+     "window_size counts the keys before the query: a window of 4096 keys is (4095, 0)"),
+    ("windowed.megatron.sh", "  --window-attn-skip-freq 4\n", "",
+     "without the skip frequency every block attends within the window (transformer/utils.py)"),
     # Mixture of experts (issue 10): values Megatron-LM, torchtitan and DeepSpeed-MoE reject.
     ("deepseek-v3.megatron.sh", "--expert-model-parallel-size 64", "--expert-model-parallel-size 48",
      "256 experts are not a multiple of EP 48 (A:1602), and 48 x 8 does not divide 1024 GPUs"),
