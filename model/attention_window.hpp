@@ -8,8 +8,8 @@
 
 namespace shardmeter::model {
 
-// Key/query tile the fused flash kernels step through (FlashAttention-2 §3.1's blocks; FlashAttention-3 and cuDNN use
-// 128-wide key blocks at head dims up to 128) — assumed, docs/model.md §2.8.
+// Key tile the fused flash kernels step through: FlashAttention-2 and -3 choose 64 or 128 at head dims up to 128;
+// 128 for cuDNN is assumed (docs/model.md §2.8).
 inline constexpr double kAttentionTile = 128;
 
 // Blocks that attend within the window: Megatron-Core's is_layer_window_attention (transformer/utils.py): with
