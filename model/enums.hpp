@@ -31,6 +31,9 @@ enum class AttentionKernel : std::uint8_t { flash, standard };
 // per parameter tensor over a flat ring of every shard rank).
 enum class Stack : std::uint8_t { megatron, megatron_te, torch_fsdp2, torch_fsdp1, deepspeed, deepspeed_2021 };
 inline constexpr int kStackCount = 6;
+// The two stacks that run Megatron-Core (with or without Transformer Engine): its MoE dispatcher and experts, its
+// unfused YaRN RoPE, its main-gradient dtype.
+constexpr bool is_megatron_core(Stack stack) noexcept { return stack == Stack::megatron || stack == Stack::megatron_te; }
 enum class SyncMode : std::uint8_t { synchronous, diloco };
 // How a synchronous job across heterogeneous islands splits the global batch.
 enum class BatchSplit : std::uint8_t { balanced, equal };

@@ -146,8 +146,7 @@ PassCost attention_fwd(const ModelSpec& m, const GpuSpec& gpu, const PlanSpec& p
 // YaRN RoPE with a concentration factor 0.1·ln(factor) + 1 != 1 runs unfused on the Megatron stacks
 // (rope_utils.py apply_rotary_pos_emb: "mscale=... is not supported by TE's fused RoPE"; docs/model.md §15.4).
 bool unfused_yarn_rope(const ModelSpec& m, const PlanSpec& plan) {
-  return m.position_embedding == PositionEmbedding::rope && m.yarn_factor > 1.0 &&
-         (plan.stack == Stack::megatron || plan.stack == Stack::megatron_te);
+  return m.position_embedding == PositionEmbedding::rope && m.yarn_factor > 1.0 && is_megatron_core(plan.stack);
 }
 
 // Activation bytes moved by memory-bound kernels in one block's forward, per GPU.

@@ -1,6 +1,5 @@
 #include "model/moe_accuracy.hpp"
 
-#include "model/estimate_warnings.hpp"
 #include "model/moe_layers.hpp"
 
 namespace shardmeter::model {
@@ -8,7 +7,7 @@ namespace shardmeter::model {
 std::uint32_t moe_accuracy_warnings(const ModelSpec& m, const PlanSpec& plan) noexcept {
   // Every published MoE row ran Megatron-Core; the other stacks have no MoE measurement to compare with.
   if (!is_moe(m) || moe_layer_count(m) == 0) return 0;
-  if (plan.stack != Stack::megatron && plan.stack != Stack::megatron_te) return 0;
+  if (!is_megatron_core(plan.stack)) return 0;
   std::uint32_t w = 0;
   // docs/model.md §15.8: 4 of the 5 published runs with 16 local experts per GPU were predicted 12.2-32.5 % short
   // (tests/test_moe_accuracy.cpp recomputes the warning texts' figures from `validate`).

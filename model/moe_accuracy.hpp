@@ -4,6 +4,7 @@
 // figures stay the model's; the bit tells the user how far the measured runs of that kind were from them.
 #include <cstdint>
 
+#include "model/estimate_warnings.hpp"
 #include "model/model_spec.hpp"
 #include "model/plan_spec.hpp"
 
@@ -12,6 +13,10 @@ namespace shardmeter::model {
 // Local routed experts per GPU from which the warning applies: every published Megatron-Core run with 16 local
 // experts but one was predicted 12-32 % short; the others with 8 or fewer within -10.4 to +5.9 % (docs/accuracy.md).
 inline constexpr int kManyLocalExperts = 16;
+
+// The Warning bits moe_accuracy_warnings can set.
+inline constexpr std::uint32_t kMoeAccuracyWarnings =
+    bit(Warning::moe_many_local_experts) | bit(Warning::moe_unfused_expert_path);
 
 // Warning bits (model/estimate_warnings.hpp) for an MoE plan; 0 for dense models and non-Megatron stacks.
 std::uint32_t moe_accuracy_warnings(const ModelSpec& m, const PlanSpec& plan) noexcept;

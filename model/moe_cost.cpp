@@ -77,7 +77,7 @@ MoeBlockCost moe_block_cost(const ModelSpec& m, const GpuSpec& gpu, const PlanSp
 
   // Permute and unpermute read and write every routed copy; router scores in fp32 over T x E.
   double permute = 2.0 * 2.0 * t_in * k * h * kActivationBytes;
-  const bool megatron_core = plan.stack == Stack::megatron || plan.stack == Stack::megatron_te;
+  const bool megatron_core = is_megatron_core(plan.stack);
   // Megatron-Core's alltoall dispatcher permutes twice each way: by destination rank before the all-to-all, then the
   // received tokens by local expert (sort_chunks_by_idxs, "Permutation 2", whenever num_local_experts > 1) and back
   // before the combine. Each of the two sorts reads and writes the busiest rank's routed copies (docs/model.md §15.4).

@@ -7,9 +7,7 @@ namespace {
 constexpr double kMasterBytes = 4.0;   // fp32 master weights
 constexpr double kHalfBytes = 2.0;     // 16-bit weights and gradients
 
-bool keeps_main_grads_in_reduce_dtype(Stack stack) {
-  return stack == Stack::megatron || stack == Stack::megatron_te;
-}
+bool keeps_main_grads_in_reduce_dtype(Stack stack) { return is_megatron_core(stack); }
 
 double moment_states(Optimizer optimizer) {
   switch (optimizer) {

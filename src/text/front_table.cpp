@@ -8,6 +8,7 @@
 
 #include "model/estimate_warnings.hpp"
 #include "model/metrics.hpp"
+#include "model/moe_accuracy.hpp"
 #include "model/moe_layers.hpp"
 #include "model/units.hpp"
 #include "results/front/calibration_marks.hpp"
@@ -59,10 +60,6 @@ std::string experts(const m::Scenario& s) {
   if (p.ep_overlap) text += " overlap";
   return text;
 }
-
-// The MoE accuracy warnings (docs/model.md §15.8) of an estimate: the bits the row's '!' stands for.
-constexpr std::uint32_t kMoeAccuracyBits =
-    m::bit(m::Warning::moe_many_local_experts) | m::bit(m::Warning::moe_unfused_expert_path);
 
 std::string sharding(const m::PlanSpec& p) {
   const std::string name(model::enum_name(p.sharding));
@@ -141,7 +138,7 @@ std::string format_front_table(std::span<const results::PlanPoint> front, const 
     const m::Estimate& e = front[r].estimate;
     std::vector<std::string> cells = {
         // '!': the estimate carries an MoE accuracy warning (the legend under the table names it).
-        std::to_string(r + 1) + ((e.warnings & kMoeAccuracyBits) != 0 ? "!" : ""),
+        std::to_string(r + 1) + ((e.warnings & m::kMoeAccuracyWarnings) != 0 ? "!" : ""),
         gpu_types(s, uncalibrated_gpu_stacks),
         islands(s),
         degrees(s.plan),
@@ -169,7 +166,7 @@ std::string format_front_table(std::span<const results::PlanPoint> front, const 
 
 std::string format_front_warnings(std::span<const results::PlanPoint> front) {
   std::uint32_t seen = 0;
-  for (const results::PlanPoint& p : front) seen |= p.estimate.warnings & kMoeAccuracyBits;
+  for (const results::PlanPoint& p : front) seen |= p.estimate.warnings & m::kMoeAccuracyWarnings;
   std::string text;
   for (const m::WarningText& w : m::kWarningTexts)
     if ((seen & m::bit(w.warning)) != 0) text += fmt::format("! {}: {}\n", w.name, w.text);
