@@ -147,7 +147,7 @@ void evaluate_fresh(const Scenario& s, Estimate& e, bool check) noexcept {
   e.tokens_per_s = job.tokens_per_s;
   e.token_efficiency = job.token_efficiency;
   e.effective_tokens_per_s = job.tokens_per_s * job.token_efficiency;
-  e.warnings = job.warnings | moe_accuracy_warnings(s.model, s.plan);  // MoE: docs/model.md §15.8
+  e.warnings = job.warnings | moe_accuracy_warnings(s.model, s.plan, s.training.precision);  // MoE: docs/model.md §15.8
   e.tokens_per_s_per_gpu = e.tokens_per_s / static_cast<double>(e.gpus);
   const double sequences_per_s = e.tokens_per_s / s.model.seq_len;
   e.model_flops_per_step = static_cast<double>(s.training.global_batch) * flops.model_per_sequence;

@@ -74,6 +74,28 @@ Fp8BlockTensors fp8_block_tensors(const ModelSpec& m, const PlanSpec& plan, int 
   x.gemms += dense_share > 0 ? 2.0 : 0.0;
   x.norm_gemms = 1.0 + (dense_share > 0 ? 1.0 : 0.0);
   x.weights = fp8_block_weight_params(m) / t;
+  if (!is_moe(m)) return x;
+  // MoE blocks (docs/model.md §15.4): the experts' GEMMs run in fp8 like the dense ones; their inputs follow a
+  // separate norm (the router shares it), so none is written in fp8 by a LayerNormLinear.
+  const double moe_share = 1.0 - dense_share;
+  const double gated = m.ffn_type == FfnType::swiglu ? 2.0 : 1.0;
+  if (m.moe.shared_experts > 0) {
+    // Shared experts: a TP-split MLP of width S x f_s over the block's tokens, as the dense MLP.
+    const double width = static_cast<double>(m.moe.shared_experts) * m.moe.shared_expert_ffn_hidden;
+    x.inputs += moe_share * tokens * (h / sp + width / t);
+    x.grad_outputs += moe_share * tokens * (gated * width / t + h / sp);
+    x.weights += moe_share * mlp_matmul_params(m, width) / t;
+    x.gemms += moe_share * 2.0;
+  }
+  // Routed experts: the busiest rank's copies (tokens x k x ETP / (TP) x its share), E/EP local experts of width
+  // f/ETP: fc1 reads h, fc2 reads f/ETP; their output gradients are 2f/ETP (SwiGLU) and h wide.
+  const double copies = tokens / t * m.moe.top_k * plan.etp * busiest_expert_share(m.moe);
+  const double f_local = static_cast<double>(m.moe.expert_ffn_hidden) / plan.etp;
+  x.local_experts = static_cast<double>(m.moe.experts) / plan.ep;
+  x.expert_inputs = moe_share * copies * (h + f_local);
+  x.expert_grad_outputs = moe_share * copies * (gated * f_local + h);
+  x.expert_weights = moe_share * x.local_experts * mlp_matmul_params(m, f_local);
+  x.expert_tensors = moe_share * 2.0;
   return x;
 }
 
@@ -92,23 +114,32 @@ Fp8CastCost fp8_cast_cost(const ModelSpec& m, const GpuSpec& gpu, const PlanSpec
   // TE fuses the cast of a norm's output into the norm kernel (LayerNormLinear); torchao casts it on its own.
   const double cast_inputs = use.te_casts ? x.inputs - x.norm_inputs : x.inputs;
   const double cast_input_kernels = use.te_casts ? x.gemms - x.norm_gemms : x.gemms;
-  double bytes = (cast_inputs + x.grad_outputs) * per_element;
-  double kernels = (cast_input_kernels + x.gemms) * casts_per_tensor;
+  // Routed experts: Transformer Engine's GroupedLinear quantizes each local expert's rows apart (tex.split_quantize).
+  // Delayed scaling takes one fused multi-tensor cast-transpose for all of them; current scaling falls back to three
+  // launches per expert (amax, scale, quantize: Float8CurrentScalingQuantizer::quantize), TE v2.14 cast.cpp
+  // multi_tensor_quantize_impl (docs/model.md §2.2, §15.4). torchao casts the grouped operand at once.
+  const double expert_launches = use.te_casts && use.current_scaling ? 3.0 * x.local_experts : 1.0;
+  double bytes = (cast_inputs + x.grad_outputs + x.expert_inputs + x.expert_grad_outputs) * per_element;
+  double kernels =
+      (cast_input_kernels + x.gemms) * casts_per_tensor + 2.0 * x.expert_tensors * expert_launches * casts_per_tensor;
   if (use.weight_cast_per_step) {
     // TE refreshes its cached fp8 weight and transpose on the first micro-batch of the step; with fp8 primary
-    // weights only the transpose (read 1 B, write 1 B).
+    // weights only the transpose (read 1 B, write 1 B). One launch per expert weight.
     const double step_bytes = use.param_gather ? 2.0 * kFp8Bytes : per_element;
-    c.per_step_s = memory_bound_time_s(x.weights * step_bytes, x.gemms, gpu);
+    c.per_step_s = memory_bound_time_s((x.weights + x.expert_weights) * step_bytes,
+                                       x.gemms + x.expert_tensors * x.local_experts, gpu);
   } else if (use.param_gather) {
     // FSDP2 fp8 all-gather: the local shard is cast before each gather (forward and backward, reshard after forward).
-    bytes += 2.0 * x.weights / l.dp_shard * (per_element / casts_per_tensor);
-    kernels += 2.0 * x.gemms;
+    // The routed experts' weights are cast where they are used, every micro-batch.
+    bytes += 2.0 * x.weights / l.dp_shard * (per_element / casts_per_tensor) + x.expert_weights * per_element;
+    kernels += 2.0 * x.gemms + x.expert_tensors * casts_per_tensor;
   } else {
-    bytes += x.weights * per_element;
-    kernels += x.gemms * casts_per_tensor;
+    bytes += (x.weights + x.expert_weights) * per_element;
+    kernels += (x.gemms + x.expert_tensors) * casts_per_tensor;
   }
   c.per_microbatch_s = memory_bound_time_s(bytes, kernels, gpu);
-  c.recompute_s = memory_bound_time_s(cast_inputs * per_element / casts_per_tensor, cast_input_kernels, gpu);
+  c.recompute_s = memory_bound_time_s((cast_inputs + x.expert_inputs) * per_element / casts_per_tensor,
+                                      cast_input_kernels + x.expert_tensors * expert_launches, gpu);
 
   if (plan.tp > 1) {
     if (!use.current_scaling) {

@@ -41,15 +41,24 @@ inline constexpr double kFp8Bytes = 1.0;  // one fp8 element (E4M3 or E5M2)
 //   TE:      (2 or 4) + 2          torchao: 2 x (4 + 1)
 double fp8_cast_bytes_per_element(const Fp8Use& use) noexcept;
 
-// Elements per GPU of one block's fp8 GEMM operands for one micro-batch (dense and MLA attention, the dense MLP; the
-// routed experts are not counted), and the number of those GEMMs.
+// Elements per GPU of one block's fp8 GEMM operands for one micro-batch (dense and MLA attention, the dense MLP,
+// the shared experts; averaged per block over the dense and MoE blocks), and the number of those GEMMs; the routed
+// experts' operands apart, since Transformer Engine casts them per local expert (docs/model.md §2.2, §15.4).
 struct Fp8BlockTensors {
   double inputs = 0;        // GEMM inputs: cast on the local sequence shard under SP, before the fp8 all-gather
   double norm_inputs = 0;   // the part of `inputs` a norm produces (QKV and MLP-up inputs)
   double grad_outputs = 0;  // output gradients, likewise
   double weights = 0;       // the block's matrices on this GPU (split by TP)
-  double gemms = 0;         // forward GEMMs (QKV, projection, MLP up, MLP down)
+  double gemms = 0;         // forward GEMMs (QKV, projection, MLP up, MLP down, shared-expert up, down)
   double norm_gemms = 0;    // those fed by a norm (QKV, MLP up)
+  // Routed experts (busiest expert-parallel rank, as model/moe_cost.cpp times them): fc1 and fc2 inputs over the
+  // routed copies, their output gradients, the local experts' matrices; `expert_tensors` is the forward's grouped
+  // GEMMs per block (2 in an MoE block), each of `local_experts` splits.
+  double expert_inputs = 0;
+  double expert_grad_outputs = 0;
+  double expert_weights = 0;
+  double expert_tensors = 0;
+  double local_experts = 0;
 };
 Fp8BlockTensors fp8_block_tensors(const ModelSpec& model, const PlanSpec& plan, int micro_batch) noexcept;
 

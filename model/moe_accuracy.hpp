@@ -16,9 +16,10 @@ inline constexpr int kManyLocalExperts = 16;
 
 // The Warning bits moe_accuracy_warnings can set.
 inline constexpr std::uint32_t kMoeAccuracyWarnings =
-    bit(Warning::moe_many_local_experts) | bit(Warning::moe_unfused_expert_path);
+    bit(Warning::moe_many_local_experts) | bit(Warning::moe_unfused_expert_path) | bit(Warning::moe_fp8);
 
-// Warning bits (model/estimate_warnings.hpp) for an MoE plan; 0 for dense models and non-Megatron stacks.
-std::uint32_t moe_accuracy_warnings(const ModelSpec& m, const PlanSpec& plan) noexcept;
+// Warning bits (model/estimate_warnings.hpp) for an MoE plan trained in `precision`; 0 for dense models and
+// non-Megatron stacks.
+std::uint32_t moe_accuracy_warnings(const ModelSpec& m, const PlanSpec& plan, Precision precision) noexcept;
 
 }  // namespace shardmeter::model

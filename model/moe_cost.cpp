@@ -42,10 +42,13 @@ double deepep_remote_node_copies(int experts, int top_k, int nodes) noexcept {
   return (nodes - 1.0) * (1.0 - miss);
 }
 
-double dispatch_bytes(const ModelSpec& m, const PlanSpec& plan, Precision precision, int micro_batch) noexcept {
-  const double element = precision == Precision::fp8 ? 1.0 : kActivationBytes;
+double dispatch_bytes(const ModelSpec& m, const PlanSpec& plan, int micro_batch) noexcept {
+  // 16-bit under fp8 training too: Megatron-Core's alltoall, DeepEP and HybridEP dispatchers send the bf16 hidden
+  // states and Transformer Engine quantizes them in the experts' GroupedLinear (Megatron-LM 2edffad; HybridEP:
+  // "we do not support fp8 dispatch"); fp8 on the wire is DeepSeek-V3's own framework (§3.3) and an opt-in of a
+  // later Megatron-Core dispatcher (docs/model.md §15.4).
   const double remote = (plan.ep - 1.0) / plan.ep;
-  return tokens_in(m, plan, micro_batch) * m.moe.top_k * m.hidden * element * remote;
+  return tokens_in(m, plan, micro_batch) * m.moe.top_k * m.hidden * kActivationBytes * remote;
 }
 
 MoeBlockCost moe_block_cost(const ModelSpec& m, const GpuSpec& gpu, const PlanSpec& plan, Precision precision,
@@ -72,8 +75,10 @@ MoeBlockCost moe_block_cost(const ModelSpec& m, const GpuSpec& gpu, const PlanSp
     const double width = static_cast<double>(m.moe.shared_experts) * m.moe.shared_expert_ffn_hidden / plan.tp;
     c.gemm_fwd_s += gemm_time_s(tokens, gated * width, h, gpu, precision) + gemm_time_s(tokens, h, width, gpu, precision);
   }
-  // Router: an h x E GEMM over the GPU's tokens (fp32 logits in Megatron; counted at the GEMM precision).
-  c.gemm_fwd_s += gemm_time_s(t_in, m.moe.experts, h, gpu, precision);
+  // Router: an h x E GEMM over the GPU's tokens, never in fp8 (Megatron's TopKRouter is a torch linear in the
+  // router dtype, fp32 logits; counted at the 16-bit rate, docs/model.md §15.4).
+  const Precision router_precision = precision == Precision::fp8 ? Precision::bf16 : precision;
+  c.gemm_fwd_s += gemm_time_s(t_in, m.moe.experts, h, gpu, router_precision);
 
   // Permute and unpermute read and write every routed copy; router scores in fp32 over T x E.
   double permute = 2.0 * 2.0 * t_in * k * h * kActivationBytes;
@@ -132,8 +137,8 @@ MoeBlockCost moe_block_cost(const ModelSpec& m, const GpuSpec& gpu, const PlanSp
   // one copy per destination node and forwards inside it (DeepSeek-V3 §3.2.2): the scale-out bytes shrink by
   // min(k, nodes)/k.
   if (plan.ep > 1) {
-    const double dispatch = dispatch_bytes(m, plan, precision, micro_batch);
-    const double combine = dispatch * (precision == Precision::fp8 ? kActivationBytes : 1.0);
+    const double dispatch = dispatch_bytes(m, plan, micro_batch);
+    const double combine = dispatch;
     const GroupPlacement g = l.ep_group;
     const double off_node = g.nodes > 1 ? (plan.ep - g.per_node) / (plan.ep - 1.0) : 0.0;
     const bool deepep = plan.ep_dispatcher == EpDispatcher::deepep;

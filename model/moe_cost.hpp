@@ -15,9 +15,10 @@ struct MoeBlockCost {
   double all_to_all_s = 0;      // one dispatch plus one combine (a forward's worth), plus ETP gathers
 };
 
-// Bytes one GPU sends in one token dispatch of one MoE block: its tokens x top-k x hidden x bytes per element,
-// the share bound for other ranks of the EP group ((EP-1)/EP). fp8 training dispatches in fp8 (DeepSeek-V3 §3.3).
-double dispatch_bytes(const ModelSpec& model, const PlanSpec& plan, Precision precision, int micro_batch) noexcept;
+// Bytes one GPU sends in one token dispatch of one MoE block: its tokens x top-k x hidden x 2 bytes, the share
+// bound for other ranks of the EP group ((EP-1)/EP). The tokens travel in 16 bits under fp8 training too: every
+// Megatron-Core dispatcher sends the bf16 hidden states (docs/model.md §15.4).
+double dispatch_bytes(const ModelSpec& model, const PlanSpec& plan, int micro_batch) noexcept;
 
 // DeepEP sends a token once to each other node that holds one of its k experts (DeepSeek-V3 §3.2.2): the expected
 // number of such nodes per token when the k experts are drawn uniformly from E spread evenly over `nodes` nodes.

@@ -762,6 +762,12 @@ TEST_CASE("export headers carry the MoE accuracy warnings of docs/model.md §15.
   biased_exporter.plan.model.bias = true;   // the test points have no bias key; gpt-oss's experts carry biases
   const std::string biased = biased_exporter.run(results::ExportFormat::plan_json).text;
   CHECK_THAT(biased, Catch::Contains("(moe_unfused_expert_path)") && !Catch::Contains("(moe_many_local_experts)"));
+  CHECK_THAT(biased, !Catch::Contains("(moe_fp8)"));
+  // The same plan in fp8: the fp8 MoE warning too (the row's precision column).
+  biased_exporter.plan.precision = "fp8";
+  CHECK_THAT(biased_exporter.run(results::ExportFormat::plan_json).text,
+             Catch::Contains("(moe_unfused_expert_path)") && Catch::Contains("fp8 mixture-of-experts training") &&
+                 Catch::Contains("(moe_fp8)"));
 }
 
 TEST_CASE("gpt-oss's clamped experts and YaRN: carried by the header and plan-json, refused by Megatron", "[export][moe]") {

@@ -11,6 +11,8 @@
 #include "model/contention.hpp"
 #include "model/evaluate.hpp"
 #include "model/flops.hpp"
+#include "model/fp8.hpp"
+#include "model/kernel_time.hpp"
 #include "model/layer_cost.hpp"
 #include "model/layout.hpp"
 #include "model/mla.hpp"
@@ -133,10 +135,10 @@ TEST_CASE("MoE model FLOPs follow Megatron-Core: active experts, MLA, no router"
 TEST_CASE("token dispatch bytes: tokens x top-k x hidden x element, the remote share") {
   m::Scenario s = tiny_scenario(4);
   // micro-batch 2 x 16 tokens = 32 tokens, x 2 copies x 8 x 2 bytes = 1024, 3/4 bound for the other 3 ranks: 768.
-  CHECK(m::dispatch_bytes(s.model, s.plan, m::Precision::bf16, 2) == 768.0);
-  CHECK(m::dispatch_bytes(s.model, s.plan, m::Precision::fp8, 2) == 384.0);  // fp8 dispatch
+  // The same under fp8 training: Megatron-Core dispatches the bf16 hidden states (docs/model.md §15.4).
+  CHECK(m::dispatch_bytes(s.model, s.plan, 2) == 768.0);
   s.plan.tp = 2;  // the TP ranks split the tokens (sequence-parallel layout)
-  CHECK(m::dispatch_bytes(s.model, s.plan, m::Precision::bf16, 2) == 384.0);
+  CHECK(m::dispatch_bytes(s.model, s.plan, 2) == 384.0);
 }
 
 TEST_CASE("MoE block memory-bound traffic: permutation, router scores and the experts' activation over the routed copies") {
@@ -400,4 +402,51 @@ TEST_CASE("YaRN RoPE runs unfused on Megatron-Core: its exact passes over Q and 
   // The gpt-oss presets carry Megatron-Bridge's yarn_rotary_scaling_factor 32.
   CHECK(preset_model("gpt-oss-120b").yarn_factor == 32.0);
   CHECK(preset_model("qwen3-235b-a22b").yarn_factor == 0.0);
+}
+
+TEST_CASE("fp8 MoE blocks: the experts' operands are cast per local expert, the router and the tokens stay 16-bit") {
+  m::Scenario s = tiny_scenario(2);
+  const m::IslandLayout l = m::make_layout(s.cluster.islands[0], s.plan);
+  const m::GpuSpec& gpu = s.cluster.islands[0].gpu;
+  // By hand (docs/model.md §2.2, §15.4), micro-batch 2 x 16 = 32 tokens, TP 1, no SP; 1 dense block of 4, so the
+  // dense MLP counts 1/4 and the MoE part 3/4 per block.
+  //   attention: inputs 32 x (8 + 8) = 512 (norm 256), output gradients 32 x (24 + 8) = 1024, 2 GEMMs (1 by a norm);
+  //   dense MLP x 1/4: inputs 32 x (8 + 16) / 4 = 192 (norm 64), gradients 32 x (32 + 8) / 4 = 320, 2 GEMMs (1);
+  //   shared expert (width 6) x 3/4: inputs 32 x (8 + 6) x 3/4 = 336, gradients 32 x (12 + 8) x 3/4 = 480,
+  //     matrices 3 x 8 x 6 x 3/4 = 108, 1.5 GEMMs;
+  //   routed: 32 x top-2 = 64 copies on the busiest rank, 2 local experts of width 6: inputs 64 x (8 + 6) x 3/4 = 672,
+  //     gradients 64 x (12 + 8) x 3/4 = 960, matrices 2 x 144 x 3/4 = 216, 1.5 grouped GEMMs of 2 splits.
+  const m::Fp8BlockTensors x = m::fp8_block_tensors(s.model, s.plan, 2);
+  CHECK(x.inputs == Approx(1040.0));
+  CHECK(x.norm_inputs == Approx(320.0));
+  CHECK(x.grad_outputs == Approx(1824.0));
+  CHECK(x.weights == Approx(256.0 + 96.0 + 108.0));
+  CHECK(x.gemms == Approx(5.5));
+  CHECK(x.expert_inputs == Approx(672.0));
+  CHECK(x.expert_grad_outputs == Approx(960.0));
+  CHECK(x.expert_weights == Approx(216.0));
+  CHECK(x.expert_tensors == Approx(1.5));
+  CHECK(x.local_experts == 2.0);
+  // megatron_te, delayed scaling: 4 B per element over (1040 - 320) + 1824 + 672 + 960 = 4176 elements = 16,704 B;
+  // launches (5.5 - 2) + 5.5 = 9 for the dense casts, 2 x 1.5 = 3 fused multi-tensor casts for the experts: 12.
+  //   16,704 / 2.8475e12 + 12 x 4 us = 48.00587 us.
+  const m::Fp8CastCost delayed =
+      m::fp8_cast_cost(s.model, gpu, s.plan, m::fp8_use(m::Precision::fp8, m::Stack::megatron_te), 2, 4, l);
+  CHECK(delayed.per_microbatch_s == Approx(48.00587e-6).epsilon(1e-5));
+  // Once per step: (460 + 216) x 4 B = 2,704 B, 5.5 + 1.5 x 2 = 8.5 launches: 0.9496 ns + 34 us.
+  CHECK(delayed.per_step_s == Approx(34.00095e-6).epsilon(1e-5));
+  // Current scaling: 6 B per element (the amax read) = 25,056 B; each expert split takes 3 launches (amax, scale,
+  // quantize): 9 + 2 x 1.5 x 3 x 2 = 27 launches, 108 us + 8.799 ns.
+  const m::Fp8CastCost current = m::fp8_cast_cost(
+      s.model, gpu, s.plan, m::fp8_use(m::Precision::fp8, m::Stack::megatron_te, false, m::Fp8Recipe::current), 2, 4, l);
+  CHECK(current.per_microbatch_s == Approx(108.0088e-6).epsilon(1e-5));
+  // Full recompute re-casts the forward inputs: (720 + 672) x 6 B, 3.5 + 1.5 x 6 = 12.5 launches.
+  CHECK(current.recompute_s == Approx(8352.0 / 2.8475e12 + 12.5 * 4e-6).epsilon(1e-6));
+  // The router's h x E GEMM runs at the 16-bit rate whatever the training precision (Megatron's TopKRouter).
+  const m::MoeBlockCost c8 = m::moe_block_cost(s.model, gpu, s.plan, m::Precision::fp8, 2, l);
+  const double shared8 = m::gemm_time_s(32, 12, 8, gpu, m::Precision::fp8) + m::gemm_time_s(32, 8, 6, gpu, m::Precision::fp8);
+  CHECK(c8.gemm_fwd_s - c8.routed_gemm_fwd_s - shared8 ==
+        Approx(m::gemm_time_s(32, 4, 8, gpu, m::Precision::bf16)).epsilon(1e-9));
+  // and the all-to-all moves as many bytes as in bf16.
+  CHECK(c8.all_to_all_s == Approx(m::moe_block_cost(s.model, gpu, s.plan, m::Precision::bf16, 2, l).all_to_all_s));
 }

@@ -132,7 +132,8 @@ std::vector<std::string> accuracy_lines(ExportFormat format, const DeployPlan& p
     for (const auto& nv : model::enum_names<model::Stack>())
       if (nv.name == plan.stack) p.stack = nv.value;
   }
-  const std::uint32_t bits = model::moe_accuracy_warnings(m, p);
+  const model::Precision precision = plan.precision == "fp8" ? model::Precision::fp8 : model::Precision::bf16;
+  const std::uint32_t bits = model::moe_accuracy_warnings(m, p, precision);
   std::vector<std::string> out;
   for (const model::WarningText& w : model::kWarningTexts)
     if ((bits & model::bit(w.warning)) != 0) out.push_back(fmt::format("accuracy: {} ({})", w.text, w.name));
