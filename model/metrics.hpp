@@ -71,6 +71,9 @@ inline constexpr std::array kMetrics = {
   // properties of the model (MoE: active = per token; dense: equal), not of the plan
   Metric{"parameters_total", "parameters", metric_table::kNone, [](const Estimate& e) noexcept { return e.parameters_total; }},
   Metric{"parameters_active", "parameters", metric_table::kNone, [](const Estimate& e) noexcept { return e.parameters_active; }},
+  // the estimate's Warning bits (model/estimate_warnings.hpp), so that files, reports and constraints see them
+  // (the constraint `max_warning_bits: 0` keeps only plans without a warning); not a measure of the plan
+  Metric{"warning_bits", "bits", metric_table::kNone, [](const Estimate& e) noexcept { return static_cast<double>(e.warnings); }},
 };
 // clang-format on
 

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "model/estimate_warnings.hpp"
 #include "results/report/front_diff.hpp"
 #include "results/front/front_picks.hpp"
 #include "results/files/hdf5_reader.hpp"
@@ -323,4 +324,43 @@ TEST_CASE("The report marks a GPU type per row by the row's stack", "[report][ca
   const results::ReportModel old = model_of(f);
   CHECK(old.rows[0].uncalibrated);
   CHECK(old.rows[1].uncalibrated);
+}
+
+TEST_CASE("The report names the warnings its rows carry (column warning_bits)", "[report][warnings]") {
+  // Two plans on the front, the second an fp8 MoE plan with the moe_fp8 warning (docs/model.md §15.8).
+  std::vector<results::PlanPoint> points;
+  for (const auto& [tp, cost] : {std::pair{4, 1e6}, std::pair{8, 2e6}}) {
+    PlanPoint p;
+    p.tp = tp;
+    p.cost_usd = cost;
+    p.tokens_per_s = cost;   // dearer and faster: both on the front
+    points.push_back(test::plan_point(p));
+  }
+  points[1].estimate.warnings = model::bit(model::Warning::moe_fp8);
+  results::ResultFile f;
+  f.info = test::front_run_info("warned");
+  f.front = results::RowLayout::fit(points, f.info.axes).table(points);
+  const results::ReportModel m = model_of(f);
+  REQUIRE(m.rows.size() == 2);
+  CHECK(m.rows[0].warning_bits == 0);
+  CHECK(m.rows[1].warning_bits == model::bit(model::Warning::moe_fp8));
+  CHECK(results::warning_names(m.rows[1].warning_bits) == "moe_fp8");
+  bool listed = false;
+  for (const std::string& w : m.warnings)
+    listed = listed || w.rfind("Row 2 (moe_fp8): fp8 mixture-of-experts training on Megatron-Core", 0) == 0;
+  CHECK(listed);
+  const std::string md = results::render_report_markdown(m);
+  // (markdown escapes the underscore)
+  CHECK_THAT(md, Catch::Contains("> Row 2 (moe\\_fp8): fp8 mixture-of-experts") && Catch::Contains("| 2 fastest !"));
+  CHECK_THAT(md, Catch::Contains("(warnings: moe\\_fp8)"));   // the fastest pick's line
+  const std::string html = results::render_report_html(m);
+  CHECK_THAT(html, Catch::Contains("<span class=\"badge warned\" title=\"moe_fp8\">!</span>"));
+  const test::XmlDocument doc = test::parse_xml(html);
+  CHECK(doc.ok);
+  CHECK(doc.count_class("warned") == 1);
+  // A file written before the column: no row claims a warning.
+  for (results::Row& r : f.front.rows) r.erase("warning_bits");
+  const results::ReportModel old = model_of(f);
+  CHECK(old.rows[1].warning_bits == 0);
+  for (const std::string& w : old.warnings) CHECK(w.find("moe_fp8") == std::string::npos);
 }

@@ -47,6 +47,8 @@ std::string plan_cells(const ReportModel& m, const PlanRow& r) {
   return "<td>" + std::to_string(row_number(r.row)) + badges(r) +
          (r.unpickable ? "<span class=\"badge infeasible\" title=\"" + e(*r.unpickable) + "\">not feasible</span>"
                        : std::string()) +
+         (r.warning_bits != 0 ? "<span class=\"badge warned\" title=\"" + e(warning_names(r.warning_bits)) + "\">!</span>"
+                              : std::string()) +
          "</td><td>" + gpu + "</td>" + td(r.islands) + td(r.parallel) + td(r.sharding) + td(r.batch) +
          td(r.recompute) + td(r.sync) + td(cost_text(m.axes, r.cost), "num") + td(format_si(r.tokens_per_s), "num") +
          (extra_speed(m) ? td(format_si(r.speed), "num") : std::string()) +
@@ -67,10 +69,12 @@ std::string card(const ReportModel& m, const char* title, std::size_t row) {
                                     ? ", " + format_usd(r.usd_per_effective_million_tokens) + " per million effective tokens"
                                     : "";
   return fmt::format("<div class=\"card\"><h3>{} (row {})</h3><p class=\"big\">{}</p><p>{}, {} days, MFU {}{}</p>"
-                     "<p class=\"plan\">{}{}</p></div>\n",
+                     "<p class=\"plan\">{}{}{}</p></div>\n",
                      e(title), row_number(row), e(cost_text(m.axes, r.cost)), e(speed_text(m.axes, r.speed)),
                      e(format_fixed(r.wall_clock_days, 1)), e(format_percent(r.mfu)), e(effective), e(r.summary),
-                     r.uncalibrated ? " <span class=\"uncalibrated\">uncalibrated GPU type</span>" : "");
+                     r.uncalibrated ? " <span class=\"uncalibrated\">uncalibrated GPU type</span>" : "",
+                     r.warning_bits != 0 ? " <span class=\"uncalibrated\">warnings: " + e(warning_names(r.warning_bits)) + "</span>"
+                                         : std::string());
 }
 
 std::string change_class(std::optional<double> change, bool lower_is_better) {
@@ -153,6 +157,7 @@ table.kv td { white-space: normal; }
 .badge.cheapest { background: #00734d; }
 .badge.knee { background: #0072b2; }
 .badge.fastest { background: #b23a00; }
+.badge.warned { background: #8a5a00; }
 .badge.infeasible { background: #999; }
 .uncalibrated { font-size: 11px; border: 1px solid #b23a00; color: #b23a00; border-radius: 8px; padding: 0 5px; }
 .decide { font-size: 17px; border-left: 4px solid #0072b2; padding: 6px 12px; background: #f3f8fc; }

@@ -34,6 +34,7 @@ std::string plan_table(const ReportModel& m, const std::vector<PlanRow>& rows, c
     std::string id = std::to_string(row_number(r.row));
     for (const std::string& p : r.picks) id += " " + p;
     if (r.unpickable) id += " not feasible";
+    if (r.warning_bits != 0) id += " !";   // the warning lines above the tables name them
     std::vector<std::string> cells{c(id), c(r.gpu + (r.uncalibrated ? " (uncalibrated)" : "")), c(r.islands),
                                    c(r.parallel), c(r.sharding), c(r.batch), c(r.recompute), c(r.sync),
                                    c(cost_text(m.axes, r.cost)), c(format_si(r.tokens_per_s))};
@@ -70,7 +71,8 @@ std::string pick_line(const ReportModel& m, const char* what, std::size_t row) {
          (std::isfinite(r.usd_per_effective_million_tokens)
               ? ", " + c(format_usd(r.usd_per_effective_million_tokens)) + " per million effective tokens"
               : std::string()) +
-         " -- " + c(r.summary) + (r.uncalibrated ? " (uncalibrated GPU type)" : "") + "\n";
+         " -- " + c(r.summary) + (r.uncalibrated ? " (uncalibrated GPU type)" : "") +
+         (r.warning_bits != 0 ? " (warnings: " + c(warning_names(r.warning_bits)) + ")" : std::string()) + "\n";
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "model/estimate_warnings.hpp"
 #include "results/front/calibration_marks.hpp"
 #include "results/front/objective.hpp"
 #include "results/front/plan_labels.hpp"
@@ -48,7 +49,25 @@ PlanRow plan_row(const Row& r, std::size_t index, const PickAxes& axes, const Ru
   p.summary = plan_summary(r);
   p.unpickable = unpickable(r, axes);
   for (const IslandEntryView& e : island_entries(r)) p.uncalibrated = p.uncalibrated || uncalibrated(info, r, e.gpu);
+  // Files written before the column have none: no warning is claimed for them.
+  if (r.count("warning_bits") > 0) {
+    const double bits = number(r, "warning_bits");
+    if (bits > 0 && bits < 4294967296.0) p.warning_bits = static_cast<std::uint32_t>(bits);
+  }
   return p;
+}
+
+// One line per warning any row carries: which rows, and the warning's text (model/estimate_warnings.hpp).
+void add_row_warnings(ReportModel& m) {
+  for (const model::WarningText& w : model::kWarningTexts) {
+    std::vector<std::string> rows;
+    for (const PlanRow& r : m.rows)
+      if ((r.warning_bits & model::bit(w.warning)) != 0) rows.push_back(std::to_string(row_number(r.row)));
+    if (rows.empty()) continue;
+    std::string list;
+    for (std::size_t i = 0; i < rows.size(); ++i) list += (i == 0 ? "" : ", ") + rows[i];
+    m.warnings.push_back(fmt::format("{} {} ({}): {}.", rows.size() == 1 ? "Row" : "Rows", list, w.name, w.text));
+  }
 }
 
 std::vector<Fact> provenance_of(const RunInfo& info, std::size_t rows, bool sweep) {
@@ -318,6 +337,7 @@ ReportModel build_report_model(const ReportInput& input) {
                                          row_number(i), m.rows[i].gpu));
         break;
       }
+  add_row_warnings(m);
   if (m.sweep && feasible < m.rows.size())
     m.warnings.push_back(fmt::format("{} of the {} sweep points are not feasible; they are listed but never picked.",
                                      m.rows.size() - feasible, m.rows.size()));
@@ -350,6 +370,13 @@ std::string gpu_color(const ReportModel& model, const std::string& gpu) {
   const auto it = std::find(model.gpu_types.begin(), model.gpu_types.end(), gpu);
   const std::size_t i = it == model.gpu_types.end() ? 0 : static_cast<std::size_t>(it - model.gpu_types.begin());
   return i < kPalette.size() ? kPalette[i] : std::string("#666666");
+}
+
+std::string warning_names(std::uint32_t bits) {
+  std::string out;
+  for (const model::WarningText& w : model::kWarningTexts)
+    if ((bits & model::bit(w.warning)) != 0) out += (out.empty() ? "" : ", ") + std::string(w.name);
+  return out;
 }
 
 }  // namespace shardmeter::results

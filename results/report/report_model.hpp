@@ -44,6 +44,7 @@ struct PlanRow {
   std::string summary;        // plan_summary()
   std::optional<std::string> unpickable;   // why the row cannot be chosen (not feasible, ...)
   bool uncalibrated = false;  // runs on a GPU type without calibrated efficiency constants
+  std::uint32_t warning_bits = 0;   // the estimate's model::Warning bits (column warning_bits; 0 in older files)
   std::vector<std::string> picks;   // "cheapest", "knee", "fastest" (this row's roles)
 };
 
@@ -86,5 +87,7 @@ std::string gpu_color(const ReportModel& model, const std::string& gpu);
 std::string speed_text(const PickAxes& axes, double value);
 // "$8.12M", or the cost axis' value with its unit.
 std::string cost_text(const PickAxes& axes, double value);
+// "moe_fp8, moe_many_local_experts": the names of a row's warning bits, in the table's order; "" for none.
+std::string warning_names(std::uint32_t bits);
 
 }  // namespace shardmeter::results
