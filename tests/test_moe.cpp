@@ -450,3 +450,23 @@ TEST_CASE("fp8 MoE blocks: the experts' operands are cast per local expert, the 
   // and the all-to-all moves as many bytes as in bf16.
   CHECK(c8.all_to_all_s == Approx(m::moe_block_cost(s.model, gpu, s.plan, m::Precision::bf16, 2, l).all_to_all_s));
 }
+
+TEST_CASE("fp8 MoE casts: more expert parallelism never costs a GPU more cast time", "[moe][fp8][property]") {
+  // The routed copies a GPU casts do not depend on EP; its local experts (their weights, and under current scaling
+  // their launches) fall as EP grows. So per micro-batch and per step the cast time never rises with EP.
+  for (const m::Fp8Recipe recipe : {m::Fp8Recipe::delayed, m::Fp8Recipe::current}) {
+    double last_mb = 1e30, last_step = 1e30;
+    for (const int ep : {1, 2, 4}) {
+      INFO("ep " << ep << ", recipe " << static_cast<int>(recipe));
+      m::Scenario s = tiny_scenario(ep);
+      const m::IslandLayout l = m::make_layout(s.cluster.islands[0], s.plan);
+      const m::Fp8CastCost c = m::fp8_cast_cost(s.model, s.cluster.islands[0].gpu, s.plan,
+                                                m::fp8_use(m::Precision::fp8, m::Stack::megatron_te, false, recipe), 2, 4, l);
+      CHECK(c.per_microbatch_s <= last_mb);
+      CHECK(c.per_step_s <= last_step);
+      CHECK(c.per_microbatch_s > 0);
+      last_mb = c.per_microbatch_s;
+      last_step = c.per_step_s;
+    }
+  }
+}
