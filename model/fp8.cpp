@@ -180,6 +180,22 @@ double fp8_saved_activation_delta_bytes(const ModelSpec& m, const PlanSpec& plan
   // attention's output is kept only by the projection, now in fp8.
   const double attention_out = sbh * static_cast<double>(m.heads) * m.head_dim / m.hidden / t;
   delta += (plan.attention == AttentionKernel::flash ? kFp8Bytes : -saved) * attention_out;
+  // MoE blocks (docs/model.md §15.5), averaged per block like the dense MLP. Unless the routed part is recomputed
+  // whole (moe_recompute: layer keeps only its input), GroupedLinear saves its fp8 copies: the routed copies' fc1
+  // input (k x h per token; the bf16 permuted tokens are then kept by nothing) and, unless moe_act recomputes the
+  // activation, the fc2 input (k x f). The shared experts' fc2 input likewise; their fc1 input is the norm's
+  // output, which the router keeps in 16 bits for its own backward, so TE adds an fp8 copy (+1 B), as for the
+  // projection input above.
+  if (is_moe(m) && plan.moe_recompute != MoeRecompute::layer) {
+    const double moe_share = static_cast<double>(moe_layer_count(m)) / m.layers;
+    const double tokens = micro_batch * static_cast<double>(m.seq_len) / plan.cp;
+    const double copies = m.moe.top_k * busiest_expert_share(m.moe);
+    const double fc2_width = plan.moe_recompute == MoeRecompute::activation ? 0.0 : m.moe.expert_ffn_hidden;
+    const double shared = static_cast<double>(m.moe.shared_experts) * m.moe.shared_expert_ffn_hidden;
+    double per_token = -saved * (copies * (m.hidden + fc2_width) + shared) / t;
+    if (m.moe.shared_experts > 0) per_token += kFp8Bytes * m.hidden / sp;
+    delta += moe_share * tokens * per_token;
+  }
   return delta;
 }
 

@@ -82,8 +82,9 @@ double tp_all_gather_bytes_per_element(const Fp8Use& use, bool sequence_parallel
 // Change of one block's saved activations (bytes, one micro-batch, one GPU) when the stack saves the inputs of its
 // fp8 GEMMs in fp8 (docs/model.md §2.2, §7.3): the QKV and MLP inputs (the norms' outputs) and the MLP-down input
 // drop to 1 B per element; the projection input is saved in fp8 beside the 16-bit attention output flash attention
-// keeps for its own backward (+1 B), or instead of it with standard attention (-1 B). 0 without fp8 inputs or
-// under full recompute (which keeps the 16-bit block input only).
+// keeps for its own backward (+1 B), or instead of it with standard attention (-1 B); in MoE blocks the experts'
+// saved GEMM inputs likewise (docs/model.md §15.5). 0 without fp8 inputs or under full recompute (which keeps the
+// 16-bit block input only).
 double fp8_saved_activation_delta_bytes(const ModelSpec& model, const PlanSpec& plan, int micro_batch,
                                         const Fp8Use& use) noexcept;
 

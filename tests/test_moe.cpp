@@ -470,3 +470,23 @@ TEST_CASE("fp8 MoE casts: more expert parallelism never costs a GPU more cast ti
     }
   }
 }
+
+TEST_CASE("fp8 MoE blocks save the experts' GEMM inputs in fp8 (Transformer Engine)", "[moe][fp8][memory]") {
+  m::Scenario s = tiny_scenario(2);
+  const m::Fp8Use te = m::fp8_use(m::Precision::fp8, m::Stack::megatron_te);
+  // By hand, micro-batch 2 x 16 tokens, h 8, TP 1, flash, selective recompute (docs/model.md §2.2, §15.5):
+  //   dense part: s*b*h = 256; norms' outputs -256 x (1 + 1/4) = -320, MLP-down input -1/4 x 256 x 16/8 = -128,
+  //   projection input +256 (flash keeps its output): -192;
+  //   MoE blocks x 3/4 over 32 tokens: routed fc1 and fc2 inputs -2 copies x (8 + 6), shared fc2 input -6, shared
+  //   fc1 input +8 (an fp8 copy beside the router's 16-bit input): 0.75 x 32 x (-28 - 6 + 8) = -624. Total -816.
+  CHECK(m::fp8_saved_activation_delta_bytes(s.model, s.plan, 2, te) == Approx(-816.0));
+  // moe_act recomputes the experts' activation: their fc2 input is not stored in either precision.
+  //   0.75 x 32 x (-16 - 6 + 8) = -336; total -528.
+  s.plan.moe_recompute = m::MoeRecompute::activation;
+  CHECK(m::fp8_saved_activation_delta_bytes(s.model, s.plan, 2, te) == Approx(-528.0));
+  // The routed part recomputed whole keeps only its input: the dense part's -192 alone.
+  s.plan.moe_recompute = m::MoeRecompute::layer;
+  CHECK(m::fp8_saved_activation_delta_bytes(s.model, s.plan, 2, te) == Approx(-192.0));
+  // torchao keeps 16-bit inputs: nothing changes.
+  CHECK(m::fp8_saved_activation_delta_bytes(s.model, s.plan, 2, m::fp8_use(m::Precision::fp8, m::Stack::torch_fsdp2)) == 0.0);
+}
