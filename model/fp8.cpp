@@ -53,7 +53,8 @@ Fp8BlockTensors fp8_block_tensors(const ModelSpec& m, const PlanSpec& plan, int 
   const double sp = plan.sequence_parallel ? t : 1.0;  // replicated activations are split over TP only under SP
   const double q_out = static_cast<double>(m.heads) * m.head_dim;
   const double kv_out = static_cast<double>(m.kv_heads) * m.head_dim;
-  const double up_width = (m.ffn_type == FfnType::swiglu ? 2.0 : 1.0) * f;
+  const double gated = m.ffn_type == FfnType::swiglu ? 2.0 : 1.0;
+  const double up_width = gated * f;
   const double dense_share = static_cast<double>(dense_layer_count(m)) / m.layers;
   Fp8BlockTensors x;
   if (uses_mla(m)) {
@@ -78,7 +79,6 @@ Fp8BlockTensors fp8_block_tensors(const ModelSpec& m, const PlanSpec& plan, int 
   // MoE blocks (docs/model.md §15.4): the experts' GEMMs run in fp8 like the dense ones; their inputs follow a
   // separate norm (the router shares it), so none is written in fp8 by a LayerNormLinear.
   const double moe_share = 1.0 - dense_share;
-  const double gated = m.ffn_type == FfnType::swiglu ? 2.0 : 1.0;
   if (m.moe.shared_experts > 0) {
     // Shared experts: a TP-split MLP of width S x f_s over the block's tokens, as the dense MLP.
     const double width = static_cast<double>(m.moe.shared_experts) * m.moe.shared_expert_ffn_hidden;
@@ -87,9 +87,9 @@ Fp8BlockTensors fp8_block_tensors(const ModelSpec& m, const PlanSpec& plan, int 
     x.weights += moe_share * mlp_matmul_params(m, width) / t;
     x.gemms += moe_share * 2.0;
   }
-  // Routed experts: the busiest rank's copies (tokens x k x ETP / (TP) x its share), E/EP local experts of width
-  // f/ETP: fc1 reads h, fc2 reads f/ETP; their output gradients are 2f/ETP (SwiGLU) and h wide.
-  const double copies = tokens / t * m.moe.top_k * plan.etp * busiest_expert_share(m.moe);
+  // Routed experts: the busiest rank's copies, E/EP local experts of width f/ETP: fc1 reads h, fc2 reads f/ETP;
+  // their output gradients are 2f/ETP (SwiGLU) and h wide.
+  const double copies = busiest_rank_routed_copies(m, plan, micro_batch);
   const double f_local = static_cast<double>(m.moe.expert_ffn_hidden) / plan.etp;
   x.local_experts = static_cast<double>(m.moe.experts) / plan.ep;
   x.expert_inputs = moe_share * copies * (h + f_local);

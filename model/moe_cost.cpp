@@ -62,7 +62,7 @@ MoeBlockCost moe_block_cost(const ModelSpec& m, const GpuSpec& gpu, const PlanSp
   // the busiest rank paces the layer. Its E/EP local experts run as one grouped GEMM of E/EP small GEMMs, each of
   // tokens/expert rows, at the tile efficiency of that row count (one launch).
   const double local_experts = static_cast<double>(m.moe.experts) / plan.ep;
-  const double copies = t_in * k * plan.etp * busiest_expert_share(m.moe);
+  const double copies = busiest_rank_routed_copies(m, plan, micro_batch);
   const double rows = copies / local_experts;
   const double f_local = static_cast<double>(m.moe.expert_ffn_hidden) / plan.etp;
   const double one_expert = gemm_time_s(rows, gated * f_local, h, gpu, precision) +

@@ -2,6 +2,7 @@
 // Which blocks of a mixture-of-experts model route their tokens to experts, and what one expert holds
 // (docs/model.md §15.1). With model.moe.experts = 0 every block is dense and these counts are 0.
 #include "model/model_spec.hpp"
+#include "model/plan_spec.hpp"
 
 namespace shardmeter::model {
 
@@ -46,6 +47,14 @@ inline double shared_expert_params(const ModelSpec& m) noexcept {
 // factor when tokens beyond capacity are dropped (capacity_factor > 0).
 inline double busiest_expert_share(const MoeSpec& moe) noexcept {
   return moe.capacity_factor > 0 && moe.capacity_factor < moe.load_imbalance ? moe.capacity_factor : moe.load_imbalance;
+}
+
+// Routed token copies the busiest expert-parallel rank processes in one MoE block and micro-batch: the GPU's
+// b*s/(cp*tp) tokens x top-k x ETP x busiest_expert_share (docs/model.md §15.4). The rows model/moe_cost.cpp times
+// and model/fp8.cpp casts.
+inline double busiest_rank_routed_copies(const ModelSpec& m, const PlanSpec& plan, int micro_batch) noexcept {
+  return micro_batch * static_cast<double>(m.seq_len) / plan.cp / plan.tp * m.moe.top_k * plan.etp *
+         busiest_expert_share(m.moe);
 }
 
 // TP collectives an MoE block does not run on the attention's TP group: the routed experts take their tokens by the
