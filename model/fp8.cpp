@@ -119,9 +119,10 @@ Fp8CastCost fp8_cast_cost(const ModelSpec& m, const GpuSpec& gpu, const PlanSpec
   // launches per expert (amax, scale, quantize: Float8CurrentScalingQuantizer::quantize), TE v2.14 cast.cpp
   // multi_tensor_quantize_impl (docs/model.md §2.2, §15.4). torchao casts the grouped operand at once.
   const double expert_launches = use.te_casts && use.current_scaling ? 3.0 * x.local_experts : 1.0;
-  double bytes = (cast_inputs + x.grad_outputs + x.expert_inputs + x.expert_grad_outputs) * per_element;
-  double kernels =
-      (cast_input_kernels + x.gemms) * casts_per_tensor + 2.0 * x.expert_tensors * expert_launches * casts_per_tensor;
+  double bytes = (cast_inputs + x.grad_outputs) * per_element;
+  double kernels = (cast_input_kernels + x.gemms) * casts_per_tensor;
+  double expert_bytes = (x.expert_inputs + x.expert_grad_outputs) * per_element;
+  double expert_kernels = 2.0 * x.expert_tensors * expert_launches * casts_per_tensor;
   if (use.weight_cast_per_step) {
     // TE refreshes its cached fp8 weight and transpose on the first micro-batch of the step; with fp8 primary
     // weights only the transpose (read 1 B, write 1 B). One launch per expert weight.
@@ -131,13 +132,18 @@ Fp8CastCost fp8_cast_cost(const ModelSpec& m, const GpuSpec& gpu, const PlanSpec
   } else if (use.param_gather) {
     // FSDP2 fp8 all-gather: the local shard is cast before each gather (forward and backward, reshard after forward).
     // The routed experts' weights are cast where they are used, every micro-batch.
-    bytes += 2.0 * x.weights / l.dp_shard * (per_element / casts_per_tensor) + x.expert_weights * per_element;
-    kernels += 2.0 * x.gemms + x.expert_tensors * casts_per_tensor;
+    bytes += 2.0 * x.weights / l.dp_shard * (per_element / casts_per_tensor);
+    kernels += 2.0 * x.gemms;
+    expert_bytes += x.expert_weights * per_element;
+    expert_kernels += x.expert_tensors * casts_per_tensor;
   } else {
-    bytes += (x.weights + x.expert_weights) * per_element;
-    kernels += (x.gemms + x.expert_tensors) * casts_per_tensor;
+    bytes += x.weights * per_element;
+    kernels += x.gemms * casts_per_tensor;
+    expert_bytes += x.expert_weights * per_element;
+    expert_kernels += x.expert_tensors * casts_per_tensor;
   }
-  c.per_microbatch_s = memory_bound_time_s(bytes, kernels, gpu);
+  c.experts_per_microbatch_s = memory_bound_time_s(expert_bytes, expert_kernels, gpu);
+  c.per_microbatch_s = memory_bound_time_s(bytes + expert_bytes, kernels + expert_kernels, gpu);
   c.recompute_s = memory_bound_time_s((cast_inputs + x.expert_inputs) * per_element / casts_per_tensor,
                                       cast_input_kernels + x.expert_tensors * expert_launches, gpu);
 

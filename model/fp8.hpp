@@ -68,6 +68,7 @@ Fp8BlockTensors fp8_block_tensors(const ModelSpec& model, const PlanSpec& plan, 
 // (TE: one per pass for the whole stage; torchao: one per TP-sharded tensor).
 struct Fp8CastCost {
   double per_microbatch_s = 0;  // one block, one micro-batch
+  double experts_per_microbatch_s = 0;  // the routed experts' part of it (their operands, per local expert)
   double recompute_s = 0;       // one block's forward input casts again, when full recompute re-runs it
   double per_step_s = 0;        // one block, once per optimizer step
   double amax_per_microbatch_s = 0;  // the whole stage, one micro-batch

@@ -264,8 +264,15 @@ DpCost dp_cost(const PlanSpec& plan, const IslandLayout& l, const DpTraffic& in)
   if (lc.ep_all_to_all_s > 0 || params.expert_layer > 0) {
     MoeBlockCost a2a;
     a2a.all_to_all_s = lc.ep_all_to_all_s;
-    const EpOverlapWindows w{lc.forward.compute_s() - lc.ep_experts_fwd_s, lc.ep_experts_fwd_s,
-                             lc.backward.compute_s() - 2.0 * lc.ep_experts_fwd_s, 2.0 * lc.ep_experts_fwd_s};
+    // Each overlapped all-to-all hides under a whole piece of another micro-batch's block on the compute stream: its
+    // GEMMs and attention, its memory-bound kernels (backward twice the forward, §2.4) and its fp8 casts (half in
+    // each pass, assumed), split into the routed experts' piece and the attention piece (docs/model.md §15.4).
+    const double experts_fwd = lc.ep_experts_fwd_s + lc.ep_experts_memory_fwd_s;
+    const double fwd = lc.forward.compute_s() + lc.forward.memory_s + 0.5 * casts.per_microbatch_s;
+    const double bwd = lc.backward.compute_s() + lc.backward.memory_s + 0.5 * casts.per_microbatch_s;
+    const double experts_casts = 0.5 * casts.experts_per_microbatch_s;
+    const EpOverlapWindows w{fwd - experts_fwd - experts_casts, experts_fwd + experts_casts,
+                             bwd - 2.0 * experts_fwd - experts_casts, 2.0 * experts_fwd + experts_casts};
     t.ep_comm_s = mb * layers_per_stage *
                   ep_comm_per_block_s(a2a, plan, w, mb, ep_overlap_slowdown(gpu, plan, l));
     const double expert_params = expert_params_per_gpu(params, l, layers_per_stage);

@@ -263,6 +263,7 @@ LayerCost layer_cost(const ModelSpec& m, const GpuSpec& gpu, const PlanSpec& pla
     mem_fwd += moe_share * moe.memory_fwd_s;
     c.ep_all_to_all_s = moe_share * moe.all_to_all_s;
     c.ep_experts_fwd_s = moe_share * moe.routed_gemm_fwd_s;
+    c.ep_experts_memory_fwd_s = moe_share * moe.experts_memory_fwd_s;
     tp_collectives = 2.0 - moe_share * moe_block_tp_collectives_saved(m);
   }
   const Fp8Use fp8 = fp8_use(precision, plan.stack);

@@ -81,15 +81,15 @@ MoeBlockCost moe_block_cost(const ModelSpec& m, const GpuSpec& gpu, const PlanSp
   c.gemm_fwd_s += gemm_time_s(t_in, m.moe.experts, h, gpu, router_precision);
 
   // Permute and unpermute read and write every routed copy; router scores in fp32 over T x E.
-  double permute = 2.0 * 2.0 * t_in * k * h * kActivationBytes;
+  const double permute = 2.0 * 2.0 * t_in * k * h * kActivationBytes;
   const bool megatron_core = is_megatron_core(plan.stack);
   // Megatron-Core's alltoall dispatcher permutes twice each way: by destination rank before the all-to-all, then the
   // received tokens by local expert (sort_chunks_by_idxs, "Permutation 2", whenever num_local_experts > 1) and back
   // before the combine. Each of the two sorts reads and writes the busiest rank's routed copies (docs/model.md §15.4).
   // DeepEP's dispatch reads the unpermuted tokens and permutes once, on the receiving side: nothing to add.
-  double sort_kernels = 0;
+  double sort_bytes = 0, sort_kernels = 0;
   if (megatron_core && plan.ep_dispatcher == EpDispatcher::alltoall && local_experts > 1.0) {
-    permute += 2.0 * 2.0 * copies * h * kActivationBytes;
+    sort_bytes = 2.0 * 2.0 * copies * h * kActivationBytes;
     sort_kernels = 2.0;
   }
   const double scores = 3.0 * 4.0 * t_in * m.moe.experts;
@@ -98,10 +98,9 @@ MoeBlockCost moe_block_cost(const ModelSpec& m, const GpuSpec& gpu, const PlanSp
   // Megatron fuses bias, gate and the routing-probability weighting into one kernel per block (weighted_bias_swiglu /
   // weighted_bias_quick_geglu in TEGroupedMLP), counted within the kMoeMemoryKernelsFwd launches.
   const double per_width = gated + 1.0;
-  double act_width_rows = copies * f_local;
-  if (m.moe.shared_experts > 0)
-    act_width_rows += t_in * static_cast<double>(m.moe.shared_experts) * m.moe.shared_expert_ffn_hidden;
-  const double activation = kActivationBytes * per_width * act_width_rows;
+  const double routed_activation = kActivationBytes * per_width * copies * f_local;
+  const double shared_activation =
+      kActivationBytes * per_width * t_in * static_cast<double>(m.moe.shared_experts) * m.moe.shared_expert_ffn_hidden;
   // The model charges a block's backward memory-bound work at twice its forward (§2.4); the terms below count their
   // forward, backward and recompute bytes and kernels exactly, so they enter the forward at a third of that total.
   double extra_bytes = 0, extra_kernels = 0;
@@ -109,7 +108,7 @@ MoeBlockCost moe_block_cost(const ModelSpec& m, const GpuSpec& gpu, const PlanSp
   // the backward: it reads and writes it once more.
   const bool act_recomputed = plan.moe_recompute == MoeRecompute::activation && plan.recompute != Recompute::full;
   if (act_recomputed) {
-    extra_bytes += kActivationBytes * per_width * copies * f_local;
+    extra_bytes += routed_activation;
     extra_kernels += 1.0;
   }
   // Megatron-Core's TEGroupedMLP (core_r0.17, the Megatron-LM commit Megatron-Bridge v0.4.2 pins) runs two gpt-oss
@@ -129,8 +128,15 @@ MoeBlockCost moe_block_cost(const ModelSpec& m, const GpuSpec& gpu, const PlanSp
     extra_bytes += kActivationBytes * copies * h * (6.0 + 6.0);
     extra_kernels += 6.0 * local_experts + 1.0;
   }
-  c.memory_fwd_s = memory_bound_time_s(permute + scores + activation + extra_bytes / 3.0,
-                                       kMoeMemoryKernelsFwd + sort_kernels + extra_kernels / 3.0, gpu);
+  c.memory_fwd_s = memory_bound_time_s(
+      permute + sort_bytes + scores + routed_activation + shared_activation + extra_bytes / 3.0,
+      kMoeMemoryKernelsFwd + sort_kernels + extra_kernels / 3.0, gpu);
+  // What of it runs between dispatch and combine, in the combined 1F1B schedule's experts piece (Megatron-LM
+  // fine_grained_callables.py submodule_moe_forward: dispatch_postprocess -> experts -> combine_preprocess): the
+  // second permutation, the routed experts' activation (one fused launch) and the terms above. The router, the first
+  // permutation and the shared experts run in the attention piece (docs/model.md §15.4).
+  c.experts_memory_fwd_s =
+      memory_bound_time_s(sort_bytes + routed_activation + extra_bytes / 3.0, sort_kernels + 1.0 + extra_kernels / 3.0, gpu);
 
   // Dispatch and combine. Inside the scale-up domain at the NVLink all-to-all rate; an EP group spanning nodes
   // sends the share bound for other nodes over scale-out, the rest over scale-up, at the same time. DeepEP sends

@@ -12,6 +12,7 @@ struct MoeBlockCost {
   double gemm_fwd_s = 0;        // routed + shared experts + router, forward
   double routed_gemm_fwd_s = 0; // the routed experts' grouped GEMMs alone (part of gemm_fwd_s)
   double memory_fwd_s = 0;      // router scores, top-k, permute and unpermute, forward
+  double experts_memory_fwd_s = 0;  // the part of memory_fwd_s in the experts' piece of the EP overlap (below)
   double all_to_all_s = 0;      // one dispatch plus one combine (a forward's worth), plus ETP gathers
 };
 

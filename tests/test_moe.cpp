@@ -183,6 +183,72 @@ TEST_CASE("Megatron's alltoall dispatcher sorts the received tokens by local exp
         Approx(9088.0 / hbm + 4 * launch).epsilon(1e-12));
 }
 
+TEST_CASE("The experts' own memory-bound kernels: the second permutation, the routed activation, gpt-oss's terms") {
+  // The part of memory_fwd_s that runs between dispatch and combine (the combined 1F1B schedule's experts piece,
+  // docs/model.md §15.4), in the same forward convention.
+  m::Scenario s = tiny_scenario(2);   // 2 local experts, Megatron-Core's alltoall dispatcher
+  const m::IslandLayout l = m::make_layout(s.cluster.islands[0], s.plan);
+  const m::GpuSpec& gpu = s.cluster.islands[0].gpu;
+  const double hbm = 3.35e12 * 0.85, launch = 4e-6;
+  // By hand: the sort and its inverse over the 64 routed copies, 2 x 2 x 64 x 8 x 2 = 4096 bytes, 2 launches; the
+  // routed SwiGLU (read 2f, write f) 2 bytes x 3 x 64 x 6 = 2304 bytes, 1 launch. Not the router scores (1536), the
+  // first permutation (4096) nor the shared expert's activation (1152): the attention piece runs them.
+  const m::MoeBlockCost c = m::moe_block_cost(s.model, gpu, s.plan, m::Precision::bf16, 2, l);
+  CHECK(c.experts_memory_fwd_s == Approx((4096.0 + 2304.0) / hbm + 3 * launch).epsilon(1e-12));
+  CHECK(c.experts_memory_fwd_s < c.memory_fwd_s);
+  // DeepEP: no sort, the activation alone.
+  s.plan.ep_dispatcher = m::EpDispatcher::deepep;
+  CHECK(m::moe_block_cost(s.model, gpu, s.plan, m::Precision::bf16, 2, l).experts_memory_fwd_s ==
+        Approx(2304.0 / hbm + launch).epsilon(1e-12));
+  // gpt-oss's clamp (the test below: 10,752 bytes and 5 kernels over forward + backward) enters at a third.
+  s.model.moe.activation_clamp = 7;
+  CHECK(m::moe_block_cost(s.model, gpu, s.plan, m::Precision::bf16, 2, l).experts_memory_fwd_s ==
+        Approx((2304.0 + 10752.0 / 3) / hbm + (1 + 5.0 / 3) * launch).epsilon(1e-12));
+  // The layer's average over its blocks: 3 MoE blocks of 4.
+  s.model.moe.activation_clamp = 0;
+  const m::LayerCost lc = m::layer_cost(s.model, gpu, s.plan, m::Precision::bf16, 2, l);
+  CHECK(lc.ep_experts_memory_fwd_s == Approx(0.75 * (2304.0 / hbm + launch)).epsilon(1e-12));
+}
+
+TEST_CASE("EP overlap windows hold the paired piece's memory-bound kernels and fp8 casts, not its GEMMs alone") {
+  // docs/model.md §15.4: each all-to-all hides under a whole piece of another micro-batch's block on the compute
+  // stream. Recomputed here from the pieces the estimate reports: qwen3-30b-a3b on 16 H100 (EP 16 over two nodes,
+  // every all-to-all partly off-node), no pipeline, 16 micro-batches.
+  m::Scenario s = tiny_scenario(16);
+  s.model = preset_model("qwen3-30b-a3b");
+  s.training.global_batch = 256;
+  s.training.micro_batch = 1;
+  s.training.precision = m::Precision::fp8;
+  s.training.fp8_recipe = m::Fp8Recipe::current;
+  s.cluster.islands[0] = shardmeter::test::island(shardmeter::test::h100_sxm(), 16);
+  s.plan.sharding = m::Sharding::zero1;
+  s.plan.ep_overlap = true;
+  const m::IslandLayout l = m::make_layout(s.cluster.islands[0], s.plan);
+  const m::GpuSpec& gpu = s.cluster.islands[0].gpu;
+  const m::LayerCost lc = m::layer_cost(s.model, gpu, s.plan, m::Precision::fp8, 1, l);
+  const m::Fp8CastCost casts = m::fp8_cast_cost(s.model, gpu, s.plan, m::fp8_use(m::Precision::fp8, s.plan.stack, false,
+                                                m::Fp8Recipe::current), 1, s.model.layers, l);
+  REQUIRE(lc.ep_experts_memory_fwd_s > 0);
+  REQUIRE(casts.experts_per_microbatch_s > 0);
+  // The experts' piece: forward = grouped GEMMs + their memory-bound kernels + half their casts; backward twice
+  // the forward's GEMMs and kernels + the other half. The attention piece: the rest of each pass.
+  const double e_fwd = lc.ep_experts_fwd_s + lc.ep_experts_memory_fwd_s;
+  const double fwd = lc.forward.compute_s() + lc.forward.memory_s + 0.5 * casts.per_microbatch_s;
+  const double bwd = lc.backward.compute_s() + lc.backward.memory_s + 0.5 * casts.per_microbatch_s;
+  const double e_casts = 0.5 * casts.experts_per_microbatch_s;
+  const m::EpOverlapWindows w{fwd - e_fwd - e_casts, e_fwd + e_casts, bwd - 2 * e_fwd - e_casts, 2 * e_fwd + e_casts};
+  m::MoeBlockCost a2a;
+  a2a.all_to_all_s = lc.ep_all_to_all_s;
+  const double per_block = m::ep_comm_per_block_s(a2a, s.plan, w, 16, m::ep_overlap_slowdown(gpu, s.plan, l));
+  const m::Estimate e = m::evaluate(s);
+  REQUIRE(e.feasible);
+  CHECK(e.time.ep_comm_s == Approx(16 * s.model.layers * per_block).epsilon(1e-9));
+  // Windows of the GEMMs and attention alone (before this) hide less.
+  const m::EpOverlapWindows gemms_only{lc.forward.compute_s() - lc.ep_experts_fwd_s, lc.ep_experts_fwd_s,
+                                       lc.backward.compute_s() - 2 * lc.ep_experts_fwd_s, 2 * lc.ep_experts_fwd_s};
+  CHECK(per_block < m::ep_comm_per_block_s(a2a, s.plan, gemms_only, 16, m::ep_overlap_slowdown(gpu, s.plan, l)));
+}
+
 TEST_CASE("expert states: split by EP x ETP, optimizer sharded over the expert-data-parallel group") {
   m::Scenario s = tiny_scenario(2);
   const m::ParameterCounts p = m::count_parameters(s.model);
@@ -440,6 +506,10 @@ TEST_CASE("fp8 MoE blocks: the experts' operands are cast per local expert, the 
   const m::Fp8CastCost current = m::fp8_cast_cost(
       s.model, gpu, s.plan, m::fp8_use(m::Precision::fp8, m::Stack::megatron_te, false, m::Fp8Recipe::current), 2, 4, l);
   CHECK(current.per_microbatch_s == Approx(108.0088e-6).epsilon(1e-5));
+  // The routed experts' part of it (their piece of the EP overlap, §15.4): (672 + 960) x 6 B = 9,792 B and the 18
+  // per-split launches; delayed: x 4 B = 6,528 B, 3 launches.
+  CHECK(current.experts_per_microbatch_s == Approx(9792.0 / 2.8475e12 + 18 * 4e-6).epsilon(1e-9));
+  CHECK(delayed.experts_per_microbatch_s == Approx(6528.0 / 2.8475e12 + 3 * 4e-6).epsilon(1e-9));
   // Full recompute re-casts the forward inputs: (720 + 672) x 6 B, 3.5 + 1.5 x 6 = 12.5 launches.
   CHECK(current.recompute_s == Approx(8352.0 / 2.8475e12 + 12.5 * 4e-6).epsilon(1e-6));
   // The router's h x E GEMM runs at the 16-bit rate whatever the training precision (Megatron's TopKRouter).
