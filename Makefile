@@ -35,7 +35,8 @@ test: build
 
 # The test suite built with AddressSanitizer + UndefinedBehaviorSanitizer in a second build directory; any report
 # fails the test that triggered it. .ci/run calls it after `make test` (docs/hardening.md). clang: g++ 12's
-# -fsanitize=undefined rejects constexpr lookups (model::metric) as non-constant.
+# -fsanitize=undefined rejects constexpr lookups (model::metric) as non-constant. Line tables only: a report's stack
+# names file and line, and full debug info would cost a fifth more build time (CI time, docs/hardening.md).
 SAN_BUILD ?= build-sanitize
 SAN_ENV    = ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1 \
              UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
@@ -46,7 +47,7 @@ SAN_ENV_MPI = ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:strict_string_checks=
              UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 test-sanitize: deps
 	@[ -f $(SAN_BUILD)/build.ninja ] || CC=clang-14 CXX=clang++-14 cmake -S . -B $(SAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug \
-	  -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" -DSHARDMETER_SANITIZE=ON -DSHARDMETER_WERROR=OFF
+	  -DCMAKE_CXX_FLAGS_DEBUG="-O1 -gline-tables-only" -DSHARDMETER_SANITIZE=ON -DSHARDMETER_WERROR=OFF
 	cmake --build $(SAN_BUILD) -j $(JOBS) --target shardmeter shardmeter_tests \
 	  fuzz_scenario_replay fuzz_set_axis_replay fuzz_front_reader_replay fuzz_catalog_replay
 	cd $(SAN_BUILD) && $(SAN_ENV) ctest --output-on-failure -j $(JOBS) \
