@@ -18,7 +18,6 @@ enum class Warning : std::uint32_t {
   moe_many_local_experts = 1u << 6,         // 16+ routed experts per GPU on Megatron-Core (docs/model.md §15.8)
   moe_unfused_expert_path = 1u << 7,        // clamped/biased experts on Megatron-Core's unfused path (§15.8)
   moe_fp8 = 1u << 8,                        // fp8 MoE training on Megatron-Core (§15.8)
-  long_context = 1u << 9,                   // 16k+ tokens per sequence on the Megatron stacks (§2.9)
 };
 
 constexpr std::uint32_t bit(Warning w) noexcept { return static_cast<std::uint32_t>(w); }
@@ -48,13 +47,10 @@ inline constexpr std::array kWarningTexts = {
               "predicted 12-32 % shorter than measured (host cost per expert GEMM not modelled; docs/accuracy.md)"},
   WarningText{Warning::moe_unfused_expert_path, "moe_unfused_expert_path",
               "clamped or biased experts (gpt-oss) on Megatron-Core's unfused expert path: the 3 published runs "
-              "were predicted 12-28 % shorter than measured (docs/accuracy.md)"},
+              "were predicted 12-27 % shorter than measured (docs/accuracy.md)"},
   WarningText{Warning::moe_fp8, "moe_fp8",
-              "fp8 mixture-of-experts training on Megatron-Core: of the 2 published runs, 1 was predicted 20 % "
+              "fp8 mixture-of-experts training on Megatron-Core: of the 2 published runs, 1 was predicted 19 % "
               "shorter and 1 was predicted 2 % longer than measured (docs/accuracy.md)"},
-  WarningText{Warning::long_context, "long_context",
-              "16k or more tokens per sequence on Megatron-Core: the 4 published runs at 16k-128k were predicted "
-              "12-56 % longer than measured (attention constant fitted at 2k-8k; docs/accuracy.md)"},
 };
 // clang-format on
 

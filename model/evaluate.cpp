@@ -11,7 +11,7 @@
 #include "model/flops.hpp"
 #include "model/goodput.hpp"
 #include "model/layout.hpp"
-#include "model/accuracy_warnings.hpp"
+#include "model/moe_accuracy.hpp"
 #include "model/parameters.hpp"
 #include "model/pipeline_stages.hpp"
 #include "model/recompute.hpp"
@@ -147,8 +147,7 @@ void evaluate_fresh(const Scenario& s, Estimate& e, bool check) noexcept {
   e.tokens_per_s = job.tokens_per_s;
   e.token_efficiency = job.token_efficiency;
   e.effective_tokens_per_s = job.tokens_per_s * job.token_efficiency;
-  // MoE and long context: docs/model.md §15.8, §2.9.
-  e.warnings = job.warnings | accuracy_warnings(s.model, s.plan, s.training.precision);
+  e.warnings = job.warnings | moe_accuracy_warnings(s.model, s.plan, s.training.precision);  // MoE: docs/model.md §15.8
   e.tokens_per_s_per_gpu = e.tokens_per_s / static_cast<double>(e.gpus);
   const double sequences_per_s = e.tokens_per_s / s.model.seq_len;
   e.model_flops_per_step = static_cast<double>(s.training.global_batch) * flops.model_per_sequence;

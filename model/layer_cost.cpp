@@ -48,10 +48,12 @@ constexpr double kUnfusedRopeKernelsPerCall = 12.0 + 7.0;
 constexpr std::array<double, 6> kCudnnFlashRel128 = {0.6104, 0.8102, 0.9326, 1.0, 1.0333, 1.0359};
 constexpr std::array<double, 6> kCudnnFlashRel64 = {0.5014, 0.6513, 0.7444, 0.7932, 0.8237, 0.8311};
 // The kernel's own rate at that reference, 504 TFLOP/s forward + backward (the same figures) of H100 SXM's 989 dense
-// bf16 TFLOP/s: 0.5096 of peak. The fitted `attention` constants sit below it (H100 megatron_te 0.293) because they
-// also carry per-block costs the calibrate rows do not separate; a sliding window saves only the kernel's part
-// (docs/model.md §2.8).
+// bf16 TFLOP/s: 0.5096 of peak. The fitted `attention` constants sit below it (H100 megatron_te 0.276) because they
+// also carry per-token costs of the block; on megatron_te the kernel's part is charged at this rate and the rest per
+// query token (docs/model.md §2.5), and a sliding window saves only the kernel's part (§2.8).
 constexpr double kCudnnFlashReferenceEfficiency = 504.0 / 989.0;
+// The key length at which the fitted constant is the whole of core attention's time: the shape table's reference.
+constexpr double kAttentionReferenceKeys = 4096.0;
 
 struct Shape {
   double tokens;   // rows of every GEMM on this GPU: b * s / cp (SP gathers the sequence back before GEMMs)
@@ -118,7 +120,19 @@ PassCost attention_fwd(const ModelSpec& m, const GpuSpec& gpu, const PlanSpec& p
   const double full_flops = 4.0 * micro_batch * heads_local * x.seq_q * x.seq_kv * head_dim;
   if (plan.attention == AttentionKernel::flash) {
     const double shape = plan.stack == Stack::megatron_te ? cudnn_flash_shape_factor(x.seq_q, head_dim) : 1.0;
-    const double causal_s = 0.5 * full_flops / (gpu.peak_flops_per_s * gpu.attention_efficiency * shape);
+    double causal_s = 0.5 * full_flops / (gpu.peak_flops_per_s * gpu.attention_efficiency * shape);
+    if (plan.stack == Stack::megatron_te) {
+      // docs/model.md §2.5: the kernel's s^2 work at cuDNN's measured rate, and what the fitted constant carries
+      // beyond it as a cost per query token: the difference of the two rates on the FLOPs the query tokens would
+      // have at the reference key length. At that length the sum is the fitted constant's time; at longer ones the
+      // per-token part does not grow with the keys.
+      const double kernel = std::max(gpu.attention_efficiency, kCudnnFlashReferenceEfficiency);
+      const double ref_shape = cudnn_flash_shape_factor(kAttentionReferenceKeys, head_dim);
+      const double ref_causal_flops = 0.5 * full_flops * kAttentionReferenceKeys / x.seq_kv;
+      causal_s = 0.5 * full_flops / (gpu.peak_flops_per_s * kernel * shape) +
+                 ref_causal_flops * (1.0 / (gpu.peak_flops_per_s * gpu.attention_efficiency * ref_shape) -
+                                     1.0 / (gpu.peak_flops_per_s * kernel * ref_shape));
+    }
     c.attention_s = causal_s + gpu.kernel_overhead_s;
     // Sliding windows: the kernel skips the key tiles outside each query tile's window, which saves the kernel's
     // time on them at its own rate (cuDNN's measured reference on megatron_te; the fitted constant elsewhere), not

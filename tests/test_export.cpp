@@ -770,17 +770,6 @@ TEST_CASE("export headers carry the MoE accuracy warnings of docs/model.md §15.
                  Catch::Contains("(moe_fp8)"));
 }
 
-TEST_CASE("export headers carry the long-context accuracy warning of docs/model.md §2.9", "[export]") {
-  // A dense plan (the test points run flash attention) at 8192 tokens: no accuracy line; at 32768 the Megatron file
-  // (Megatron-Core whatever the row's stack) carries long_context.
-  CHECK_THAT(Exporter(PlanPoint{}).run(results::ExportFormat::megatron).text, !Catch::Contains("# accuracy:"));
-  PlanPoint p;
-  p.seq_len = 32768;
-  const std::string megatron = Exporter(p).run(results::ExportFormat::megatron).text;
-  CHECK_THAT(megatron, Catch::Contains("# accuracy: 16k or more tokens per sequence on Megatron-Core") &&
-                           Catch::Contains("(long_context)"));
-}
-
 TEST_CASE("gpt-oss's clamped experts and YaRN: carried by the header and plan-json, refused by Megatron", "[export][moe]") {
   Exporter e(qwen3_node());
   e.plan.model.activation_clamp = 7;   // from the rebuilt scenario in the CLI (model.expert_activation_clamp)

@@ -40,7 +40,11 @@ TEST_CASE("Flash attention on the megatron_te stack runs at the cuDNN shape fact
   // Llama-3-8B's shape with head_dim 64 (32 heads), s 8192, TP 1, micro-batch 1, attention efficiency 0.5, no
   // launch overhead. Forward flash FLOPs: 0.5 * 4 * 32 * 8192 * 8192 * 64 = 274,877,906,944.
   //   megatron: 274,877,906,944 / (989e12 * 0.5) = 0.55587 ms.
-  //   megatron_te: s 8192, d 64: 3.5 / (1/379 + 2.5/432) / 504.29 = 0.8237 -> 0.55587 / 0.8237 = 0.67485 ms.
+  //   megatron_te (docs/model.md §2.5): the kernel at cuDNN's 504 TFLOP/s times the shape at s 8192, d 64,
+  //   3.5 / (1/379 + 2.5/432) / 504.29 = 0.8237: 274,877,906,944 / (504e12 * 0.8237) = 0.662126 ms; plus what the
+  //   fitted 0.5 carries beyond the kernel per query token, on the FLOPs at 4096 keys (0.5 * 4 * 32 * 8192 * 4096 *
+  //   64 = 137,438,953,472) at the shape of s 4096, d 64 (0.7932): 137,438,953,472 * (1 / (989e12 * 0.5 * 0.7932)
+  //   - 1 / (504e12 * 0.7932)) = 0.006604 ms. Together 0.668730 ms.
   ModelSpec model = llama3_8b();
   model.head_dim = 64;
   GpuSpec gpu = h100_sxm();
@@ -55,7 +59,7 @@ TEST_CASE("Flash attention on the megatron_te stack runs at the cuDNN shape fact
   plan.stack = Stack::megatron_te;
   const LayerCost te = layer_cost(model, gpu, plan, Precision::bf16, 1, l);
   CHECK(plain.forward.attention_s == Approx(0.55587e-3).epsilon(1e-4));
-  CHECK(te.forward.attention_s == Approx(0.67485e-3).epsilon(1e-4));
+  CHECK(te.forward.attention_s == Approx(0.668730e-3).epsilon(1e-5));
   // The backward keeps FlashAttention-2's 2.5 x forward (docs/model.md §2.5).
   CHECK(te.backward.attention_s == Approx(2.5 * te.forward.attention_s));
 }
@@ -75,4 +79,36 @@ TEST_CASE("cuDNN flash shape factor: the power-of-two table path equals the inte
   CHECK(cudnn_flash_shape_factor(std::nextafter(4096.0, 1e9), 128.0) == Approx(1.0).epsilon(1e-12));
   // Non-finite or tiny inputs stay in range (held at the 512 entry of the 64 row).
   CHECK(cudnn_flash_shape_factor(0.0, 0.0) == Approx(0.5014));
+}
+
+TEST_CASE("megatron_te core attention: the kernel's s^2 work at cuDNN's rate, the rest of the fitted constant per token") {
+  // docs/model.md §2.5. Llama-3-8B's shape (32 heads of 128), TP 1, micro-batch 1, H100 at a fitted 0.276, no launch
+  // overhead. At s 4096 the two parts add up to the fitted constant's time: FLOPs 0.5 * 4 * 32 * 4096^2 * 128 =
+  // 137,438,953,472 / (989e12 * 0.276 * 1.0) = 0.503510 ms.
+  ModelSpec model = llama3_8b();
+  model.seq_len = 4096;
+  GpuSpec gpu = h100_sxm();
+  gpu.attention_efficiency = 0.276;
+  gpu.kernel_overhead_s = 0;
+  IslandSpec island = shardmeter::test::island(gpu, 8, 3200);
+  PlanSpec plan;
+  plan.attention = AttentionKernel::flash;
+  plan.stack = Stack::megatron_te;
+  const IslandLayout l = make_layout(island, plan, 1);
+  CHECK(layer_cost(model, gpu, plan, Precision::bf16, 1, l).forward.attention_s == Approx(0.503510e-3).epsilon(1e-5));
+  // At s 32768 (8x the keys, 8x the query tokens): the kernel part 0.5 * 4 * 32 * 32768^2 * 128 =
+  // 8,796,093,022,208 FLOPs / (504e12 * 1.0359, the shape held flat past 16k) = 16.8477 ms; the per-token part 8x
+  // its 4096 value, 8 * 137,438,953,472 * (1 / (989e12 * 0.276) - 1 / 504e12) = 8 * 0.230811 ms = 1.846485 ms.
+  // Together 18.6942 ms, where the fitted constant alone would charge 64 x 0.503510 / 1.0359 = 31.1076 ms.
+  model.seq_len = 32768;
+  const double long_s = layer_cost(model, gpu, plan, Precision::bf16, 1, l).forward.attention_s;
+  CHECK(long_s == Approx(18.6942e-3).epsilon(1e-4));
+  // Another stack keeps the fitted constant for the whole of it: 8,796,093,022,208 / (989e12 * 0.276) = 32.2242 ms.
+  plan.stack = Stack::torch_fsdp2;
+  CHECK(layer_cost(model, gpu, plan, Precision::bf16, 1, l).forward.attention_s == Approx(32.2242e-3).epsilon(1e-4));
+  // A fitted constant at or above the kernel's rate has no per-token part: the kernel at the fitted rate.
+  plan.stack = Stack::megatron_te;
+  gpu.attention_efficiency = 0.6;
+  CHECK(layer_cost(model, gpu, plan, Precision::bf16, 1, l).forward.attention_s ==
+        Approx(8796093022208.0 / (989e12 * 0.6 * 1.0359)).epsilon(1e-9));
 }

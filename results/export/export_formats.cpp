@@ -7,7 +7,7 @@
 
 #include "model/enum_names.hpp"
 #include "model/estimate_warnings.hpp"
-#include "model/accuracy_warnings.hpp"
+#include "model/moe_accuracy.hpp"
 #include "results/front/calibration_marks.hpp"
 #include "results/front/front_picks.hpp"
 #include "results/front/plan_labels.hpp"
@@ -113,22 +113,19 @@ std::string calibration_line(const DeployPlan& plan, const Row& row, const RunIn
 
 namespace {
 
-// "accuracy: ..." header lines: the accuracy warnings an estimate of the plan carries (MoE, docs/model.md §15.8;
-// long context, §2.9).
+// "accuracy: ..." header lines: the MoE accuracy warnings an estimate of the plan carries (docs/model.md §15.8).
 std::vector<std::string> accuracy_lines(ExportFormat format, const DeployPlan& plan) {
-  // The rules of docs/model.md §15.8 and §2.9 on the exported plan. The Megatron file runs Megatron-Core whatever the
+  if (!plan.model.moe()) return {};
+  // The rule of docs/model.md §15.8 on the exported plan. The Megatron file runs Megatron-Core whatever the
   // scenario's stack; the other formats run the row's stack (the scenario default when it was not rebuilt).
   model::ModelSpec m;
   m.layers = static_cast<int>(plan.model.layers);
-  m.seq_len = static_cast<int>(plan.model.seq_len);
   m.bias = plan.model.bias;
   m.moe.experts = static_cast<int>(plan.model.experts);
   m.moe.dense_layers = static_cast<int>(plan.model.dense_layers);
   m.moe.moe_every = static_cast<int>(plan.model.moe_every);
   model::PlanSpec p;
   p.ep = static_cast<int>(plan.ep);
-  for (const auto& nv : model::enum_names<model::AttentionKernel>())
-    if (nv.name == plan.attention) p.attention = nv.value;
   if (format == ExportFormat::megatron) {
     p.stack = model::Stack::megatron_te;
   } else {
@@ -136,7 +133,7 @@ std::vector<std::string> accuracy_lines(ExportFormat format, const DeployPlan& p
       if (nv.name == plan.stack) p.stack = nv.value;
   }
   const model::Precision precision = plan.precision == "fp8" ? model::Precision::fp8 : model::Precision::bf16;
-  const std::uint32_t bits = model::accuracy_warnings(m, p, precision);
+  const std::uint32_t bits = model::moe_accuracy_warnings(m, p, precision);
   std::vector<std::string> out;
   for (const model::WarningText& w : model::kWarningTexts)
     if ((bits & model::bit(w.warning)) != 0) out.push_back(fmt::format("accuracy: {} ({})", w.text, w.name));

@@ -8,7 +8,7 @@
 
 #include "model/estimate_warnings.hpp"
 #include "model/metrics.hpp"
-#include "model/accuracy_warnings.hpp"
+#include "model/moe_accuracy.hpp"
 #include "model/moe_layers.hpp"
 #include "model/units.hpp"
 #include "results/front/calibration_marks.hpp"
@@ -137,8 +137,8 @@ std::string format_front_table(std::span<const results::PlanPoint> front, const 
     const m::Scenario& s = front[r].scenario;
     const m::Estimate& e = front[r].estimate;
     std::vector<std::string> cells = {
-        // '!': the estimate carries an accuracy warning, MoE or long context (the legend under the table names it).
-        std::to_string(r + 1) + ((e.warnings & m::kAccuracyWarnings) != 0 ? "!" : ""),
+        // '!': the estimate carries an MoE accuracy warning (the legend under the table names it).
+        std::to_string(r + 1) + ((e.warnings & m::kMoeAccuracyWarnings) != 0 ? "!" : ""),
         gpu_types(s, uncalibrated_gpu_stacks),
         islands(s),
         degrees(s.plan),
@@ -166,7 +166,7 @@ std::string format_front_table(std::span<const results::PlanPoint> front, const 
 
 std::string format_front_warnings(std::span<const results::PlanPoint> front) {
   std::uint32_t seen = 0;
-  for (const results::PlanPoint& p : front) seen |= p.estimate.warnings & m::kAccuracyWarnings;
+  for (const results::PlanPoint& p : front) seen |= p.estimate.warnings & m::kMoeAccuracyWarnings;
   std::string text;
   for (const m::WarningText& w : m::kWarningTexts)
     if ((seen & m::bit(w.warning)) != 0) text += fmt::format("! {}: {}\n", w.name, w.text);
