@@ -12,6 +12,23 @@ using namespace shardmeter::model;
 using shardmeter::test::h100_sxm;
 using shardmeter::test::llama3_8b;
 
+namespace {
+
+// One block of `model` on an H100 whose fitted attention constant is `fitted`, no launch overhead, TP 1, micro-batch
+// 1, flash attention on `stack`.
+LayerCost flash_block(const ModelSpec& model, double fitted, Stack stack) {
+  GpuSpec gpu = h100_sxm();
+  gpu.attention_efficiency = fitted;
+  gpu.kernel_overhead_s = 0;
+  PlanSpec plan;
+  plan.attention = AttentionKernel::flash;
+  plan.stack = stack;
+  const IslandLayout l = make_layout(shardmeter::test::island(gpu, 8, 3200), plan, 1);
+  return layer_cost(model, gpu, plan, Precision::bf16, 1, l);
+}
+
+}  // namespace
+
 TEST_CASE("cuDNN flash shape factor: FlashAttention-3's H100 curves relative to s 4096, head_dim 128") {
   // Forward + backward at 1 : 2.5 FLOPs, rate = 3.5 / (1/fwd + 2.5/bwd) TFLOP/s (FA3 Figs. 5-6, cuDNN):
   //   s 4096, d 128: 3.5 / (1/518 + 2.5/499) = 504.29 -> the reference, 1.
@@ -47,17 +64,8 @@ TEST_CASE("Flash attention on the megatron_te stack runs at the cuDNN shape fact
   //   - 1 / (504e12 * 0.7932)) = 0.006604 ms. Together 0.668730 ms.
   ModelSpec model = llama3_8b();
   model.head_dim = 64;
-  GpuSpec gpu = h100_sxm();
-  gpu.attention_efficiency = 0.5;
-  gpu.kernel_overhead_s = 0;
-  IslandSpec island = shardmeter::test::island(gpu, 8, 3200);
-  PlanSpec plan;
-  plan.attention = AttentionKernel::flash;
-  plan.stack = Stack::megatron;
-  const IslandLayout l = make_layout(island, plan, 1);
-  const LayerCost plain = layer_cost(model, gpu, plan, Precision::bf16, 1, l);
-  plan.stack = Stack::megatron_te;
-  const LayerCost te = layer_cost(model, gpu, plan, Precision::bf16, 1, l);
+  const LayerCost plain = flash_block(model, 0.5, Stack::megatron);
+  const LayerCost te = flash_block(model, 0.5, Stack::megatron_te);
   CHECK(plain.forward.attention_s == Approx(0.55587e-3).epsilon(1e-4));
   CHECK(te.forward.attention_s == Approx(0.668730e-3).epsilon(1e-5));
   // The backward keeps FlashAttention-2's 2.5 x forward (docs/model.md §2.5).
@@ -87,28 +95,16 @@ TEST_CASE("megatron_te core attention: the kernel's s^2 work at cuDNN's rate, th
   // 137,438,953,472 / (989e12 * 0.276 * 1.0) = 0.503510 ms.
   ModelSpec model = llama3_8b();
   model.seq_len = 4096;
-  GpuSpec gpu = h100_sxm();
-  gpu.attention_efficiency = 0.276;
-  gpu.kernel_overhead_s = 0;
-  IslandSpec island = shardmeter::test::island(gpu, 8, 3200);
-  PlanSpec plan;
-  plan.attention = AttentionKernel::flash;
-  plan.stack = Stack::megatron_te;
-  const IslandLayout l = make_layout(island, plan, 1);
-  CHECK(layer_cost(model, gpu, plan, Precision::bf16, 1, l).forward.attention_s == Approx(0.503510e-3).epsilon(1e-5));
+  CHECK(flash_block(model, 0.276, Stack::megatron_te).forward.attention_s == Approx(0.503510e-3).epsilon(1e-5));
   // At s 32768 (8x the keys, 8x the query tokens): the kernel part 0.5 * 4 * 32 * 32768^2 * 128 =
   // 8,796,093,022,208 FLOPs / (504e12 * 1.0359, the shape held flat past 16k) = 16.8477 ms; the per-token part 8x
   // its 4096 value, 8 * 137,438,953,472 * (1 / (989e12 * 0.276) - 1 / 504e12) = 8 * 0.230811 ms = 1.846485 ms.
   // Together 18.6942 ms, where the fitted constant alone would charge 64 x 0.503510 / 1.0359 = 31.1076 ms.
   model.seq_len = 32768;
-  const double long_s = layer_cost(model, gpu, plan, Precision::bf16, 1, l).forward.attention_s;
-  CHECK(long_s == Approx(18.6942e-3).epsilon(1e-4));
+  CHECK(flash_block(model, 0.276, Stack::megatron_te).forward.attention_s == Approx(18.6942e-3).epsilon(1e-4));
   // Another stack keeps the fitted constant for the whole of it: 8,796,093,022,208 / (989e12 * 0.276) = 32.2242 ms.
-  plan.stack = Stack::torch_fsdp2;
-  CHECK(layer_cost(model, gpu, plan, Precision::bf16, 1, l).forward.attention_s == Approx(32.2242e-3).epsilon(1e-4));
+  CHECK(flash_block(model, 0.276, Stack::torch_fsdp2).forward.attention_s == Approx(32.2242e-3).epsilon(1e-4));
   // A fitted constant at or above the kernel's rate has no per-token part: the kernel at the fitted rate.
-  plan.stack = Stack::megatron_te;
-  gpu.attention_efficiency = 0.6;
-  CHECK(layer_cost(model, gpu, plan, Precision::bf16, 1, l).forward.attention_s ==
+  CHECK(flash_block(model, 0.6, Stack::megatron_te).forward.attention_s ==
         Approx(8796093022208.0 / (989e12 * 0.6 * 1.0359)).epsilon(1e-9));
 }
