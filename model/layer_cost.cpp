@@ -119,29 +119,26 @@ PassCost attention_fwd(const ModelSpec& m, const GpuSpec& gpu, const PlanSpec& p
   const double head_dim = uses_mla(m) ? 0.5 * (qk_head_dim(m) + v_head_dim(m)) : m.head_dim;
   const double full_flops = 4.0 * micro_batch * heads_local * x.seq_q * x.seq_kv * head_dim;
   if (plan.attention == AttentionKernel::flash) {
-    const double shape = plan.stack == Stack::megatron_te ? cudnn_flash_shape_factor(x.seq_q, head_dim) : 1.0;
-    double causal_s = 0.5 * full_flops / (gpu.peak_flops_per_s * gpu.attention_efficiency * shape);
-    if (plan.stack == Stack::megatron_te) {
-      // docs/model.md §2.5: the kernel's s^2 work at cuDNN's measured rate, and what the fitted constant carries
-      // beyond it as a cost per query token: the difference of the two rates on the FLOPs the query tokens would
-      // have at the reference key length. At that length the sum is the fitted constant's time; at longer ones the
-      // per-token part does not grow with the keys.
-      const double kernel = std::max(gpu.attention_efficiency, kCudnnFlashReferenceEfficiency);
+    const bool te = plan.stack == Stack::megatron_te;
+    const double shape = te ? cudnn_flash_shape_factor(x.seq_q, head_dim) : 1.0;
+    // The kernel's causal time: at cuDNN's measured rate on megatron_te, at the fitted constant elsewhere.
+    const double kernel_efficiency =
+        te ? std::max(gpu.attention_efficiency, kCudnnFlashReferenceEfficiency) : gpu.attention_efficiency;
+    const double kernel_causal_s = 0.5 * full_flops / (gpu.peak_flops_per_s * kernel_efficiency * shape);
+    double causal_s = kernel_causal_s;
+    if (te) {
+      // docs/model.md §2.5: what the fitted constant carries beyond the kernel, as a cost per query token: the
+      // difference of the two rates on the FLOPs the query tokens would have at the reference key length. At that
+      // length the sum is the fitted constant's time; at longer ones the per-token part does not grow with the keys.
       const double ref_shape = cudnn_flash_shape_factor(kAttentionReferenceKeys, head_dim);
       const double ref_causal_flops = 0.5 * full_flops * kAttentionReferenceKeys / x.seq_kv;
-      causal_s = 0.5 * full_flops / (gpu.peak_flops_per_s * kernel * shape) +
-                 ref_causal_flops * (1.0 / (gpu.peak_flops_per_s * gpu.attention_efficiency * ref_shape) -
-                                     1.0 / (gpu.peak_flops_per_s * kernel * ref_shape));
+      causal_s += ref_causal_flops * (1.0 / (gpu.peak_flops_per_s * gpu.attention_efficiency * ref_shape) -
+                                      1.0 / (gpu.peak_flops_per_s * kernel_efficiency * ref_shape));
     }
     c.attention_s = causal_s + gpu.kernel_overhead_s;
     // Sliding windows: the kernel skips the key tiles outside each query tile's window, which saves the kernel's
-    // time on them at its own rate (cuDNN's measured reference on megatron_te; the fitted constant elsewhere), not
-    // the per-block costs the fitted constant also carries (docs/model.md §2.8).
+    // time on them at its own rate, not the per-token costs the fitted constant also carries (docs/model.md §2.8).
     if (const double share = attention_time_share(m); share < 1.0) {
-      const double kernel_efficiency = plan.stack == Stack::megatron_te
-                                           ? std::max(gpu.attention_efficiency, kCudnnFlashReferenceEfficiency)
-                                           : gpu.attention_efficiency;
-      const double kernel_causal_s = 0.5 * full_flops / (gpu.peak_flops_per_s * kernel_efficiency * shape);
       c.attention_s -= (1.0 - share) * kernel_causal_s;
     }
     return c;
