@@ -46,8 +46,8 @@ inline constexpr std::array kWarningTexts = {
               "16 or more routed experts per GPU on Megatron-Core: 4 of the 5 such published runs were "
               "predicted 12-32 % shorter than measured (host cost per expert GEMM not modelled; docs/accuracy.md)"},
   WarningText{Warning::moe_unfused_expert_path, "moe_unfused_expert_path",
-              "clamped or biased experts (gpt-oss) on Megatron-Core's unfused expert path: the 3 published runs "
-              "were predicted 12-27 % shorter than measured (docs/accuracy.md)"},
+              "clamped or biased experts (gpt-oss) on Megatron-Core's unfused expert path: the 5 published runs "
+              "were predicted 7-27 % shorter than measured (docs/accuracy.md)"},
   WarningText{Warning::moe_fp8, "moe_fp8",
               "fp8 mixture-of-experts training on Megatron-Core: of the 2 published runs, 1 was predicted 19 % "
               "shorter and 1 was predicted 2 % longer than measured (docs/accuracy.md)"},
