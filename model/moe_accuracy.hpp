@@ -11,7 +11,8 @@
 namespace shardmeter::model {
 
 // Local routed experts per GPU from which the warning applies: every published Megatron-Core run with 16 local
-// experts but one was predicted 12-32 % short; the others with 8 or fewer within -12.5 to +6.2 % (docs/accuracy.md).
+// experts but one was predicted 12-32 % short; the others with 8 or fewer within -12.5 to +6.2 %, gpt-oss's aside
+// (docs/model.md §15.8).
 inline constexpr int kManyLocalExperts = 16;
 
 // The Warning bits moe_accuracy_warnings can set.
