@@ -61,6 +61,7 @@ const std::array kJobColumns = {
   ScenarioColumn{"recompute", kName, [](const m::Scenario& s, int) { return str(m::enum_name(s.plan.recompute)); }},
   ScenarioColumn{"recompute_layers", "blocks per stage", [](const m::Scenario& s, int) { return i64(s.plan.recompute_layers); }},
   ScenarioColumn{"attention", kName, [](const m::Scenario& s, int) { return str(m::enum_name(s.plan.attention)); }},
+  ScenarioColumn{"stack", kName, [](const m::Scenario& s, int) { return str(m::enum_name(s.plan.stack)); }},
   ScenarioColumn{"overlap_grad_reduce", kBoolean, [](const m::Scenario& s, int) { return flag(s.plan.overlap_grad_reduce); }},
   ScenarioColumn{"overlap_param_gather", kBoolean, [](const m::Scenario& s, int) { return flag(s.plan.overlap_param_gather); }},
   ScenarioColumn{"reshard_after_forward", kBoolean, [](const m::Scenario& s, int) { return flag(s.plan.reshard_after_forward); }},

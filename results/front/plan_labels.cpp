@@ -72,8 +72,10 @@ std::string sync_label(const Row& row) {
 }
 
 std::string plan_summary(const Row& row) {
-  return fmt::format("{}, {}, {}, {}, batch {}, recompute {}, {}", gpu_label(row), islands_label(row),
-                     parallel_label(row), sharding_label(row), batch_label(row), text(row, "recompute"),
+  // Files before the stack column say nothing of it.
+  const std::string stack = row.find("stack") != row.end() ? ", stack " + text(row, "stack") : "";
+  return fmt::format("{}, {}, {}, {}{}, batch {}, recompute {}, {}", gpu_label(row), islands_label(row),
+                     parallel_label(row), sharding_label(row), stack, batch_label(row), text(row, "recompute"),
                      sync_label(row));
 }
 

@@ -22,7 +22,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "model/enum_names.hpp"
 #include "results/errors.hpp"
+#include "results/export/framework.hpp"
 #include "results/front/objective.hpp"
 #include "src/cli/command_catalog.hpp"
 #include "src/cli/command_line.hpp"
@@ -130,6 +132,9 @@ SearchJobOptions job_options(const CommandLine& line, const std::string& scenari
   o.write_all = line.flag("all");
   if (o.write_all && o.output_h5.empty()) throw line.usage("--all needs -o FILE.h5 (it writes /all into the HDF5 file)");
   o.created = utc_now_iso8601();
+  o.framework = line.text("framework");
+  if (!o.framework.empty() && results::find_framework(o.framework) == nullptr)
+    throw line.usage("--framework " + o.framework + " is not one of " + results::framework_names());
   return o;
 }
 
@@ -150,6 +155,9 @@ int run_search(const std::vector<std::string>& args, std::ostream& out) {
   line.text("csv", "FILE", "write the front as CSV");
   line.text("json", "FILE", "write the front and the run's provenance as JSON");
   line.flag("quiet,q", "no progress bar (it is drawn on a terminal for searches longer than 1 s)");
+  line.text("framework", "NAME",
+            "keep only plans this framework can run, on its stack: torchtitan | torchtitan-py | megatron | deepspeed | "
+            "torchrun (overrides search.framework)");
   line.parse(args);
   if (line.wants_help()) {
     line.print_help(out);
@@ -240,6 +248,19 @@ int run_search(const std::vector<std::string>& args, std::ostream& out) {
           << "): no published run fits its efficiency constants on the row's stack; its figures are extrapolated "
              "(docs/accuracy.md)\n";
     out << format_front_warnings(job.front);
+  }
+  if (!job.framework.empty()) {
+    // What the framework filter kept and why it excluded the rest (docs/search.md, "Searching for a framework").
+    std::uint64_t excluded = 0;
+    for (const auto& [reason, count] : job.framework_excluded) excluded += count;
+    const results::Framework* f = results::find_framework(job.framework);
+    out << fmt::format("\nFramework {} ({}): {} feasible plans it can run; {} excluded, as its export refuses them:\n",
+                       job.framework,
+                       f != nullptr && f->stack ? "costed on " + std::string(model::enum_name(*f->stack))
+                                                : std::string("the scenario's stack"),
+                       grouped(static_cast<double>(job.framework_kept)), grouped(static_cast<double>(excluded)));
+    for (const auto& [reason, count] : job.framework_excluded)
+      out << fmt::format("  {:>12}  {}\n", grouped(static_cast<double>(count)), reason);
   }
   out << "\n" << format_search_summary(job, interrupted);
   if (job.front.empty()) out << "\n" << explain_empty_front(job);

@@ -1,6 +1,7 @@
 #include "src/planning/search_job.hpp"
 
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -11,12 +12,16 @@
 #include <tbb/task_arena.h>
 
 #include "model/enum_names.hpp"
+#include "model/evaluate.hpp"
+#include "results/export/deploy_plan.hpp"
+#include "results/export/framework.hpp"
 #include "results/files/atomic_file.hpp"
 #include "results/files/csv.hpp"
 #include "results/files/hdf5_writer.hpp"
 #include "results/files/json.hpp"
 #include "results/front/calibration_marks.hpp"
 #include "search/cursor.hpp"
+#include "search/pareto_archive.hpp"
 #include "search/search.hpp"
 #include "src/planning/search_section.hpp"
 #include "src/planning/search_space.hpp"
@@ -57,12 +62,46 @@ search::SearchResult run_in_arena(int threads, const search::Space& space, const
 
 SearchJobResult run_search_job(const SearchJobOptions& options, const Catalog& catalog, std::atomic<bool>& stop) {
   SearchJobResult job;
-  job.scenario = options.scenario_text.empty()
-                     ? load_scenario(options.scenario_path, options.overrides, catalog)
-                     : load_scenario(scenario_document_from_text(options.scenario_path, options.scenario_text,
-                                                                 options.overrides),
-                                     catalog);
-  const SearchSection section = read_search_section(job.scenario.doc, catalog, job.scenario.scenario);
+  const auto load = [&](const std::vector<Override>& overrides) {
+    return options.scenario_text.empty()
+               ? load_scenario(options.scenario_path, overrides, catalog)
+               : load_scenario(scenario_document_from_text(options.scenario_path, options.scenario_text, overrides),
+                               catalog);
+  };
+  job.scenario = load(options.overrides);
+  SearchSection section = read_search_section(job.scenario.doc, catalog, job.scenario.scenario);
+  // A framework (--framework, else search.framework) fixes the stack its plans are costed on: the scenario is
+  // loaded again with plan.stack set, as `--set plan.stack=...` would, so the provenance shows it.
+  job.framework = options.framework.empty() ? section.framework : options.framework;
+  const results::Framework* framework = nullptr;
+  if (!job.framework.empty()) {
+    framework = results::find_framework(job.framework);
+    if (framework == nullptr)
+      throw InputError("shardmeter search: --framework " + job.framework + " is not one of " +
+                       results::framework_names());
+    if (framework->stack) {
+      const std::string stack(model::enum_name(*framework->stack));
+      for (const AxisSpec& axis : section.axes)
+        if (axis.key == "plan.stack" || axis.key == "plan")
+          throw ScenarioError(axis.where, "search.axes." + axis.key, "",
+                              "varies plan.stack, which the framework " + job.framework + " fixes to " + stack);
+      std::vector<Override> overrides = options.overrides;
+      overrides.push_back({"plan.stack", stack, "--framework " + job.framework});
+      job.scenario = load(overrides);
+      section = read_search_section(job.scenario.doc, catalog, job.scenario.scenario);
+    }
+  }
+  // A scenario without plan.stack: its candidates keep the stack the base plan's sharding implies, pinned as
+  // `--set plan.stack=...` would (so the file's provenance names it). The catalog's per-stack efficiency sets are
+  // resolved into each island's GPU when a candidate is parsed, so a stack that followed each candidate's sharding
+  // would make the sharding axis rewrite the GPU fields a GPU axis sets (docs/search.md, "The stack").
+  if (!scalar_at(job.scenario.doc, "plan.stack")) {
+    std::vector<Override> overrides = options.overrides;
+    overrides.push_back({"plan.stack", std::string(model::enum_name(job.scenario.scenario.plan.stack)),
+                         "plan.stack (implied by plan.sharding)"});
+    job.scenario = load(overrides);
+    section = read_search_section(job.scenario.doc, catalog, job.scenario.scenario);
+  }
   const search::Space space = build_search_space(job.scenario, section, catalog, &stop);
   const search::Goal goal = make_goal(section);
   if (options.team.writes_files) check_output_paths(options);
@@ -114,6 +153,50 @@ SearchJobResult run_search_job(const SearchJobOptions& options, const Catalog& c
       writer->append_packed(rows);
     };
   }
+  // A framework's filter: every feasible candidate is written as that framework's export (a plan it refuses is
+  // excluded, counted by the refusal's reason) and the kept ones make the front. Pruning by bounds is off: it
+  // skips candidates dominated by plans the framework may refuse.
+  std::optional<search::ParetoArchive> kept;
+  std::map<std::string, std::uint64_t> excluded;
+  if (framework != nullptr) {
+    if (options.write_all)
+      throw InputError("shardmeter search: --all with a framework (--framework or search.framework) is not supported: "
+                       "/all would hold the plans the framework cannot run");
+    if (options.team.before_search || options.team.after_search)
+      throw InputError("shardmeter search: a framework search runs in one process (not under mpirun)");
+    so.bound_prune = false;
+    const std::vector<model::Objective> objectives =
+        goal.objectives.empty() ? search::default_objectives() : goal.objectives;
+    kept.emplace(static_cast<int>(objectives.size()));
+    results::RunInfo source_info;
+    source_info.scenario_name = job.scenario.name;
+    source_info.version = version();
+    so.sink = [&, objectives, source_info](std::span<const search::CandidateRecord> batch) {
+      for (const search::CandidateRecord& r : batch) {
+        const results::PlanPoint point{space.scenario(r.index), r.estimate, r.index, space.labels(r.index)};
+        std::string why;
+        try {
+          const results::Row row = layout.row(point);
+          const results::DeployPlan plan = results::make_deploy_plan(row, 0, &point.scenario);
+          why = results::export_refusal(framework->format, plan,
+                                        results::ExportSource{&source_info, &row, "", "search"});
+        } catch (const results::ExportError& e) {
+          why = e.feature();
+        } catch (const results::ResultsError& e) {
+          why = e.what();
+        }
+        if (!why.empty()) {
+          ++excluded[results::refusal_reason(why)];
+          continue;
+        }
+        ++job.framework_kept;
+        search::ObjectiveVector oriented = r.objectives;
+        for (std::size_t i = 0; i < objectives.size(); ++i)
+          if (objectives[i].direction == model::Direction::maximize) oriented[i] = -oriented[i];
+        kept->insert(r.index, oriented);
+      }
+    };
+  }
   so.progress = options.progress;
   if (options.team.before_search) options.team.before_search(space, so);
 
@@ -121,6 +204,24 @@ SearchJobResult run_search_job(const SearchJobOptions& options, const Catalog& c
   if (options.team.after_search) options.team.after_search(space, goal, so, job.result);
   if (options.search_done) options.search_done();
 
+  if (kept) {
+    // The front of the kept candidates, re-estimated as the search does its own.
+    std::vector<search::FrontPoint> front;
+    for (const search::ArchivePoint& a : kept->sorted()) {
+      search::FrontPoint p;
+      p.index = a.index;
+      p.labels = space.labels(a.index);
+      p.scenario = space.scenario(a.index);
+      p.estimate = model::evaluate(p.scenario);
+      for (std::size_t i = 0; i < job.result.objectives.size(); ++i)
+        p.objectives[i] = job.result.objectives[i].value(p.estimate);
+      front.push_back(std::move(p));
+    }
+    job.result.front = std::move(front);
+    job.framework_excluded.assign(excluded.begin(), excluded.end());
+    std::stable_sort(job.framework_excluded.begin(), job.framework_excluded.end(),
+                     [](const auto& a, const auto& b) { return a.second > b.second; });
+  }
   // The front, cheapest first (the search sorts by its first objective, which need not be cost).
   for (const search::FrontPoint& p : job.result.front) job.front.push_back(plan_point(p));
   std::stable_sort(job.front.begin(), job.front.end(), [](const results::PlanPoint& a, const results::PlanPoint& b) {

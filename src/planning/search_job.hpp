@@ -46,6 +46,9 @@ struct SearchJobOptions {
   std::function<void()> search_done;    // called once the search has ended, before files are written
   std::string created;                  // ISO 8601 timestamp for the provenance
   JobTeam team;                         // a distributed run's hooks (default: this process alone)
+  // --framework: keep only plans this framework's export expresses, on its stack (overrides search.framework;
+  // results/export/framework.hpp, docs/search.md "Searching for a framework"). "" = the section's, if any.
+  std::string framework;
 };
 
 struct SearchJobResult {
@@ -56,6 +59,11 @@ struct SearchJobResult {
   // The table's legend of uncalibrated GPU types: "mi325x" (uncalibrated on every stack), "b200 on torch_fsdp2"
   // (fitted for other stacks only), sorted.
   std::vector<std::string> uncalibrated_legend;
+  // With a framework: its name, the feasible candidates its export expresses, and those it cannot, counted by
+  // reason (most first). The front is then the Pareto front of the kept candidates.
+  std::string framework;
+  std::uint64_t framework_kept = 0;
+  std::vector<std::pair<std::string, std::uint64_t>> framework_excluded;
 };
 
 // Throws ScenarioError (bad scenario or search section), results::OutputError (cannot write) — nothing is left

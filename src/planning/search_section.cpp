@@ -4,6 +4,7 @@
 #include <array>
 #include <set>
 
+#include "results/export/framework.hpp"
 #include "model/metrics.hpp"
 #include "results/front/objective.hpp"
 #include "src/planning/axis_builder.hpp"
@@ -188,6 +189,11 @@ SearchSection parse_search(const YamlField& field, const Catalog& catalog, const
   out.axes = parse_axes(top["axes"]);
   parse_constraints(top["constraints"], catalog, scenario, out);
   out.objectives = parse_objectives(top["objectives"], scenario, out.axes);
+  if (const YamlField framework = top["framework"]; !framework.is_null()) {
+    out.framework = framework.as_string();
+    if (results::find_framework(out.framework) == nullptr)
+      throw framework.error("is not a framework: " + results::framework_names());
+  }
   return out;
 }
 

@@ -32,6 +32,7 @@ struct SearchSection {
   std::vector<search::MetricConstraint> constraints;   // in the order written, named as written (max_total_cost_usd)
   std::vector<search::GpuQuota> quotas;
   std::vector<model::Objective> objectives;         // 1..search::kMaxObjectives; default search::default_objectives()
+  std::string framework;                            // search.framework (results/export/framework.hpp), "" = none
 };
 
 // The section of a loaded scenario document (absent or null gives the defaults and present = false). `scenario` is

@@ -28,6 +28,7 @@ void parse_plan(const YamlField& field, m::PlanSpec& out, const KeyTable& keys) 
   apply_defaults(keys, Section::diloco, out.diloco);
   read_keys(keys, Section::plan, plan, out);
   if (plan.has("diloco")) parse_diloco(plan["diloco"], out.diloco, keys);
+  apply_derived(keys, Section::plan, out, [&](std::string_view key) { return plan.has(key); });
   if (out.recompute_layers > 0 && out.recompute != m::Recompute::full)
     throw plan["recompute_layers"].error("needs plan.recompute: full (it counts the blocks checkpointed whole)");
   if (out.fsdp_unit_layers > 1 && out.sharding != m::Sharding::fsdp && out.sharding != m::Sharding::hsdp)

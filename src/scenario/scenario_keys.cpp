@@ -43,6 +43,13 @@ void ffn_hidden_from_hidden(m::ModelSpec& s) {
 }
 void expert_ffn_from_ffn(m::ModelSpec& s) { s.moe.expert_ffn_hidden = s.ffn_hidden; }
 void shared_ffn_from_expert_ffn(m::ModelSpec& s) { s.moe.shared_expert_ffn_hidden = s.moe.expert_ffn_hidden; }
+// The stack a plan implies when plan.stack is left out (docs/scenarios.md, "The software stack"): FSDP and HSDP
+// sharding is PyTorch FSDP (FSDP2, torchtitan); anything else is Megatron-Core with Transformer Engine, whose
+// distributed optimizer is ZeRO-1. estimate and search print the stack so chosen.
+void stack_from_sharding(m::PlanSpec& s) {
+  s.stack = s.sharding == m::Sharding::fsdp || s.sharding == m::Sharding::hsdp ? m::Stack::torch_fsdp2
+                                                                               : m::Stack::megatron_te;
+}
 void v_head_dim_from_head_dim(m::ModelSpec& s) { s.mla.v_head_dim = s.head_dim; }
 
 constexpr double kMaxDim = 10'000'000;
@@ -213,7 +220,7 @@ std::vector<SectionKeys> shipped_sections() {
     {"overlap_grad_reduce", "", "", D::value("true"), {}, "Overlap DP gradient reduction with backward", member<&m::PlanSpec::overlap_grad_reduce>},
     {"overlap_param_gather", "", "", D::value("true"), {}, "Overlap ZeRO parameter all-gathers with compute (fsdp/hsdp: prefetch the next unit)", member<&m::PlanSpec::overlap_param_gather>},
     {"reshard_after_forward", "", "", D::value("true"), {}, "fsdp/hsdp: free each unit's gathered weights after its forward and gather them again in backward (false: ZeRO-2-like, one gather per micro-batch; docs/model.md §6.3)", member<&m::PlanSpec::reshard_after_forward>},
-    {"stack", "", "", D::value("megatron_te"), {}, "Training software stack: ZeRO/FSDP execution and the calibrated efficiency set (docs/model.md §6.7)", member<&m::PlanSpec::stack>},
+    {"stack", "", "", D::derived("torch_fsdp2 when plan.sharding is fsdp or hsdp, else megatron_te", &erased<m::PlanSpec, &stack_from_sharding>), {}, "Training software stack: ZeRO/FSDP execution and the calibrated efficiency set (docs/model.md §6.7)", member<&m::PlanSpec::stack>},
     {"tp_comm_overlap", "", "", D::value("false"), {}, "Overlap TP collectives with GEMMs", member<&m::PlanSpec::tp_comm_overlap>},
     {"tp_dgrad_overlap", "", "", D::value("false"), {}, "Run each column-parallel layer's backward TP collective beside its weight-gradient GEMM (Megatron-LM's async_tensor_model_parallel_allreduce, default since 2021-09; with SP the reduce-scatter, and the input all-gather beside the input-gradient GEMM); dense blocks without tp_comm_overlap (docs/model.md §4.4)", member<&m::PlanSpec::tp_dgrad_overlap>},
     {"sync", "", "", D::value("synchronous"), {}, "Synchronisation across islands", member<&m::PlanSpec::sync>},
@@ -254,6 +261,7 @@ std::vector<SectionKeys> shipped_sections() {
     {"axes", "map", "", D::described("required by `shardmeter search`"), {}, "Dotted scenario key -> the values to try (see search.axes); one axis per key, in the order written"},
     {"constraints", "map", "", D::described("none"), {}, "Limits every candidate must respect besides memory fit (see search.constraints)"},
     {"objectives", "list", "", D::described("[total_cost_usd, tokens_per_s]"), {}, "1 to 4 metrics of the result files; each a name (its natural direction) or a map (see search.objectives[N])"},
+    {"framework", "torchtitan, torchtitan-py, megatron, deepspeed or torchrun", "", D::described("none: every plan"), {}, "Keep only the plans this framework's export can express, costed on its stack (plan.stack); `search --framework` overrides it (docs/search.md)"},
   }},
   {Section::search_axes, "search.axes:", "", {
     {"<dotted key>", "list or range", "the key's", D::described(""), {}, "Any key --set accepts (plan.tp, cluster.islands.0.gpu, training.micro_batch, plan.diloco.inner_steps, ...): a YAML list, or a range A:B:xK (geometric), A:B:+K (arithmetic), A:B (step 1)"},

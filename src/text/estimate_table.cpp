@@ -96,6 +96,12 @@ void describe_scenario(std::string& out, const LoadedScenario& loaded, const Cat
     plan += fmt::format("; experts ETP {} x EP {} ({} dispatch{})", p.etp, p.ep, model::enum_name(p.ep_dispatcher),
                         p.ep_overlap ? ", overlapped" : "");
   row(out, "Plan", plan);
+  // The stack is part of the plan: say whether the scenario chose it or the sharding implied it (docs/scenarios.md,
+  // "The software stack").
+  row(out, "Stack", scalar_at(loaded.doc, "plan.stack")
+                        ? std::string(model::enum_name(p.stack))
+                        : fmt::format("{} (chosen: plan.stack is not set and plan.sharding is {}; set plan.stack to "
+                                      "choose another)", model::enum_name(p.stack), model::enum_name(p.sharding)));
 
   const m::TrainingSpec& t = s.training;
   const double per_replica = dp > 0 ? static_cast<double>(t.global_batch) / (static_cast<double>(t.micro_batch) * dp) : 0;

@@ -99,7 +99,8 @@ std::string format_front_table(std::span<const results::PlanPoint> front, const 
                                std::span<const std::string> uncalibrated_gpu_stacks) {
   constexpr Align L = Align::left, R = Align::right;
   std::vector<TextColumn> cols = {{"#", R, {}},         {"GPU", L, {}},        {"islands x GPUs", L, {}},
-                                  {"tp/pp/cp", L, {}},  {"sharding", L, {}},   {"micro/global", L, {}},
+                                  {"tp/pp/cp", L, {}},  {"sharding", L, {}},   {"stack", L, {}},
+                                  {"micro/global", L, {}},
                                   {"recompute", L, {}}, {"sync", L, {}},       {"cost", R, {}},
                                   {"tokens/s", R, {}},  {"wall-clock", R, {}}, {"MFU", R, {}},
                                   {"bottleneck", L, {}}};
@@ -143,6 +144,7 @@ std::string format_front_table(std::span<const results::PlanPoint> front, const 
         islands(s),
         degrees(s.plan),
         sharding(s.plan),
+        std::string(model::enum_name(s.plan.stack)),
         fmt::format("{}/{}", s.training.micro_batch, s.training.global_batch),
         std::string(model::enum_name(s.plan.recompute)),
         sync(s.plan),

@@ -86,7 +86,9 @@ ScenarioDocument row_document(const CsvRow& row, const std::string& path) {
   island["gpus_per_node"] = YAML::Load(row.at("gpus_per_node"));
   island["node_network_gbps"] = YAML::Load(row.at("node_network_gbps"));
   root["cluster"]["islands"].push_back(island);
-  for (const char* c : kPlanColumns) root["plan"][c] = YAML::Load(row.at(c));
+  // An empty stack cell leaves plan.stack out: the stack the sharding implies (docs/scenarios.md).
+  for (const char* c : kPlanColumns)
+    if (std::string_view(c) != "stack" || !row.at(c).empty()) root["plan"][c] = YAML::Load(row.at(c));
   for (const char* c : kMoePlanColumns)
     if (!row.optional(c).empty()) root["plan"][c] = YAML::Load(row.optional(c));
   const std::string extra_keys = row.optional("extra_keys");
