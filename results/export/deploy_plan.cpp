@@ -1,5 +1,7 @@
 #include "results/export/deploy_plan.hpp"
 
+#include <cmath>
+
 #include <algorithm>
 #include <optional>
 
@@ -67,6 +69,11 @@ void split_of(const DeployPlan& p, model::ModelSpec& m, model::PlanSpec& plan) {
 }
 
 }  // namespace
+
+std::int64_t DeployPlan::train_steps() const {
+  const double per_step = tokens_per_step();
+  return per_step > 0 ? static_cast<std::int64_t>(std::ceil(trained_tokens / per_step)) : 0;
+}
 
 std::int64_t DeployModel::moe_layers() const {
   if (!moe() || layers <= dense_layers) return 0;
@@ -138,7 +145,9 @@ DeployPlan make_deploy_plan(const Row& r, std::size_t row_index, const model::Sc
     m.full_attention_every = s->model.full_attention_every;
     p.moe_recompute = std::string(enum_name(s->plan.moe_recompute));
   }
-  if (s != nullptr) p.stack = std::string(enum_name(s->plan.stack));
+  // The stack column (files since the stack was stated everywhere); older files take it from the rebuilt scenario.
+  if (r.find("stack") != r.end()) p.stack = text(r, "stack");
+  else if (s != nullptr) p.stack = std::string(enum_name(s->plan.stack));
   p.ep = moe_column<std::int64_t>(r, "ep", 1);
   p.etp = moe_column<std::int64_t>(r, "etp", 1);
   p.ep_dispatcher = moe_column<std::string>(r, "ep_dispatcher", "alltoall");
@@ -147,6 +156,9 @@ DeployPlan make_deploy_plan(const Row& r, std::size_t row_index, const model::Sc
   p.micro_batch = integer(r, "micro_batch");
   p.precision = text(r, "precision");
   p.training_tokens = number(r, "training_tokens");
+  // token_efficiency is 1 for synchronous plans; files without the column predate DiLoCo's extra tokens.
+  const double efficiency = r.find("token_efficiency") != r.end() ? number(r, "token_efficiency") : 1.0;
+  p.trained_tokens = efficiency > 0 ? p.training_tokens / efficiency : p.training_tokens;
   p.tp = integer(r, "tp");
   p.pp = integer(r, "pp");
   p.cp = integer(r, "cp");

@@ -72,7 +72,10 @@ struct DeployPlan {
   DeployModel model;
   std::int64_t global_batch = 0, micro_batch = 0;
   std::string precision;
-  double training_tokens = 0;
+  double training_tokens = 0;                 // training.tokens: loss-equivalent tokens (what a synchronous run needs)
+  // The tokens the plan trains and is costed for: training_tokens / token_efficiency (DiLoCo trains more to reach
+  // the same loss, docs/model.md §10.3; synchronous plans: the same). Every format writes its length from it.
+  double trained_tokens = 0;
   std::int64_t tp = 1, pp = 1, cp = 1, interleave = 1;
   // The pipeline split (plan.pp_first/last_stage_layers, plan.pp_embedding/head_layers; docs/model.md §5.4).
   std::int64_t pp_first_stage_layers = 0, pp_last_stage_layers = 0, pp_embedding_layers = 0, pp_head_layers = 0;
@@ -102,6 +105,10 @@ struct DeployPlan {
   bool identical_islands = true;              // same GPU type, size and node size everywhere
 
   bool diloco() const { return sync == "diloco"; }
+  // Optimizer steps that train trained_tokens: each step trains global_batch x seq_len tokens over the whole job
+  // (DiLoCo: over every island together), rounded up to a whole step.
+  std::int64_t train_steps() const;
+  double tokens_per_step() const { return static_cast<double>(global_batch) * static_cast<double>(model.seq_len); }
   bool multi_island() const { return islands.size() > 1; }
   // GPUs of one job: every GPU (synchronous) or one island's (DiLoCo).
   std::int64_t job_gpus() const { return diloco() && !islands.empty() ? islands.front().gpus : total_gpus; }

@@ -114,6 +114,8 @@ Exported export_deepspeed(const DeployPlan& p, const ExportSource& source) {
   if (p.pp > 1)
     j["pipeline"] = {{"stages", p.pp}, {"activation_checkpoint_interval", p.recompute == "full" ? 1 : 0}};
   j["steps_per_print"] = 100;
+  // DeepSpeed's config has no run length (the training loop has): carried for the loop, which DeepSpeed ignores.
+  j["shardmeter_train_steps"] = p.train_steps();
   if (p.model.moe()) {
     const DeployModel& m = p.model;
     // Not read by DeepSpeed: the arguments of deepspeed.moe.layer.MoE for every MoE block of the model code.

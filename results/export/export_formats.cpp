@@ -156,8 +156,21 @@ std::vector<std::string> export_header_lines(ExportFormat format, const DeployPl
   lines.push_back(comment_text(model_line(plan.model)));
   std::string speed = format_si(number(r, "tokens_per_s")) + " tokens/s";
   if (plan.diloco()) speed += " (" + format_si(number(r, "effective_tokens_per_s")) + " effective)";
-  lines.push_back(comment_text(fmt::format("predicted: {} for {} tokens, {}, {} days, MFU {}, bottleneck {}",
-                                           format_usd(number(r, "total_cost_usd")), format_si(plan.training_tokens),
+  // The plan line names the stack from the row's column; a file written before that column takes it from the
+  // rebuilt scenario.
+  if (r.find("stack") == r.end())
+    lines.push_back(comment_text(fmt::format("stack: {} (the efficiency set the prediction used)",
+                                             plan.stack.empty() ? "unknown" : plan.stack)));
+  const std::string budget =
+      plan.trained_tokens > plan.training_tokens * (1 + 1e-9)
+          ? fmt::format("{} tokens ({} trained at DiLoCo's token efficiency)", format_si(plan.training_tokens),
+                        format_si(plan.trained_tokens))
+          : format_si(plan.training_tokens) + " tokens";
+  lines.push_back(comment_text(fmt::format("length: {} optimizer steps of {} tokens = {} tokens trained",
+                                           plan.train_steps(), format_si(plan.tokens_per_step()),
+                                           format_si(static_cast<double>(plan.train_steps()) * plan.tokens_per_step()))));
+  lines.push_back(comment_text(fmt::format("predicted: {} for {}, {}, {} days, MFU {}, bottleneck {}",
+                                           format_usd(number(r, "total_cost_usd")), budget,
                                            speed, format_fixed(number(r, "wall_clock_days"), 1),
                                            format_percent(number(r, "mfu")), text(r, "bottleneck"))));
   lines.push_back(comment_text(calibration_line(plan, r, *source.info)));

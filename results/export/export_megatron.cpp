@@ -49,6 +49,7 @@
 #include <fmt/format.h>
 
 #include "results/export/export_formats.hpp"
+#include "results/export/torchtitan_plan.hpp"
 
 namespace shardmeter::results {
 
@@ -100,7 +101,7 @@ MegatronSplit megatron_split(const DeployPlan& p) {
   return s;
 }
 
-bool blackwell(const std::string& gpu) { return gpu == "b200" || gpu == "gb200"; }
+bool blackwell(const std::string& gpu) { return gpu == "b200" || gpu == "gb200" || gpu == "b300" || gpu == "gb300"; }
 
 // --moe-layer-freq as Megatron's pattern expression (A:244-252 allows digits, [ ] ( ) + * and commas): block i is
 // MoE when i >= dense_layers and (i - dense_layers) % moe_every == 0, as model/moe_layers.hpp counts them.
@@ -259,6 +260,18 @@ Exported export_megatron(const DeployPlan& p, const ExportSource& source) {
   if (m.attention_window > 0) arg(fmt::format("--window-size {},0", m.attention_window - 1));
   if (m.attention_window > 0 && m.full_attention_every > 0)
     arg(fmt::format("--window-attn-skip-freq {}", m.full_attention_every));
+  // RoPE base: Megatron's default --rotary-base is 10000 (Llama 2, Mistral 7B); Llama 3 raised it to 500,000
+  // (Llama Team 2024, arXiv 2407.21783 §3.2.1; torchtitan models/llama3/__init__.py rope_theta=500000), and a
+  // model with a llama3 flavor's dimensions gets it.
+  if (m.position_embedding == "rope" && llama3_flavor(m)) arg("--rotary-base 500000");
+  // Vocabulary padding: Megatron pads the tokenizer's vocabulary to a multiple of make_vocab_size_divisible_by x tp
+  // (megatron/training/tokenizer/tokenizer.py _vocab_size_with_padding, default 128); the largest power of two up
+  // to 128 that keeps the costed vocabulary unpadded is written (Llama-3's 128,256 on tp 8: 32).
+  if (m.vocab % p.tp == 0) {
+    std::int64_t divisor = 1;
+    while (divisor < 128 && (m.vocab / p.tp) % (divisor * 2) == 0) divisor *= 2;
+    arg(fmt::format("--make-vocab-size-divisible-by {}", divisor));
+  }
   if (m.ffn_type == "swiglu") arg("--swiglu");
   arg(fmt::format("--normalization {}", m.norm == "rmsnorm" ? "RMSNorm" : "LayerNorm"));
   if (!m.tied_embeddings) arg("--untie-embeddings-and-output-weights");
@@ -309,6 +322,8 @@ Exported export_megatron(const DeployPlan& p, const ExportSource& source) {
   if (sequence_parallel) arg("--sequence-parallel");
   arg(fmt::format("--micro-batch-size {}", p.micro_batch));
   arg(fmt::format("--global-batch-size {}", p.global_batch));
+  // The costed length (docs/export.md, "Training length"): steps x global batch x sequence = the trained tokens.
+  arg(fmt::format("--train-iters {}", p.train_steps()));
   // ShardMeter's selective recompute is core attention (Megatron's default module); plan.moe_recompute adds the
   // experts' activation (moe_act) or the whole routed part (moe) under selective granularity. Full recompute
   // recomputes everything and takes no modules.

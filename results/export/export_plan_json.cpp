@@ -64,7 +64,9 @@ Exported export_plan_json(const DeployPlan& p, const ExportSource& source) {
     j["model"]["mla"] = {{"q_lora_rank", m.q_lora_rank}, {"kv_lora_rank", m.kv_lora_rank},
                          {"rope_head_dim", m.rope_head_dim}, {"v_head_dim", m.v_head_dim}};
   j["training"] = {{"global_batch", p.global_batch}, {"micro_batch", p.micro_batch}, {"precision", p.precision},
-                   {"tokens", p.training_tokens}};
+                   {"tokens", p.training_tokens},
+                   {"trained_tokens", p.trained_tokens},
+                   {"steps", p.train_steps()}};
   json plan = {{"tp", p.tp},
                {"pp", p.pp},
                {"cp", p.cp},

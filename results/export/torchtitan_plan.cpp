@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "results/markup.hpp"
+
 namespace shardmeter::results {
 
 namespace {
@@ -102,8 +104,8 @@ TorchtitanField bool_field(std::string name, bool v, std::string comment = "") {
 
 std::vector<TorchtitanField> torchtitan_training_fields(TorchtitanTarget target, const DeployPlan& p) {
   const bool v0 = target == TorchtitanTarget::v0_2_2;
-  const std::int64_t steps = static_cast<std::int64_t>(
-      std::ceil(p.training_tokens / static_cast<double>(p.global_batch * p.model.seq_len)));
+  // The tokens the plan is costed for (DiLoCo: more than training.tokens, DeployPlan::trained_tokens).
+  const std::int64_t steps = p.train_steps();
   std::vector<TorchtitanField> f;
   if (v0) {
     // With pipeline parallelism the whole per-replica batch is the local batch, split into micro-batches of
@@ -119,7 +121,11 @@ std::vector<TorchtitanField> torchtitan_training_fields(TorchtitanTarget target,
                           fmt::format("global batch {} x sequence {}", p.global_batch, p.model.seq_len)));
     f.push_back(int_field("max_context_length", p.model.seq_len));
   }
-  if (steps > 0) f.push_back(int_field("steps", steps, "the token budget"));
+  if (steps > 0)
+    f.push_back(int_field("steps", steps,
+                          p.diloco() ? fmt::format("{} tokens: the budget / DiLoCo's token efficiency",
+                                                   format_si(static_cast<double>(steps) * p.tokens_per_step()))
+                                     : "the token budget"));
   f.push_back(string_field("mixed_precision_param", "bfloat16"));
   if (!v0 && p.pp > 1)
     f.push_back(bool_field("disable_cuda_graphs", true, "CUDA graphs do not support pipeline parallelism yet"));

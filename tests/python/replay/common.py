@@ -43,3 +43,14 @@ def target_of(text):
 
 def ceil_div(a, b):
     return -(-a // b)
+
+
+def check_tokens_trained(c, steps, tokens_per_step, plan, what):
+    """The run length a file writes trains the tokens the plan was costed for (docs/export.md, "The stack and the run
+    length"): steps x tokens per step covers plan-json's training.trained_tokens by less than one step."""
+    trained = plan["training"].get("trained_tokens")
+    if not c.require(trained is not None and steps is not None, f"{what}: no run length, or no trained_tokens"):
+        return
+    total = steps * tokens_per_step
+    c.require(trained <= total < trained + tokens_per_step,
+              f"{what}: {steps} steps x {tokens_per_step} tokens = {total}, the plan trains {trained:.6g}")

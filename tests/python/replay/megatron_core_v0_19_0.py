@@ -7,7 +7,7 @@ tag. Flags generated from dataclass fields follow A:2290-2291 and megatron/train
 import re
 import shlex
 
-from common import Checks
+from common import Checks, check_tokens_trained
 
 INT, SWITCH = "int", "switch"
 # Every flag the export may write, with its kind or its choices.
@@ -53,13 +53,18 @@ FLAGS = {
     "--qk-pos-emb-head-dim": INT, "--v-head-dim": INT,
     # Sliding-window attention: A:2301-2306 (tuple_type A:376-386, moe_freq_type A:326-349), TC:240-247.
     "--window-size": "tuple", "--window-attn-skip-freq": "freq",
+    # The run length (training_config.py: train_iters).
+    "--train-iters": INT,
+    # RoPE base and vocabulary padding (A: _add_network_size_args).
+    "--rotary-base": INT, "--make-vocab-size-divisible-by": INT,
 }
 RECOMPUTE_MODULES = {"core_attn", "moe_act", "layernorm", "mla_up_proj", "mlp", "moe", "shared_experts",
                      "gdn_norm_out"}   # TC:1766-1783
 # torch.cuda.get_device_capability() major of the catalog's GPUs (--moe-grouped-gemm needs >= 8, A:1338-1340);
 # ROCm reports gfx942 (MI300X / MI325X) as 9.4.
 COMPUTE_CAPABILITY = {"a100-sxm-40gb": 8, "a100-sxm-80gb": 8, "h100-sxm": 9, "h100-pcie": 9, "h200-sxm": 9,
-                      "b200": 10, "gb200": 10, "mi300x": 9, "mi325x": 9, "l40s": 8, "rtx-4090": 8}
+                      "b200": 10, "gb200": 10, "mi300x": 9, "mi325x": 9, "l40s": 8, "rtx-4090": 8,
+                      "v100-sxm2-16gb": 7, "a10g": 8, "a10": 8, "l4": 8, "l40": 8, "h20": 9, "b300": 10, "gb300": 10}
 
 
 def eval_pattern(text):
@@ -187,6 +192,8 @@ def check(text, plan):
         if "--kv-channels" not in a:
             c.require(hidden % heads == 0, "hidden % heads != 0 without --kv-channels (A:1291-1293)")
     c.require(a.get("--seq-length") == plan["model"]["seq_len"], "--seq-length differs from the plan's")
+    check_tokens_trained(c, a.get("--train-iters"), (a.get("--global-batch-size") or 0) * (a.get("--seq-length") or 0),
+                         plan, "--train-iters")
     # Sliding windows (TC:240-247; transformer/utils.py is_layer_window_attention): window_size (left, right) with
     # left the keys before the query, so the plan's window of w keys is (w - 1, 0); every N-th block full.
     window, every = plan["model"].get("attention_window"), plan["model"].get("full_attention_every")

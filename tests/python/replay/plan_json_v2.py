@@ -1,7 +1,7 @@
 """ShardMeter's own plan-json, "schema_version": 2 (docs/export.md): the arithmetic every other export relies on."""
 import json
 
-from common import Checks
+from common import Checks, check_tokens_trained
 
 
 def check(text, plan):
@@ -11,6 +11,7 @@ def check(text, plan):
     c.require(j["format"] == "shardmeter-plan" and j["schema_version"] == 2, "format / schema_version")
     c.require(j["source"]["row"] >= 1, "rows are numbered from 1")
     p, job, t = j["plan"], j["job"], j["training"]
+    check_tokens_trained(c, t.get("steps"), t["global_batch"] * j["model"]["seq_len"], j, "training.steps")
     c.require(job["data_parallel_shard"] * job["data_parallel_replicate"] == job["data_parallel"],
               "dp_shard x dp_replicate != data_parallel")
     c.require(job["model_parallel"] == p["tp"] * p["pp"] * p["cp"], "model_parallel != tp x pp x cp")

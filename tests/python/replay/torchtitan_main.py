@@ -8,7 +8,7 @@ import sys
 import types
 from dataclasses import dataclass, field
 
-from common import Checks, ceil_div
+from common import Checks, ceil_div, check_tokens_trained
 from torchtitan_v0_2_2 import SCHEDULES, SINGLE, stage_layers
 
 
@@ -246,6 +246,7 @@ def check(text, plan):
     per_rank = tr.num_tokens_per_microbatch_per_dp_rank * n_pp
     per_step = tr.num_tokens_per_train_step if tr.num_tokens_per_train_step >= 0 else per_rank * dp
     c.require(per_step == plan["training"]["global_batch"] * seq, "tokens per step != global batch x sequence")
+    check_tokens_trained(c, tr.steps, per_step, plan, "TrainingConfig.steps")
     if c.require(per_step % (per_rank * dp) == 0, "num_tokens_per_train_step not divisible by one iteration's tokens"):
         accumulation = per_step // (per_rank * dp)
         expected = 1 if pp > 1 else plan["job"]["gradient_accumulation_steps"]

@@ -4,7 +4,7 @@ Short name TT = pytorch/torchtitan@v0.2.2.
 """
 import tomllib
 
-from common import Checks, ceil_div
+from common import Checks, ceil_div, check_tokens_trained
 
 # JobConfig sections and fields (TT:torchtitan/config/job_config.py, dataclasses Job .. Debug, JobConfig at 999-1024).
 FIELDS = {
@@ -218,6 +218,8 @@ def check(text, plan):
         global_batch = local * degree
     c.require(global_batch > 0, "global_batch_size <= 0")
     c.require(global_batch == plan["training"]["global_batch"], "global_batch_size != the plan's global batch")
+    # Run length: `steps` optimizer steps of global_batch_size sequences (under TorchFT over every replica group).
+    check_tokens_trained(c, training.get("steps"), global_batch * training.get("seq_len", 2048), plan, "training.steps")
     if c.require(global_batch % (local * degree) == 0,
                  f"global_batch_size {global_batch} not divisible by local {local} x batch degree {degree}"):
         accumulation = global_batch // (local * degree)
