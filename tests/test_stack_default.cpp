@@ -49,8 +49,8 @@ std::vector<std::string> split_csv_line(const std::string& line) {
 
 TEST_CASE("A scenario without plan.stack gets the stack its sharding implies", "[stack]") {
   const auto load = [](const std::string& sharding, const std::string& stack) {
-    std::vector<Override> o = {{"plan.sharding", sharding}};
-    if (!stack.empty()) o.push_back({"plan.stack", stack});
+    std::vector<Override> o = {{"plan.sharding", sharding, "plan.sharding=" + sharding}};
+    if (!stack.empty()) o.push_back({"plan.stack", stack, "plan.stack=" + stack});
     return load_scenario(SHARDMETER_SOURCE_DIR "/scenarios/default.yaml", o, shardmeter::test::shipped_catalog())
         .scenario.plan.stack;
   };
@@ -131,7 +131,7 @@ TEST_CASE("plan.stack works as a search axis: each value costs the candidates on
 model: {preset: llama3-8b, seq_len: 4096}
 training: {global_batch: 256, micro_batch: 1, tokens: 1e10}
 cluster: {islands: [{name: one, gpu: h100-sxm, gpus: 64}]}
-plan: {tp: 1, sharding: zero1}
+plan: {tp: 1, sharding: zero1, stack: megatron_te}
 search:
   axes:
     plan.stack: [megatron_te, torch_fsdp2]

@@ -91,14 +91,11 @@ SearchJobResult run_search_job(const SearchJobOptions& options, const Catalog& c
       section = read_search_section(job.scenario.doc, catalog, job.scenario.scenario);
     }
   }
-  // A scenario without plan.stack: its candidates keep the stack the base plan's sharding implies, pinned as
-  // `--set plan.stack=...` would (so the file's provenance names it). The catalog's per-stack efficiency sets are
-  // resolved into each island's GPU when a candidate is parsed, so a stack that followed each candidate's sharding
-  // would make the sharding axis rewrite the GPU fields a GPU axis sets (docs/search.md, "The stack").
-  if (!scalar_at(job.scenario.doc, "plan.stack")) {
+  // A scenario without plan.stack: its candidates keep the stack the base plan's sharding implies
+  // (implied_stack_pin), set here as `--set plan.stack=...` would so the file's provenance names it.
+  if (const std::optional<Override> pin = implied_stack_pin(job.scenario)) {
     std::vector<Override> overrides = options.overrides;
-    overrides.push_back({"plan.stack", std::string(model::enum_name(job.scenario.scenario.plan.stack)),
-                         "plan.stack (implied by plan.sharding)"});
+    overrides.push_back(*pin);
     job.scenario = load(overrides);
     section = read_search_section(job.scenario.doc, catalog, job.scenario.scenario);
   }

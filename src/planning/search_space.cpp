@@ -6,9 +6,16 @@
 
 #include <fmt/format.h>
 
+#include "model/enum_names.hpp"
 #include "src/scenario/yaml_reader.hpp"
 
 namespace shardmeter::cli {
+
+std::optional<Override> implied_stack_pin(const LoadedScenario& base) {
+  if (scalar_at(base.doc, "plan.stack")) return std::nullopt;
+  return Override{"plan.stack", std::string(model::enum_name(base.scenario.plan.stack)),
+                  "plan.stack (implied by plan.sharding)"};
+}
 
 search::Space build_search_space(const LoadedScenario& base, const SearchSection& section, const Catalog& catalog,
                                  const std::atomic<bool>* stop) {
@@ -18,10 +25,18 @@ search::Space build_search_space(const LoadedScenario& base, const SearchSection
   if (section.axes.empty())
     throw ScenarioError(locate(base.doc, "search"), "search.axes", "",
                         "is required: give at least one axis, e.g. plan.tp: [1, 2, 4, 8]");
+  // A stack the scenario leaves out is pinned for every candidate (implied_stack_pin).
+  std::optional<LoadedScenario> pinned;
+  if (const std::optional<Override> pin = implied_stack_pin(base)) {
+    ScenarioDocument doc = base.doc;
+    apply_override(doc, *pin);
+    pinned = load_scenario(std::move(doc), catalog);
+  }
+  const LoadedScenario& from = pinned ? *pinned : base;
   std::vector<search::Axis> axes;
-  for (const AxisSpec& spec : section.axes) axes.push_back(build_axis(base.doc, base.scenario, catalog, spec, stop));
+  for (const AxisSpec& spec : section.axes) axes.push_back(build_axis(from.doc, from.scenario, catalog, spec, stop));
   try {
-    return search::Space(base.scenario, std::move(axes));
+    return search::Space(from.scenario, std::move(axes));
   } catch (const search::SpaceError& e) {
     if (e.other_axis() >= 0) {
       // Two axes change the same bytes (search::Space is where that is checked): blame the later one, as written.

@@ -21,7 +21,8 @@ LAYERS = {
     'results/report': MODEL + ['results', 'results/front', 'results/files'],
     'results/export': MODEL + ['results', 'results/front'],
     'src/scenario': MODEL,
-    'src/planning': MODEL + ['search', 'results', 'results/front', 'results/files', 'src/scenario'],
+    # results/export: a framework search keeps the plans that framework's export writes (results/export/framework.hpp).
+    'src/planning': MODEL + ['search', 'results', 'results/front', 'results/files', 'results/export', 'src/scenario'],
     'src/text': MODEL + ['search', 'results', 'results/front', 'src/scenario', 'src/planning'],
     'src/sweep': MODEL + ['search', 'results', 'results/front', 'results/files', 'results/report', 'src/scenario',
                           'src/planning', 'src/text'],
