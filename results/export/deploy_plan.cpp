@@ -144,6 +144,7 @@ DeployPlan make_deploy_plan(const Row& r, std::size_t row_index, const model::Sc
     m.attention_window = s->model.attention_window;
     m.full_attention_every = s->model.full_attention_every;
     p.moe_recompute = std::string(enum_name(s->plan.moe_recompute));
+    p.fp8_params = s->training.fp8_params;
   }
   // The stack column (files since the stack was stated everywhere); older files take it from the rebuilt scenario.
   if (r.find("stack") != r.end()) p.stack = text(r, "stack");

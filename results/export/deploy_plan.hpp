@@ -90,6 +90,7 @@ struct DeployPlan {
   std::int64_t ep = 1, etp = 1;               // expert-parallel and expert tensor-parallel degrees (columns ep, etp)
   std::string ep_dispatcher = "alltoall";     // "alltoall" | "deepep"
   bool ep_overlap = false;
+  bool fp8_params = false;                    // training.fp8_params (rebuilt scenario; no column): fp8 weight gathers
   std::string moe_recompute = "none";         // "none" | "activation" | "layer" (rebuilt scenario; no column)
   std::string stack;                          // plan.stack of the rebuilt scenario; empty when it was not rebuilt
   std::int64_t diloco_inner_steps = 0, diloco_outer_bits = 32, diloco_fragments = 1, diloco_overlap_steps = 0;

@@ -364,6 +364,8 @@ Exported export_megatron(const DeployPlan& p, const ExportSource& source) {
   if (p.precision == "fp8") {
     arg("--bf16");
     arg("--fp8-format hybrid");
+    // training.fp8_params: the distributed optimizer gathers the weights in fp8, as costed (docs/model.md §2.2).
+    if (p.fp8_params) arg("--fp8-param-gather");
   }
   t += ")\n";
   out.notes.push_back("megatron: add the data, tokenizer and optimizer arguments; the array holds the model, the "

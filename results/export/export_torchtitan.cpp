@@ -113,6 +113,11 @@ Exported export_torchtitan(const DeployPlan& p, const ExportSource& source) {
   }
   if (p.precision == "fp8") t += "converters = [\"quantize.linear.float8\"]\n";
 
+  // training.fp8_params: the weights are gathered in fp8 as costed (docs/model.md §2.2); torchtitan spells it in the
+  // float8 converter's section (components/quantization/float8.py; torchao Float8LinearConfig), off by default.
+  if (p.precision == "fp8" && p.fp8_params)
+    t += "\n[quantize.linear.float8]\nenable_fsdp_float8_all_gather = true  # training.fp8_params: FSDP gathers weights "
+         "in fp8, as costed\nprecompute_float8_dynamic_scale_for_fsdp = true\n";
   t += "\n[training]\n" + toml_lines(torchtitan_training_fields(TorchtitanTarget::v0_2_2, p));
   t += "\n[parallelism]\n" + toml_lines(torchtitan_parallelism_fields(TorchtitanTarget::v0_2_2, kFormat, p));
 

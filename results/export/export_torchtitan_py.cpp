@@ -43,6 +43,11 @@ std::string_view check(const DeployPlan& p) {
                                            "its ParallelDims has expert_parallel_degree but no expert tensor "
                                            "parallelism (distributed/parallel_dims.py:139-192; use torchtitan, the "
                                            "v0.2.2 TOML)", p.model.experts));
+  if (p.precision == "fp8" && p.fp8_params)
+    throw ExportError(kFormat, "training.fp8_params (weights all-gathered in fp8): the plan is costed with FSDP's fp8 "
+                               "all-gathers, and this target's Float8LinearConverter.Config field for them is not "
+                               "verified at main@b5bcd76 (use torchtitan, the v0.2.2 TOML, which spells it "
+                               "enable_fsdp_float8_all_gather)");
   const auto flavor = llama3_flavor(p.model);
   if (!flavor)
     throw ExportError(kFormat, fmt::format("a model of {} layers, hidden {}, {} heads ({} KV): the config function "

@@ -57,6 +57,7 @@ FLAGS = {
     "--train-iters": INT,
     # RoPE base and vocabulary padding (A: _add_network_size_args).
     "--rotary-base": INT, "--make-vocab-size-divisible-by": INT,
+    "--fp8-param-gather": SWITCH,                                                         # A: _add_training_args
 }
 RECOMPUTE_MODULES = {"core_attn", "moe_act", "layernorm", "mla_up_proj", "mlp", "moe", "shared_experts",
                      "gdn_norm_out"}   # TC:1766-1783
