@@ -22,6 +22,7 @@ LAYERS = {
     'results/export': MODEL + ['results', 'results/front'],
     'src/scenario': MODEL,
     'src/planning': MODEL + ['search', 'results', 'results/front', 'results/files', 'src/scenario'],
+    'src/import': MODEL + ['src/scenario'],
     'src/text': MODEL + ['search', 'results', 'results/front', 'src/scenario', 'src/planning'],
     'src/sweep': MODEL + ['search', 'results', 'results/front', 'results/files', 'results/report', 'src/scenario',
                           'src/planning', 'src/text'],
@@ -34,7 +35,7 @@ LAYERS = {
                            'src/text'],
     'src/cli': MODEL + ['search', 'results', 'results/front', 'results/files', 'results/report', 'results/export',
                         'src/scenario', 'src/planning', 'src/text', 'src/sweep', 'src/validation', 'src/nightly',
-                        'src/distributed'],
+                        'src/distributed', 'src/import'],
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 
