@@ -15,7 +15,7 @@ ImportedScenario import_hf(const std::string& path, long long seq_len) {
   // model: is replaced as a whole: a base scenario's preset must not fill what the file leaves to defaults.
   out.set("model", "{}", SourceLocation{path, 0, 0}, "model_type " + hf.model_type);
   for (const HfModelKey& k : hf.keys) {
-    const std::string text = hf.json.text(k.json_path);
+    const std::string text = short_excerpt(hf.json.text(k.json_path), 40);
     out.set("model." + k.key, k.value, hf.json.at(k.json_path), k.json_path + (text.empty() ? "" : " = " + text));
   }
   if (seq_len > 0) out.set("model.seq_len", std::to_string(seq_len), SourceLocation{"--seq-len", 0, 0},
