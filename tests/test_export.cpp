@@ -842,9 +842,10 @@ TEST_CASE("Write exports for the framework replays", "[.][export_fixture]") {
   diloco.fragments = 4;
   diloco.outer_bits = 8;
   cases["streaming-diloco"] = diloco;
-  PlanPoint autotp;        // DeepSpeed AutoTP: tp 2, ZeRO-1
+  PlanPoint autotp;        // DeepSpeed AutoTP: tp 2, ZeRO-1, no sequence parallelism (AutoTP has none)
   autotp.tp = 2;
   autotp.pp = 1;
+  autotp.sequence_parallel = false;
   autotp.gpus = 64;
   autotp.global_batch = 1024;
   cases["autotp"] = autotp;

@@ -87,8 +87,16 @@ public:
     const Flag& x = get(f);
     throw ScenarioError(x.at, x.said, "", problem);
   }
-  long long integer(std::string_view f) const {
+  // A value the import reads must be written out: a shell variable there is invisible to it. (Skipped flags, such
+  // as --data-path $DATA, may hold variables.)
+  const Flag& value_of(std::string_view f) const {
     const Flag& x = get(f);
+    if (x.value.find('$') != std::string::npos)
+      fail(f, "expands a shell variable the import cannot see: write the value itself");
+    return x;
+  }
+  long long integer(std::string_view f) const {
+    const Flag& x = value_of(f);
     try {
       std::size_t used = 0;
       const long long v = std::stoll(x.value, &used);
@@ -98,7 +106,7 @@ public:
     fail(f, "does not give a whole number");
   }
   double number(std::string_view f) const {
-    const Flag& x = get(f);
+    const Flag& x = value_of(f);
     try {
       std::size_t used = 0;
       const double v = std::stod(x.value, &used);
@@ -107,7 +115,7 @@ public:
     }
     fail(f, "does not give a number");
   }
-  std::string text(std::string_view f) const { return get(f).value; }
+  std::string text(std::string_view f) const { return value_of(f).value; }
   SourceLocation at(std::string_view f) const { return has(f) ? get(f).at : SourceLocation{file_, 0, 0}; }
   std::string said(std::string_view f) const { return has(f) ? get(f).said : std::string(f) + " not given (default)"; }
 
@@ -459,7 +467,9 @@ ImportedScenario import_megatron(const std::string& text, const std::string& fil
     set_int("model.mtp_layers", a.has("--mtp-num-layers") ? a.integer("--mtp-num-layers") : 0, "--mtp-num-layers");
   } else {
     for (std::string_view f : {"--moe-router-topk", "--moe-ffn-hidden-size", "--moe-shared-expert-intermediate-size",
-                               "--moe-layer-freq", "--expert-model-parallel-size", "--moe-expert-capacity-factor"})
+                               "--moe-layer-freq", "--expert-model-parallel-size", "--moe-expert-capacity-factor",
+                               "--moe-token-dispatcher-type", "--expert-tensor-parallel-size",
+                               "--overlap-moe-expert-parallel-comm", "--moe-router-score-function"})
       if (a.has(f)) a.fail(f, "has no effect without --num-experts");
     set_int("model.mtp_layers", a.has("--mtp-num-layers") ? a.integer("--mtp-num-layers") : 0, "--mtp-num-layers");
   }
