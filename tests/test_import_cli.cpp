@@ -74,10 +74,11 @@ TEST_CASE("import: errors name the place in the imported file, exit 2 and write 
   SECTION("a value the scenario refuses, reported at the flag") {
     std::ofstream(args, std::ios::trunc) << "--num-layers 32 --hidden-size 4096 --num-attention-heads 32 "
                                             "--seq-length 4096 --vocab-size 32000\n--global-batch-size 64 --bf16\n"
-                                            "--tensor-model-parallel-size 0\n";
+                                            "--tensor-model-parallel-size 3\n";
     const auto r = run_shardmeter("import megatron " + args + " --gpu h100-sxm --nodes 1 -o " + out);
     CHECK(r.status == 2);
-    CHECK(r.err.find(args + ":3:1: --tensor-model-parallel-size 0 (plan.tp = 0): ") == 0);
+    CHECK(r.err.find(args + ":3:1: --tensor-model-parallel-size 3 (plan.tp = 3): plan.tp = 3 does not divide "
+                            "model.heads = 32") == 0);
     CHECK_FALSE(fs::exists(out));
   }
   SECTION("a TOML construct outside the subset") {

@@ -82,3 +82,14 @@ TEST_CASE("megatron: recompute modules, sharding and what cannot be read", "[imp
   CHECK(twice.where().column == static_cast<int>(kBase.size()) + 1);  // at the second --num-layers
   CHECK(twice.problem().find("is given twice") == 0);
 }
+
+TEST_CASE("megatron: hostile values are errors, not crashes or huge allocations", "[import][megatron]") {
+  CHECK(error_of(kBase + "--pipeline-model-parallel-size 0 --num-layers-per-virtual-pipeline-stage 2")
+            .problem() == "is not from 1 to 2^20");
+  CHECK(error_of(kBase + "--kv-channels 99999999999999999999").problem().find("does not give a whole number") == 0);
+  CHECK(error_of(kBase + kMoe + "--num-experts 8 --moe-layer-freq '" + std::string(100, '(') + "[1]'")
+            .problem() == "nests parentheses deeper than 16");
+  CHECK(error_of(kBase + kMoe + "--num-experts 8 --moe-layer-freq '(([1]*100000)*100000)'")
+            .problem() == "repeats a term into more than a million blocks");
+}
+

@@ -32,20 +32,28 @@ public:
   const json* find(const std::string& path) const { return j_.find(path); }
   bool has(const std::string& path) const { return find(path) != nullptr && !find(path)->is_null(); }
   [[noreturn]] void fail(const std::string& path, const std::string& problem) const { throw j_.error(path, problem); }
-  long long integer(const std::string& path) const {
+  const json& required(const std::string& path) const {
     const json* v = find(path);
-    if (!v->is_number_integer() || v->get<long long>() < 0) fail(path, "is not a whole number");
-    return v->get<long long>();
+    if (v == nullptr || v->is_null())
+      throw ScenarioError(j_.at(path.substr(0, path.rfind('.'))), path, "", "is required here");
+    return *v;
+  }
+  // Whole numbers from 0 (or from 1 for a degree or count that divides) to 10^12: no product of two overflows.
+  long long integer(const std::string& path, long long least = 0) const {
+    const json& v = required(path);
+    if (!v.is_number_integer() || v.get<long long>() < least || v.get<long long>() > 1'000'000'000'000)
+      fail(path, least > 0 ? "is not a whole number from 1 to 10^12" : "is not a whole number from 0 to 10^12");
+    return v.get<long long>();
   }
   bool boolean(const std::string& path) const {
-    const json* v = find(path);
-    if (!v->is_boolean()) fail(path, "is not true or false");
-    return v->get<bool>();
+    const json& v = required(path);
+    if (!v.is_boolean()) fail(path, "is not true or false");
+    return v.get<bool>();
   }
   double number(const std::string& path) const {
-    const json* v = find(path);
-    if (!v->is_number() || v->get<double>() < 0) fail(path, "is not a number");
-    return v->get<double>();
+    const json& v = required(path);
+    if (!v.is_number() || v.get<double>() < 0) fail(path, "is not a number");
+    return v.get<double>();
   }
   SourceLocation at(const std::string& path) const { return j_.at(path); }
   std::string said(const std::string& path) const { return path + " = " + j_.text(path); }
@@ -79,15 +87,16 @@ ImportedScenario import_deepspeed(const std::string& path) {
   if (r.has("tensor_parallel")) {
     for (const auto& [key, value] : r.find("tensor_parallel")->items())
       if (key != "autotp_size") r.fail("tensor_parallel." + key, "is not a tensor_parallel key the import reads");
-    if (r.has("tensor_parallel.autotp_size")) tp = r.integer("tensor_parallel.autotp_size");
+    if (r.has("tensor_parallel.autotp_size")) tp = r.integer("tensor_parallel.autotp_size", 1);
   }
+  if (tp > (1 << 20)) r.fail("tensor_parallel.autotp_size", "is above 2^20");
   set("plan.tp", std::to_string(tp), "tensor_parallel.autotp_size");
   set("plan.sequence_parallel", "false", "tensor_parallel.autotp_size");
   if (r.has("pipeline")) {
     for (const auto& [key, value] : r.find("pipeline")->items())
       if (key != "stages" && key != "activation_checkpoint_interval" && key != "partition_method")
         r.fail("pipeline." + key, "is not a pipeline key the import reads");
-    if (r.has("pipeline.stages")) pp = r.integer("pipeline.stages");
+    if (r.has("pipeline.stages")) pp = r.integer("pipeline.stages", 1);
     if (pp > 1 && r.has("pipeline.activation_checkpoint_interval")) {
       const long long interval = r.integer("pipeline.activation_checkpoint_interval");
       if (interval > 1)
@@ -101,13 +110,14 @@ ImportedScenario import_deepspeed(const std::string& path) {
   if (pp == 1)
     out.notes.push_back("recompute lives in the model code (e.g. gradient checkpointing): plan.recompute is the base "
                         "scenario's");
+  if (pp > (1 << 20)) r.fail("pipeline.stages", "is above 2^20");
   set("plan.pp", std::to_string(pp), "pipeline.stages");
   set("plan.cp", "1", "pipeline.stages");
   set("plan.interleave", "1", "pipeline.stages");
 
   // ---- batch -----------------------------------------------------------------------------------------------------
-  const long long micro = r.has("train_micro_batch_size_per_gpu") ? r.integer("train_micro_batch_size_per_gpu") : 1;
-  const long long accumulation = r.has("gradient_accumulation_steps") ? r.integer("gradient_accumulation_steps") : 1;
+  const long long micro = r.has("train_micro_batch_size_per_gpu") ? r.integer("train_micro_batch_size_per_gpu", 1) : 1;
+  const long long accumulation = r.has("gradient_accumulation_steps") ? r.integer("gradient_accumulation_steps", 1) : 1;
   set("training.micro_batch", std::to_string(micro), "train_micro_batch_size_per_gpu");
   if (r.has("train_batch_size")) {
     if (tp > 1)

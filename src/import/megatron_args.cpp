@@ -54,6 +54,9 @@ const std::vector<std::string_view> kSkipped = {
     "--ddp-bucket-size", "--check-for-nan-in-loss-and-grad", "--empty-unused-memory-level", "--profile",
     "--use-pytorch-profiler", "--profile-step-start", "--profile-step-end", "--hidden-dropout-unused"};
 
+// Integers beyond this are refused before any arithmetic (no product of two of them overflows).
+constexpr long long kMaxInteger = 1'000'000'000'000;
+
 bool skipped(std::string_view flag) {
   for (std::string_view s : kSkipped) {
     if (s.back() == '-' ? flag.rfind(s, 0) == 0 : flag == s) return true;
@@ -100,10 +103,17 @@ public:
     try {
       std::size_t used = 0;
       const long long v = std::stoll(x.value, &used);
-      if (used == x.value.size() && v >= 0) return v;
+      if (used == x.value.size() && v >= 0 && v <= kMaxInteger) return v;
     } catch (const std::exception&) {
     }
-    fail(f, "does not give a whole number");
+    fail(f, "does not give a whole number from 0 to 10^12");
+  }
+  // A degree or count that divides something: 1 or more.
+  long long positive(std::string_view f, long long fallback) const {
+    if (!has(f)) return fallback;
+    const long long v = integer(f);
+    if (v < 1 || v > (1 << 20)) fail(f, "is not from 1 to 2^20");
+    return v;
   }
   double number(std::string_view f) const {
     const Flag& x = value_of(f);
@@ -175,8 +185,9 @@ std::map<std::string, Flag, std::less<>> read_flags(const LaunchText& launch) {
 
 // --moe-layer-freq as Megatron's pattern expression (A:244-252): terms joined by '+', each [d, d, ...] or a
 // parenthesised expression, optionally *N. Returns the 0/1 list.
-std::vector<int> moe_pattern(const std::string& text, std::size_t& i, const Args& args);
-std::vector<int> moe_term(const std::string& text, std::size_t& i, const Args& args) {
+std::vector<int> moe_pattern(const std::string& text, std::size_t& i, const Args& args, int depth);
+std::vector<int> moe_term(const std::string& text, std::size_t& i, const Args& args, int depth) {
+  if (depth > 16) args.fail("--moe-layer-freq", "nests parentheses deeper than 16");
   std::vector<int> out;
   if (i < text.size() && text[i] == '[') {
     ++i;
@@ -188,7 +199,7 @@ std::vector<int> moe_term(const std::string& text, std::size_t& i, const Args& a
     ++i;
   } else if (i < text.size() && text[i] == '(') {
     ++i;
-    out = moe_pattern(text, i, args);
+    out = moe_pattern(text, i, args, depth + 1);
     if (i >= text.size() || text[i] != ')') args.fail("--moe-layer-freq", "has an unclosed parenthesis");
     ++i;
   } else {
@@ -203,7 +214,8 @@ std::vector<int> moe_term(const std::string& text, std::size_t& i, const Args& a
     } catch (const std::exception&) {
       args.fail("--moe-layer-freq", "has a * without a count");
     }
-    if (n < 0 || n > 100000) args.fail("--moe-layer-freq", "repeats a term a negative or huge number of times");
+    if (n < 0 || out.size() * static_cast<std::size_t>(n) > 1'000'000)
+      args.fail("--moe-layer-freq", "repeats a term into more than a million blocks");
     i += used;
     std::vector<int> repeated;
     for (int k = 0; k < n; ++k) repeated.insert(repeated.end(), out.begin(), out.end());
@@ -211,11 +223,12 @@ std::vector<int> moe_term(const std::string& text, std::size_t& i, const Args& a
   }
   return out;
 }
-std::vector<int> moe_pattern(const std::string& text, std::size_t& i, const Args& args) {
-  std::vector<int> out = moe_term(text, i, args);
+std::vector<int> moe_pattern(const std::string& text, std::size_t& i, const Args& args, int depth) {
+  std::vector<int> out = moe_term(text, i, args, depth);
   while (i < text.size() && text[i] == '+') {
     ++i;
-    const std::vector<int> more = moe_term(text, i, args);
+    const std::vector<int> more = moe_term(text, i, args, depth);
+    if (out.size() + more.size() > 1'000'000) args.fail("--moe-layer-freq", "has more than a million blocks");
     out.insert(out.end(), more.begin(), more.end());
   }
   return out;
@@ -442,7 +455,7 @@ ImportedScenario import_megatron(const std::string& text, const std::string& fil
         every = a.integer("--moe-layer-freq");
       } else {
         std::size_t i = 0;
-        const std::vector<int> p = moe_pattern(f, i, a);
+        const std::vector<int> p = moe_pattern(f, i, a, 0);
         if (i != f.size()) a.fail("--moe-layer-freq", "has text after the pattern");
         if (static_cast<long long>(p.size()) != layers)
           a.fail("--moe-layer-freq", fmt::format("lists {} blocks, not --num-layers {}", p.size(), layers));
@@ -475,16 +488,16 @@ ImportedScenario import_megatron(const std::string& text, const std::string& fil
   }
 
   // ---- the layout ------------------------------------------------------------------------------------------------
-  const long long tp = a.has("--tensor-model-parallel-size") ? a.integer("--tensor-model-parallel-size") : 1;
-  const long long pp = a.has("--pipeline-model-parallel-size") ? a.integer("--pipeline-model-parallel-size") : 1;
+  const long long tp = a.positive("--tensor-model-parallel-size", 1);
+  const long long pp = a.positive("--pipeline-model-parallel-size", 1);
   set_int("plan.tp", tp, "--tensor-model-parallel-size");
   set_int("plan.pp", pp, "--pipeline-model-parallel-size");
   set_int("plan.cp", a.has("--context-parallel-size") ? a.integer("--context-parallel-size") : 1, "--context-parallel-size");
   long long interleave = 1;
   if (a.has("--num-virtual-stages-per-pipeline-rank")) interleave = a.integer("--num-virtual-stages-per-pipeline-rank");
   if (a.has("--num-layers-per-virtual-pipeline-stage")) {
-    const long long per = a.integer("--num-layers-per-virtual-pipeline-stage");
-    if (per == 0 || layers % (pp * per) != 0)
+    const long long per = a.positive("--num-layers-per-virtual-pipeline-stage", 1);
+    if (layers % (pp * per) != 0)
       a.fail("--num-layers-per-virtual-pipeline-stage", "does not divide the layers per pipeline rank");
     interleave = layers / pp / per;
   }
@@ -547,11 +560,14 @@ ImportedScenario import_megatron(const std::string& text, const std::string& fil
   set_int("training.global_batch", a.integer("--global-batch-size"), "--global-batch-size");
   set_int("training.micro_batch", a.has("--micro-batch-size") ? a.integer("--micro-batch-size") : 1, "--micro-batch-size");
   if (a.has("--train-iters")) {
-    set("training.tokens", fmt::format("{}", a.integer("--train-iters") * a.integer("--global-batch-size") *
-                                                 a.integer("--seq-length")),
+    set("training.tokens", fmt::format("{:.17g}", static_cast<double>(a.integer("--train-iters")) *
+                                                        static_cast<double>(a.integer("--global-batch-size")) *
+                                                        static_cast<double>(a.integer("--seq-length"))),
         "--train-iters");
   } else if (a.has("--train-samples")) {
-    set("training.tokens", fmt::format("{}", a.integer("--train-samples") * a.integer("--seq-length")), "--train-samples");
+    set("training.tokens", fmt::format("{:.17g}", static_cast<double>(a.integer("--train-samples")) *
+                                                        static_cast<double>(a.integer("--seq-length"))),
+        "--train-samples");
   } else {
     out.notes.push_back("no --train-iters or --train-samples: training.tokens is the base scenario's (or --tokens)");
   }

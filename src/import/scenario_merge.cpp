@@ -94,10 +94,13 @@ MergedScenario merge_import(const ImportedScenario& imported, const ImportBase& 
       for (int i = 0; i < s.cluster.island_entries; ++i)
         gpus += static_cast<long long>(s.cluster.islands[static_cast<std::size_t>(i)].gpus) *
                 s.cluster.islands[static_cast<std::size_t>(i)].count;
-      if (gpus % b.divisor != 0)
+      if (b.divisor < 1 || gpus % b.divisor != 0)
         throw ScenarioError(b.from, b.said, "", fmt::format("needs the cluster's {} GPUs to be a multiple of {}", gpus,
                                                             b.divisor));
-      keys.set("training.global_batch", std::to_string(b.micro * b.accumulation * (gpus / b.divisor)), b.from, b.said);
+      const double batch = static_cast<double>(b.micro) * static_cast<double>(b.accumulation) *
+                           static_cast<double>(gpus / b.divisor);
+      if (batch > 1e9) throw ScenarioError(b.from, b.said, "", "gives a global batch above 10^9 sequences");
+      keys.set("training.global_batch", fmt::format("{:.17g}", batch), b.from, b.said);
       apply_override(doc, Override{"training.global_batch", keys.keys.back().value,
                                    std::string(kImportMark) + std::to_string(keys.keys.size() - 1)});
     }

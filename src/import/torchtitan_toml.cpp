@@ -49,10 +49,19 @@ public:
     if (v_.count(key) == 0) throw ScenarioError(SourceLocation{file_, 0, 0}, key, "(not given)", problem);
     throw ScenarioError(get(key).at, key, get(key).text, problem);
   }
-  long long integer(const std::string& key, long long fallback) const {
+  // Integers from -1 to 10^12 (no product of two overflows); `least` 1 for a degree or size that divides.
+  long long integer(const std::string& key, long long fallback, long long least = -1) const {
     if (!has(key)) return fallback;
     if (get(key).kind != TomlValue::Kind::integer) fail(key, "is not an integer");
-    return std::stoll(get(key).text);
+    const long long v = std::stoll(get(key).text);
+    if (v < least || v > 1'000'000'000'000) fail(key, "is not an integer from " + std::to_string(least) + " to 10^12");
+    return v;
+  }
+  // A parallel degree: 1 to 2^20 (the scenario keys' bound), 1 when absent.
+  long long degree(const std::string& key) const {
+    const long long v = integer(key, 1, 1);
+    if (v > (1 << 20)) fail(key, "is above 2^20");
+    return v;
   }
   std::string string(const std::string& key, const std::string& fallback) const {
     if (!has(key)) return fallback;
@@ -129,17 +138,19 @@ ImportedScenario import_torchtitan(const std::string& text, const std::string& f
   }
 
   // ---- training --------------------------------------------------------------------------------------------------
-  const long long seq = t.integer("training.seq_len", 2048);
+  const long long seq = t.integer("training.seq_len", 2048, 1);
   set("model.seq_len", std::to_string(seq), "training.seq_len");
-  const long long local = t.integer("training.local_batch_size", 8);
+  const long long local = t.integer("training.local_batch_size", 8, 1);
   const long long global = t.integer("training.global_batch_size", -1);
   if (global <= 0)
     throw ScenarioError(t.at("training.global_batch_size"), "training.global_batch_size", "",
                         "is required: v0.2.2's default (-1) is the local batch x data-parallel ranks, given here so "
                         "the scenario's batch is explicit");
   set("training.global_batch", std::to_string(global), "training.global_batch_size");
-  const long long steps = t.integer("training.steps", 10000);
-  set("training.tokens", std::to_string(steps * global * seq), "training.steps");
+  const long long steps = t.integer("training.steps", 10000, 0);
+  set("training.tokens",
+      fmt::format("{:.17g}", static_cast<double>(steps) * static_cast<double>(global) * static_cast<double>(seq)),
+      "training.steps");
   const std::string param = t.string("training.mixed_precision_param", "bfloat16");
   if (param != "bfloat16") t.fail("training.mixed_precision_param", "is not bfloat16: fp32 training is not costed");
   if (t.has("training.mixed_precision_reduce")) {
@@ -164,11 +175,12 @@ ImportedScenario import_torchtitan(const std::string& text, const std::string& f
 
   // ---- parallelism -----------------------------------------------------------------------------------------------
   const std::string p = "parallelism.";
-  const long long replicate = t.integer(p + "data_parallel_replicate_degree", 1);
+  const long long replicate = t.degree(p + "data_parallel_replicate_degree");
   const long long shard = t.integer(p + "data_parallel_shard_degree", -1);
-  const long long tp = t.integer(p + "tensor_parallel_degree", 1);
-  const long long pp = t.integer(p + "pipeline_parallel_degree", 1);
-  const long long cp = t.integer(p + "context_parallel_degree", 1);
+  if (shard > (1 << 20)) t.fail(p + "data_parallel_shard_degree", "is above 2^20");
+  const long long tp = t.degree(p + "tensor_parallel_degree");
+  const long long pp = t.degree(p + "pipeline_parallel_degree");
+  const long long cp = t.degree(p + "context_parallel_degree");
   if (t.boolean(p + "enable_async_tensor_parallel", false))
     t.fail(p + "enable_async_tensor_parallel", "needs torch.compile, which the plans are not costed with");
   if (shard == -1 && replicate > 1)
@@ -194,9 +206,9 @@ ImportedScenario import_torchtitan(const std::string& text, const std::string& f
   long long micro = local;
   if (pp > 1) {
     const std::string schedule = t.string(p + "pipeline_parallel_schedule", "1F1B");
-    const long long first = t.integer(p + "pipeline_parallel_first_stage_less_layers", 1);
-    const long long last = t.integer(p + "pipeline_parallel_last_stage_less_layers", 1);
-    micro = t.integer(p + "pipeline_parallel_microbatch_size", 1);
+    const long long first = t.integer(p + "pipeline_parallel_first_stage_less_layers", 1, 0);
+    const long long last = t.integer(p + "pipeline_parallel_last_stage_less_layers", 1, 0);
+    micro = t.integer(p + "pipeline_parallel_microbatch_size", 1, 1);
     if (local % micro != 0) t.fail(p + "pipeline_parallel_microbatch_size", "does not divide training.local_batch_size");
     long long interleave = 1;
     if (schedule == "Interleaved1F1B") {
@@ -205,7 +217,7 @@ ImportedScenario import_torchtitan(const std::string& text, const std::string& f
       if (layers == 0)
         t.fail(p + "pipeline_parallel_schedule", "is interleaved and the model's layers are unknown (no [model] "
                                                  "flavor): the virtual stages per rank cannot be counted");
-      const long long lps = t.integer(p + "pipeline_parallel_layers_per_stage", 1);
+      const long long lps = t.integer(p + "pipeline_parallel_layers_per_stage", 1, 1);
       const long long stages = (layers + first + last + lps - 1) / lps;
       if (stages % pp != 0 || stages / pp < 2)
         t.fail(p + "pipeline_parallel_layers_per_stage", fmt::format("gives {} virtual stages, not 2 or more per rank "
@@ -214,7 +226,7 @@ ImportedScenario import_torchtitan(const std::string& text, const std::string& f
     } else if (schedule != "1F1B") {
       t.fail(p + "pipeline_parallel_schedule", "is not 1F1B or Interleaved1F1B, the schedules ShardMeter costs");
     } else if (t.has(p + "pipeline_parallel_layers_per_stage") && layers > 0) {
-      const long long lps = t.integer(p + "pipeline_parallel_layers_per_stage", 1);
+      const long long lps = t.integer(p + "pipeline_parallel_layers_per_stage", 1, 1);
       if ((layers + first + last + lps - 1) / lps != pp)
         t.fail(p + "pipeline_parallel_layers_per_stage", "does not give one stage per rank, which 1F1B runs");
     }
