@@ -391,6 +391,10 @@ TEST_CASE("deepspeed: ZeRO stage and train_batch_size = micro x accumulation x d
   PlanPoint autotp = p;   // AutoTP: DeepSpeed divides by the whole world, so train_batch_size is left to it
   autotp.tp = 2;
   autotp.sharding = m::Sharding::zero1;
+  // AutoTP has no sequence parallelism: a plan costed with it is refused (found by the import round trip).
+  CHECK_THAT(export_error(Exporter(autotp), results::ExportFormat::deepspeed),
+             Catch::Contains("sequence parallelism with tp = 2"));
+  autotp.sequence_parallel = false;
   const nlohmann::json r = nlohmann::json::parse(Exporter(autotp).run(results::ExportFormat::deepspeed).text);
   CHECK_FALSE(r.contains("train_batch_size"));
   CHECK(r["tensor_parallel"]["autotp_size"] == 2);
@@ -408,6 +412,7 @@ TEST_CASE("deepspeed cannot express hsdp with tp, pp with FSDP, context parallel
   PlanPoint hsdp;
   hsdp.tp = 2;
   hsdp.pp = 1;
+  hsdp.sequence_parallel = false;
   hsdp.sharding = m::Sharding::hsdp;
   CHECK_THAT(export_error(Exporter(hsdp), results::ExportFormat::deepspeed),
              Catch::Contains("deepspeed cannot express this plan") && Catch::Contains("hsdp"));
@@ -837,9 +842,10 @@ TEST_CASE("Write exports for the framework replays", "[.][export_fixture]") {
   diloco.fragments = 4;
   diloco.outer_bits = 8;
   cases["streaming-diloco"] = diloco;
-  PlanPoint autotp;        // DeepSpeed AutoTP: tp 2, ZeRO-1
+  PlanPoint autotp;        // DeepSpeed AutoTP: tp 2, ZeRO-1, no sequence parallelism (AutoTP has none)
   autotp.tp = 2;
   autotp.pp = 1;
+  autotp.sequence_parallel = false;
   autotp.gpus = 64;
   autotp.global_batch = 1024;
   cases["autotp"] = autotp;

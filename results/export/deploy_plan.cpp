@@ -143,6 +143,7 @@ DeployPlan make_deploy_plan(const Row& r, std::size_t row_index, const model::Sc
     m.yarn_factor = s->model.yarn_factor;
     m.attention_window = s->model.attention_window;
     m.full_attention_every = s->model.full_attention_every;
+    m.dropout = s->model.dropout;
     p.moe_recompute = std::string(enum_name(s->plan.moe_recompute));
     p.fp8_params = s->training.fp8_params;
   }

@@ -59,6 +59,7 @@ struct DeployModel {
   double yarn_factor = 0;                 // model.yarn_factor (gpt-oss: 32); 0 = plain RoPE
   std::int64_t attention_window = 0;      // model.attention_window (gpt-oss: 128); 0 = full causal attention
   std::int64_t full_attention_every = 0;  // model.full_attention_every (gpt-oss: 2)
+  bool dropout = true;                    // model.dropout; true (the frameworks' default) when not rebuilt
 
   bool moe() const { return experts > 0; }
   bool mla() const { return kv_lora_rank > 0; }

@@ -54,6 +54,11 @@ void check(const DeployPlan& p) {
   if (zero_stage(p.sharding) == 3 && !p.reshard_after_forward)
     throw ExportError(kFormat, "reshard_after_forward false: ZeRO-3 re-fetches partitioned parameters in backward "
                                "(stage3_max_reuse_distance only caches them by distance); use sharding zero2");
+  if (p.sequence_parallel && p.tp > 1)
+    throw ExportError(kFormat, fmt::format("sequence parallelism with tp = {}: AutoTP keeps the norm and dropout "
+                                           "activations whole on every tensor-parallel rank, so the plan was costed "
+                                           "with less activation memory than DeepSpeed would use (found by the import "
+                                           "round trip, docs/import.md)", p.tp));
   if (p.cp > 1)
     throw ExportError(kFormat, fmt::format("context parallelism cp = {}: DeepSpeed has no ring-attention degree "
                                            "(its Ulysses sequence parallelism needs model changes)", p.cp));

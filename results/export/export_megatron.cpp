@@ -276,6 +276,12 @@ Exported export_megatron(const DeployPlan& p, const ExportSource& source) {
   arg(fmt::format("--normalization {}", m.norm == "rmsnorm" ? "RMSNorm" : "LayerNorm"));
   if (!m.tied_embeddings) arg("--untie-embeddings-and-output-weights");
   if (!m.bias) arg("--disable-bias-linear");
+  // Megatron's dropout defaults to 0.1 (A: --attention-dropout, --hidden-dropout): a model costed without dropout
+  // must say so, or Megatron trains with the masks' memory the plan left out (found by the import round trip).
+  if (!m.dropout) {
+    arg("--attention-dropout 0");
+    arg("--hidden-dropout 0");
+  }
   if (m.moe()) {
     arg(fmt::format("--num-experts {}", m.experts));
     arg(fmt::format("--moe-router-topk {}", m.top_k));

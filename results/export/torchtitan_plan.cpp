@@ -160,10 +160,6 @@ std::vector<TorchtitanField> torchtitan_parallelism_fields(TorchtitanTarget targ
   std::vector<TorchtitanField> f;
   f.push_back(int_field("data_parallel_replicate_degree", p.dp_replicate));
   f.push_back(int_field("data_parallel_shard_degree", p.dp_shard));
-  if (p.sharding == "zero2")
-    f.push_back(string_field("fsdp_reshard_after_forward", "never",
-                             v0 ? "ZeRO-2: parameters stay gathered from forward to backward"
-                                : "ZeRO-2: parameters stay gathered until backward"));
   // fsdp/hsdp: torchtitan's "default" reshards except under pipeline parallelism (llama3/infra/parallelize.py
   // apply_fsdp); say the plan's choice where it differs (docs/model.md §6.3).
   const bool fsdp = p.sharding == "fsdp" || p.sharding == "hsdp";
@@ -217,6 +213,11 @@ void check_torchtitan_plan(std::string_view format, const DeployPlan& p) {
   if (p.sharding == "zero1")
     throw ExportError(f, "sharding zero1 (optimizer-state-only sharding): torchtitan shards with FSDP2 "
                          "(data_parallel_shard_degree), which also shards parameters and gradients");
+  if (p.sharding == "zero2")
+    throw ExportError(f, "sharding zero2 (replicated parameters): torchtitan's nearest, FSDP2 with "
+                         "fsdp_reshard_after_forward \"never\", also keeps each rank's parameter shard beside the "
+                         "gathered weights; that is sharding fsdp with reshard_after_forward false, costed differently "
+                         "(found by the import round trip, docs/import.md)");
   if (p.precision == "fp16")
     throw ExportError(f, "precision fp16: training.mixed_precision_param takes bfloat16 or float32");
   if (p.interleave > 1 && p.pp == 1) throw ExportError(f, "interleave > 1 without pipeline parallelism");

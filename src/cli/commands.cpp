@@ -30,6 +30,11 @@ constexpr std::array kCommands = {
             run_report},
     Command{"export", "export FRONT.h5 [--pick cheapest|fastest|knee|N] --format FORMAT [-o FILE] [--data-dir DIR]",
             "Export one plan of a front for plan-json, torchtitan, megatron, deepspeed or torchrun", run_export},
+    Command{"import",
+            "import hf|megatron|torchtitan|deepspeed INPUT [--scenario FILE | --gpu TYPE --nodes N] [--model PRESET] "
+            "[--tokens N] [--seq-len N] [--set KEY=VALUE]... [-o FILE] [--estimate [--json]] [--data-dir DIR]",
+            "Turn a Hugging Face config.json or a Megatron, torchtitan or DeepSpeed launch configuration into a "
+            "scenario", run_import},
     Command{"nightly",
             "nightly DIR_OF_SCENARIOS --out RESULTS_DIR [--prices prices.yaml] [--date YYYY-MM-DD] [--threads N] "
             "[--data-dir DIR]",

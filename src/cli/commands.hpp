@@ -38,6 +38,7 @@ int run_schema(const std::vector<std::string>& args, std::ostream& out);     // 
 int run_list(const std::vector<std::string>& args, std::ostream& out);       // src/cli/command_list.cpp
 int run_report(const std::vector<std::string>& args, std::ostream& out);     // src/cli/command_report.cpp
 int run_export(const std::vector<std::string>& args, std::ostream& out);     // src/cli/command_export.cpp
+int run_import(const std::vector<std::string>& args, std::ostream& out);     // src/cli/command_import.cpp
 int run_nightly(const std::vector<std::string>& args, std::ostream& out);    // src/cli/command_nightly.cpp
 int run_sweep(const std::vector<std::string>& args, std::ostream& out);      // src/cli/command_sweep.cpp
 int run_thresholds(const std::vector<std::string>& args, std::ostream& out); // src/cli/command_thresholds.cpp

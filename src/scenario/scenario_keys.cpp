@@ -88,6 +88,7 @@ std::vector<SectionKeys> shipped_sections() {
   }},
   {Section::model, "model:", "", {
     {"preset", "name", "", D::described("none"), {}, "A model in scenarios/models/; supplies every other model key, explicit keys override it"},
+    {"hf_config", "path", "", D::described("none"), {}, "A Hugging Face config.json (path relative to the scenario file) supplying the model keys it maps, not seq_len (docs/import.md); not with preset; explicit keys override it"},
     {"layers", "", "", kRequiredOrPreset, kDim, "Transformer blocks L", member<&m::ModelSpec::layers>},
     {"hidden", "", "", kRequiredOrPreset, kDim, "Hidden size h", member<&m::ModelSpec::hidden>},
     {"heads", "", "", kRequiredOrPreset, kDim, "Attention (query) heads a", member<&m::ModelSpec::heads>},

@@ -23,6 +23,7 @@ LAYERS = {
     'src/scenario': MODEL,
     # results/export: a framework search keeps the plans that framework's export writes (results/export/framework.hpp).
     'src/planning': MODEL + ['search', 'results', 'results/front', 'results/files', 'results/export', 'src/scenario'],
+    'src/import': MODEL + ['src/scenario'],
     'src/text': MODEL + ['search', 'results', 'results/front', 'src/scenario', 'src/planning'],
     'src/sweep': MODEL + ['search', 'results', 'results/front', 'results/files', 'results/report', 'src/scenario',
                           'src/planning', 'src/text'],
@@ -35,7 +36,7 @@ LAYERS = {
                            'src/text'],
     'src/cli': MODEL + ['search', 'results', 'results/front', 'results/files', 'results/report', 'results/export',
                         'src/scenario', 'src/planning', 'src/text', 'src/sweep', 'src/validation', 'src/nightly',
-                        'src/distributed'],
+                        'src/distributed', 'src/import'],
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 

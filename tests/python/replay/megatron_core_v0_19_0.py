@@ -19,6 +19,7 @@ FLAGS = {
     "--position-embedding-type": {"learned_absolute", "rope", "yarn", "mrope", "relative", "none"},   # A:2314
     "--swiglu": SWITCH, "--normalization": {"LayerNorm", "RMSNorm"},                     # A:2367, TC:249
     "--untie-embeddings-and-output-weights": SWITCH, "--disable-bias-linear": SWITCH,    # A:2377, TC:205-206
+    "--attention-dropout": "float", "--hidden-dropout": "float",                         # A: _add_regularization_args (default 0.1)
     "--tensor-model-parallel-size": INT, "--pipeline-model-parallel-size": INT,          # MPC:55, 83
     "--context-parallel-size": INT, "--sequence-parallel": SWITCH,                       # MPC:100, 94
     "--num-layers-per-virtual-pipeline-stage": INT, "--num-virtual-stages-per-pipeline-rank": INT,   # A:2961-2963
