@@ -133,8 +133,9 @@ void round_trip(const std::string& scenario, const fs::path& work, std::map<resu
       CHECK(e.step_time_s == Approx(results::number(row, "step_time_s")).epsilon(1e-9));
       CHECK(e.tokens_per_s == Approx(results::number(row, "tokens_per_s")).epsilon(1e-9));
       CHECK(e.memory_per_gpu_bytes / m::kGB == Approx(results::number(row, "memory_per_gpu_gb")).epsilon(1e-9));
-      // torchtitan trains whole steps: at most one step more than the row's budget.
-      const double tokens = merged.loaded.scenario.training.tokens, planned = results::number(row, "training_tokens");
+      // Exports train whole steps of the tokens the row was costed for (DeployPlan::trained_tokens: the budget over
+      // the token efficiency); the import reads back what the file trains: at most one step more.
+      const double tokens = merged.loaded.scenario.training.tokens, planned = plan.trained_tokens;
       CHECK(tokens >= planned);
       CHECK(tokens - planned <= static_cast<double>(plan.global_batch * plan.model.seq_len));
       // The written scenario reads back to the same scenario.

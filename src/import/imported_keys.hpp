@@ -25,11 +25,20 @@ struct BatchFromWorld {
   std::string said;
 };
 
+// DeepSpeed's config has no run length; ShardMeter's export writes `shardmeter_train_steps`. The tokens it trains
+// are steps x global batch x seq_len, known only once the batch and the model are (scenario_merge.cpp).
+struct TokensFromSteps {
+  long long steps = 0;
+  SourceLocation from;
+  std::string said;
+};
+
 struct ImportedScenario {
   std::string framework;                     // "megatron", "torchtitan", "deepspeed", "hf"
   std::string source;                        // the file read
   std::vector<ImportedKey> keys;             // in the order read; a later key overrides an earlier one
   std::optional<BatchFromWorld> batch_from_world;
+  std::optional<TokensFromSteps> tokens_from_steps;
   std::vector<std::string> notes;            // what the file cannot say and where it was taken from instead
   bool has_model = false;                    // the file describes the whole model (else the base scenario must)
 

@@ -104,6 +104,15 @@ MergedScenario merge_import(const ImportedScenario& imported, const ImportBase& 
       apply_override(doc, Override{"training.global_batch", keys.keys.back().value,
                                    std::string(kImportMark) + std::to_string(keys.keys.size() - 1)});
     }
+    if (keys.tokens_from_steps && base.tokens < 0) {
+      const TokensFromSteps& t = *keys.tokens_from_steps;
+      const model::Scenario s = parse_scenario(doc, catalog);
+      const double tokens = static_cast<double>(t.steps) * static_cast<double>(s.training.global_batch) *
+                            static_cast<double>(s.model.seq_len);
+      keys.set("training.tokens", fmt::format("{:.17g}", tokens), t.from, t.said);
+      apply_override(doc, Override{"training.tokens", keys.keys.back().value,
+                                   std::string(kImportMark) + std::to_string(keys.keys.size() - 1)});
+    }
     MergedScenario out;
     out.loaded = load_scenario(doc, catalog);
     YAML::Emitter emitter;
