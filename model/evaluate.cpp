@@ -65,8 +65,7 @@ void reset_estimate(Estimate& e) noexcept {
 // on hold default values (evaluate_into resets those). A consistent scenario's estimate writes every field of `e`
 // and of its island slots, so nothing else needs resetting first (tests/test_evaluate_reuse.cpp checks this against
 // fresh estimates); a rejected one is reset to the defaults besides what it reports.
-void evaluate_fresh(const Scenario& s, Estimate& e, bool check) noexcept {
-  const ParameterCounts params = count_parameters(s.model);
+void evaluate_fresh(const Scenario& s, const ParameterCounts& params, Estimate& e, bool check) noexcept {
   const Violation v = check ? check_consistency(s) : Violation{};
   if (v) [[unlikely]] reset_estimate(e);   // before the fields a rejected estimate reports too
   e.island_entries = s.cluster.island_entries;
@@ -218,7 +217,7 @@ void evaluate_fresh(const Scenario& s, Estimate& e, bool check) noexcept {
 
 Estimate evaluate(const Scenario& s) noexcept {
   Estimate e;
-  evaluate_fresh(s, e, true);
+  evaluate_fresh(s, count_parameters(s.model), e, true);
   return e;
 }
 
@@ -234,12 +233,16 @@ void reset_unused_islands(const Scenario& s, Estimate& out) noexcept {
 
 void evaluate_into(const Scenario& s, Estimate& out) noexcept {
   reset_unused_islands(s, out);
-  evaluate_fresh(s, out, true);
+  evaluate_fresh(s, count_parameters(s.model), out, true);
 }
 
 void evaluate_consistent_into(const Scenario& s, Estimate& out) noexcept {
+  evaluate_consistent_into(s, count_parameters(s.model), out);
+}
+
+void evaluate_consistent_into(const Scenario& s, const ParameterCounts& params, Estimate& out) noexcept {
   reset_unused_islands(s, out);
-  evaluate_fresh(s, out, false);
+  evaluate_fresh(s, params, out, false);
 }
 
 }  // namespace shardmeter::model

@@ -1,6 +1,7 @@
 #pragma once
 // The one entry point of the analytical model: a scenario in, an estimate out. Pure and thread-safe.
 #include "model/estimate.hpp"
+#include "model/parameters.hpp"
 #include "model/scenario.hpp"
 
 namespace shardmeter::model {
@@ -16,6 +17,9 @@ void evaluate_into(const Scenario& scenario, Estimate& out) noexcept;
 // evaluate_into for a scenario the caller has already found consistent (check_consistency(scenario) is empty, as
 // for every candidate the search estimates): the consistency rules are not run a second time.
 void evaluate_consistent_into(const Scenario& scenario, Estimate& out) noexcept;
+// The same with the scenario's parameter counts already at hand (`params` == count_parameters(scenario.model)): the
+// search counts them once per candidate for the memory screen and the estimate.
+void evaluate_consistent_into(const Scenario& scenario, const ParameterCounts& params, Estimate& out) noexcept;
 // The peak MFU and HFU are measured against: the dense fp8 peak for precision fp8 (on a GPU that has one), else the
 // dense 16-bit peak (docs/model.md §1.4).
 double mfu_peak_flops_per_s(const GpuSpec& gpu, Precision precision) noexcept;

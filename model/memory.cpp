@@ -64,7 +64,10 @@ double layer_activation_bytes(const ModelSpec& m, const PlanSpec& plan, int micr
 }
 
 bool model_states_exceed_memory(const Scenario& s) noexcept {
-  const ParameterCounts params = count_parameters(s.model);
+  return model_states_exceed_memory(s, count_parameters(s.model));
+}
+
+bool model_states_exceed_memory(const Scenario& s, const ParameterCounts& params) noexcept {
   const int stages_here = stages_per_island(s);
   // The same for every island; the screen reads the model states only, so the activation terms stay 0.
   const StageMemoryTerms terms = memory_terms(

@@ -54,6 +54,8 @@ MemoryBreakdown stage_memory(const Scenario& scenario, const IslandLayout& layou
 // out. When it exceeds the usable memory of any island, model::evaluate reports out_of_memory too, so the search
 // rejects such candidates before the full estimate. Call on a consistent scenario.
 bool model_states_exceed_memory(const Scenario& scenario) noexcept;
+// The same with `params` == count_parameters(scenario.model) already at hand (the search counts them once).
+bool model_states_exceed_memory(const Scenario& scenario, const ParameterCounts& params) noexcept;
 
 // Memory the tensors may use: HBM minus the fragmentation reserve (docs/model.md §7.8).
 double usable_memory_bytes(const GpuSpec& gpu, const RuntimeSpec& runtime) noexcept;

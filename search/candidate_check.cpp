@@ -81,6 +81,11 @@ std::vector<std::string> CandidateCheck::code_names() const {
 }
 
 Outcome CandidateCheck::screen(const model::Scenario& s) const noexcept {
+  model::ParameterCounts params;
+  return screen(s, params);
+}
+
+Outcome CandidateCheck::screen(const model::Scenario& s, model::ParameterCounts& params) const noexcept {
   Outcome out;
   if (const model::Violation v = model::check_consistency(s)) {
     out.code = static_cast<int>(v.reason);
@@ -95,8 +100,9 @@ Outcome CandidateCheck::screen(const model::Scenario& s) const noexcept {
     }
   }
   out.prune_position = no_prune_;
+  params = model::count_parameters(s.model);
   // Cheap memory bound: model states alone over capacity means evaluate() would say out_of_memory as well.
-  if (model::model_states_exceed_memory(s)) {
+  if (memory_screen_ && model::model_states_exceed_memory(s, params)) {
     out.code = static_cast<int>(model::RejectReason::out_of_memory);
     out.memory_bound = true;
   }
@@ -104,17 +110,23 @@ Outcome CandidateCheck::screen(const model::Scenario& s) const noexcept {
 }
 
 Outcome CandidateCheck::check(const model::Scenario& s, model::Estimate& estimate) const noexcept {
-  const Outcome screened = screen(s);
+  model::ParameterCounts params;
+  const Outcome screened = screen(s, params);
   if (screened.code != Outcome::kFeasible) return screened;
-  return check_screened(s, screened, estimate);
+  return check_screened(s, screened, params, estimate);
 }
 
 Outcome CandidateCheck::check_screened(const model::Scenario& s, const Outcome& screened,
                                        model::Estimate& estimate) const noexcept {
+  return check_screened(s, screened, model::count_parameters(s.model), estimate);
+}
+
+Outcome CandidateCheck::check_screened(const model::Scenario& s, const Outcome& screened,
+                                       const model::ParameterCounts& params, model::Estimate& estimate) const noexcept {
   Outcome out = screened;
   // screen() ran the consistency rules: evaluate without them, into the caller's Estimate (no zero-fill of its
-  // kilobytes of island slots; model/evaluate.hpp).
-  model::evaluate_consistent_into(s, estimate);
+  // kilobytes of island slots; model/evaluate.hpp), with the parameter counts screen() made.
+  model::evaluate_consistent_into(s, params, estimate);
   out.estimated = true;
   if (!estimate.feasible) {
     out.code = static_cast<int>(estimate.reject_reason == model::RejectReason::none ? model::RejectReason::out_of_memory

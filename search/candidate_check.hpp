@@ -11,6 +11,7 @@
 
 #include "model/estimate.hpp"
 #include "model/metric_bounds.hpp"
+#include "model/parameters.hpp"
 #include "model/reject_reason.hpp"
 #include "model/scenario.hpp"
 #include "search/goal.hpp"
@@ -47,8 +48,21 @@ public:
   // The stages before the model (consistency, quotas, the model-state memory bound): kFeasible here means
   // "worth an estimate".
   Outcome screen(const model::Scenario& scenario) const noexcept;
+  // The same, leaving the scenario's parameter counts in `params` when it passes the consistency rules and quotas
+  // (they are counted once per candidate: the memory bound and the estimate both read them).
+  Outcome screen(const model::Scenario& scenario, model::ParameterCounts& params) const noexcept;
   // The stages from the model on, for a candidate `screened` passed (screen(scenario).code == kFeasible).
   Outcome check_screened(const model::Scenario& scenario, const Outcome& screened, model::Estimate& estimate) const noexcept;
+  // The same with the counts screen(scenario, params) left.
+  Outcome check_screened(const model::Scenario& scenario, const Outcome& screened, const model::ParameterCounts& params,
+                         model::Estimate& estimate) const noexcept;
+
+  // The model-state memory bound before the estimate (on by default). It repeats part of the estimate's work, so
+  // it pays only where it rejects a large enough share of the candidates that reach it: the search turns it off
+  // where its sample says otherwise (search.cpp, memory_screen_pays). Off, the estimate rejects the same
+  // candidates as out_of_memory itself: the same outcome codes and fronts, more candidates counted as estimated.
+  void set_memory_screen(bool on) noexcept { memory_screen_ = on; }
+  bool memory_screen() const noexcept { return memory_screen_; }
   // All stages. `estimate` receives the model's estimate when `estimated` is set. It must be a default-constructed
   // Estimate or one a previous check (or model::evaluate) wrote: the model writes into it without zero-filling it
   // (model::evaluate_into), so reuse one per thread.
@@ -89,6 +103,7 @@ private:
   int non_finite_code_ = 0;
   int bound_code_ = 0;
   bool objectives_bounded_ = false;
+  bool memory_screen_ = true;
 };
 
 }  // namespace shardmeter::search

@@ -57,6 +57,7 @@ struct Worker {
       : cursor(space), archive(check.objective_count()), tally(check.code_count()) {}
   Cursor cursor;
   model::Estimate estimate;
+  model::ParameterCounts params;   // the examined candidate's, counted by the screen for the estimate
   ParetoArchive archive;
   Tally tally;
   // The bound block last decided: [bound_begin, bound_end) and its rejection code (kFeasible: not pruned).
@@ -69,7 +70,7 @@ struct Worker {
 // model: a candidate the cheap checks pass is rejected unestimated when its block is pruned, under the constraint its
 // bounds cannot meet or the bound_pruned code.
 Outcome check_candidate(const CandidateCheck& check, const BoundPruner& bounds, Worker& w, std::uint64_t i) {
-  const Outcome screened = check.screen(w.cursor.scenario());
+  const Outcome screened = check.screen(w.cursor.scenario(), w.params);
   if (screened.code != Outcome::kFeasible) return screened;
   if (bounds.enabled()) {
     if (!(w.bound_begin <= i && i < w.bound_end)) {
@@ -84,7 +85,7 @@ Outcome check_candidate(const CandidateCheck& check, const BoundPruner& bounds, 
       return o;   // prune_position stays the last position: a block of one, the walk examines the next candidate
     }
   }
-  return check.check_screened(w.cursor.scenario(), screened, w.estimate);
+  return check.check_screened(w.cursor.scenario(), screened, w.params, w.estimate);
 }
 
 // Walks [begin, end): every candidate is counted exactly once, either examined or inside a pruned block.
@@ -369,6 +370,7 @@ EngineOutput run_range(const Space& space, const CandidateCheck& check, const Bo
 SampledWorkload sample_workload(const Space& space, const CandidateCheck& check, std::uint64_t n) {
   Cursor cursor(space);
   double examined = 0, estimates = 0;
+  std::uint64_t reached = 0, screened_out = 0;
   std::uint64_t state = 0x5eed5eed5eed5eedULL;   // fixed: the choice must not depend on --seed or the machine
   for (std::uint64_t k = 0; k < n; ++k) {
     // SplitMix64 (Steele et al. 2014); the modulo bias is below size / 2^64.
@@ -379,6 +381,8 @@ SampledWorkload sample_workload(const Space& space, const CandidateCheck& check,
     x ^= x >> 31;
     cursor.seek(x % space.size());
     const Outcome o = check.screen(cursor.scenario());
+    if (o.code == Outcome::kFeasible || o.memory_bound) ++reached;
+    if (o.memory_bound) ++screened_out;
     if (o.code == Outcome::kFeasible) {
       examined += 1;
       estimates += 1;
@@ -388,7 +392,7 @@ SampledWorkload sample_workload(const Space& space, const CandidateCheck& check,
     }
   }
   const double scale = static_cast<double>(space.size()) / static_cast<double>(n);
-  return {examined * scale, estimates * scale};
+  return {examined * scale, estimates * scale, reached, screened_out};
 }
 
 EngineOutput run_exhaustive(const Space& space, const CandidateCheck& check, const SearchOptions& options,

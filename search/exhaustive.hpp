@@ -28,9 +28,13 @@ Workload measure_workload(const Space& space, const CandidateCheck& check, const
 // SearchOptions::auto_sample): a candidate that needs an estimate stands for itself; one a cheap check rejects
 // stands for 1/(its pruned block's size) of an examined candidate, the share of the block a sequential walk
 // examines (only the block's first member). Sums scaled by size/n are unbiased estimates of Workload's counts.
+// Also counted, unscaled: the drawn candidates that reach the model-state memory bound (pass the consistency rules
+// and quotas) and those it rejects, for the search's decision whether the bound pays (search.cpp).
 struct SampledWorkload {
   double examined = 0;
   double estimates = 0;
+  std::uint64_t reached_memory_screen = 0;
+  std::uint64_t memory_screened_out = 0;
 };
 SampledWorkload sample_workload(const Space& space, const CandidateCheck& check, std::uint64_t n);
 

@@ -33,7 +33,19 @@ std::vector<FrontPoint> decode_front(const Space& space, const CandidateCheck& c
   return front;
 }
 
+double screen_share(const SampledWorkload& w) {
+  return w.reached_memory_screen == 0 ? 0.0
+                                      : static_cast<double>(w.memory_screened_out) /
+                                            static_cast<double>(w.reached_memory_screen);
+}
+
+// Per candidate reaching it, the memory bound costs about this share of one estimate (callgrind, issue 32: 9.4 % of
+// a search's instructions for a bound that pays above about 26 % rejection; docs/performance.md).
+constexpr double kMemoryScreenPaysAbove = 0.26;
+
 }  // namespace
+
+bool memory_screen_pays(double share) noexcept { return share < 0 || share >= kMemoryScreenPaysAbove; }
 
 void join_part(const Space& space, const Goal& goal, const SearchOptions& options, SearchResult& total,
                const SearchResult& part) {
@@ -64,15 +76,17 @@ MethodChoice choose_method(const Space& space, const Goal& goal, const SearchOpt
   const CandidateCheck check(space, goal, options.prune);
   if (space.size() > options.auto_exact_walk_limit && options.auto_sample > 0) {
     const SampledWorkload w = sample_workload(space, check, options.auto_sample);
+    const double share = screen_share(w);
     const double predicted_s = w.examined / options.auto_checks_per_s + w.estimates / options.auto_estimates_per_s;
     const std::string basis =
         fmt::format("a sample of {} of {} candidates predicts about {:.3g} need a look after pruning and {:.3g} an "
                     "estimate, about {:.3g} s at {:g} checks/s and {:g} estimates/s on one thread (budget {:g} s)",
                     options.auto_sample, space.size(), w.examined, w.estimates, predicted_s, options.auto_checks_per_s,
                     options.auto_estimates_per_s, budget_s);
-    if (predicted_s <= budget_s) return {Method::exhaustive, "auto chose exhaustive: " + basis};
+    if (predicted_s <= budget_s) return {Method::exhaustive, "auto chose exhaustive: " + basis, 0, share};
     return {Method::anneal,
-            fmt::format("auto chose anneal: {}; annealing with a budget of {} visits", basis, options.visit_budget)};
+            fmt::format("auto chose anneal: {}; annealing with a budget of {} visits", basis, options.visit_budget), 0,
+            share};
   }
   ProgressMeter quiet(ProgressFn{}, 0, 1);
   RunControl control;
@@ -118,8 +132,14 @@ MethodChoice choose_method_timed(const Space& space, const Goal& goal, const Sea
 SearchResult search(const Space& space, const Goal& goal, const SearchOptions& options, std::atomic<bool>& stop) {
   const Clock::time_point start = Clock::now();
   if (options.chains < 1) throw std::invalid_argument("search: chains must be at least 1");
-  const CandidateCheck check(space, goal, options.prune);
+  CandidateCheck check(space, goal, options.prune);
   const MethodChoice choice = choose_method_timed(space, goal, options, stop);
+  // The memory bound, on or off from a sample of the space: auto's own when it took one, else one of the same size
+  // on spaces as large (smaller spaces keep it: their searches are short either way).
+  double share = choice.memory_screen_share;
+  if (share < 0 && space.size() > options.auto_exact_walk_limit && options.auto_sample > 0)
+    share = screen_share(sample_workload(space, check, options.auto_sample));
+  check.set_memory_screen(memory_screen_pays(share));
 
   const std::uint64_t planned = choice.method == Method::exhaustive ? space.size() : options.visit_budget;
   ProgressMeter meter(options.progress, planned, options.progress_interval_s);

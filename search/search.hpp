@@ -39,7 +39,14 @@ struct MethodChoice {
   Method method = Method::exhaustive;
   std::string reason;
   double decision_s = 0;   // time spent deciding (0 when the method was requested)
+  // From auto's sample, when it took one: the share of the drawn candidates reaching the model-state memory bound
+  // that the bound rejects; -1 without a sample.
+  double memory_screen_share = -1;
 };
+// Whether the model-state memory bound pays on a space where it rejects `share` of the candidates reaching it: it
+// costs about a quarter of an estimate per candidate (docs/performance.md, "Adaptive memory screen"), so below that
+// share it costs more than the estimates it saves. A negative share (no sample) keeps it on.
+bool memory_screen_pays(double share) noexcept;
 MethodChoice choose_method(const Space& space, const Goal& goal, const SearchOptions& options);
 MethodChoice choose_method(const Space& space, const Goal& goal, const SearchOptions& options, std::atomic<bool>& stop);
 

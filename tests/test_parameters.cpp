@@ -1,18 +1,12 @@
 #include <catch2/catch.hpp>
 
 #include "model/parameters.hpp"
+#include "model_fixtures.hpp"
 
 using namespace shardmeter::model;
+using shardmeter::test::gpt3_175b;
 
 namespace {
-ModelSpec gpt3_175b() {
-  ModelSpec m;
-  m.layers = 96; m.hidden = 12288; m.heads = 96; m.kv_heads = 96; m.head_dim = 128;
-  m.ffn_hidden = 4 * 12288; m.vocab = 51200; m.seq_len = 2048;
-  m.ffn_type = FfnType::gelu; m.norm = NormType::layernorm; m.position_embedding = PositionEmbedding::learned;
-  m.bias = true; m.tied_embeddings = true; m.dropout = true;
-  return m;
-}
 ModelSpec llama3(int layers, int hidden, int heads, int kv_heads, int ffn) {
   ModelSpec m;
   m.layers = layers; m.hidden = hidden; m.heads = heads; m.kv_heads = kv_heads; m.head_dim = hidden / heads;

@@ -3,7 +3,9 @@
 
 Usage: check_layers.py SOURCE_DIR, or check_layers.py --self-test (checks that a planted violation is found). Reads every .hpp/.cpp under model/, search/, results/ and src/ and checks each
 `#include "..."` of a project header against LAYERS: a folder may include headers of its own folder and of the
-folders it lists. The longest matching folder prefix decides a file's layer. Prints one line per violation
+folders it lists. The longest matching folder prefix decides a file's layer. An include is resolved as the compiler
+resolves a quoted include: first beside the including file (so `"../src/cli/x.hpp"` or `"detail.hpp"` count as
+the file they name), then from the source root; an include that climbs out of the source root is a violation. Prints one line per violation
 ("src/scenario/x.cpp:12 includes src/planning/y.hpp: src/scenario may not see src/planning") and exits 1.
 """
 import os
@@ -51,6 +53,20 @@ def layer_of(path):
     return best
 
 
+def resolve(root, path, include):
+    """The root-relative path a quoted include names: beside the including file if such a file exists there (the
+    compiler's first search place), else from the root. None when the name leaves the root."""
+    beside = os.path.normpath(os.path.join(os.path.dirname(path), include))
+    if not beside.startswith('..') and os.path.isfile(os.path.join(root, beside)):
+        return beside
+    from_root = os.path.normpath(include)
+    if from_root.startswith('..') or os.path.isabs(from_root):
+        # Climbing above the root from the including file's folder still names a file inside the root when the
+        # include was written relative to that folder ("../../src/x.hpp" from model/a/b.cpp).
+        return None if beside.startswith('..') or os.path.isabs(beside) else beside
+    return from_root
+
+
 def check(root):
     violations, files = [], 0
     for top in ('model', 'search', 'results', 'src'):
@@ -69,27 +85,42 @@ def check(root):
                         m = INCLUDE.match(line)
                         if not m:
                             continue
-                        target = layer_of(m.group(1))
+                        resolved = resolve(root, path, m.group(1))
+                        if resolved is None:
+                            violations.append(f'{path}:{number} includes {m.group(1)}: climbs out of the source tree')
+                            continue
+                        target = layer_of(resolved)
                         if target is None or target == layer or target in LAYERS[layer]:
                             continue
-                        violations.append(f'{path}:{number} includes {m.group(1)}: {layer} may not see {target}')
+                        shown = m.group(1) if resolved == m.group(1) else f'{m.group(1)} (= {resolved})'
+                        violations.append(f'{path}:{number} includes {shown}: {layer} may not see {target}')
     return files, violations
 
 
 def self_test():
-    """A model/ header that includes src/ and a search/ file that includes results/ must both be reported."""
+    """A model/ header that includes src/, a search/ file that includes results/, relative includes that reach
+    src/ and results/ from model/ and search/, and one that climbs out of the tree must all be reported; relative
+    includes within a layer and a system include are not."""
     import tempfile
     with tempfile.TemporaryDirectory() as root:
         planted = {'model/a.hpp': '#include "src/cli/cli.hpp"\n', 'search/b.cpp': '#include "results/columns.hpp"\n',
-                   'src/cli/ok.cpp': '#include "model/a.hpp"\n#include <vector>\n'}
+                   'src/cli/ok.cpp': '#include "model/a.hpp"\n#include <vector>\n#include "cli.hpp"\n',
+                   'src/cli/cli.hpp': '#include "../../model/a.hpp"\n',
+                   'model/rel.cpp': '#include "../src/cli/cli.hpp"\n#include "a.hpp"\n#include "./a.hpp"\n',
+                   'search/deep/c.cpp': '#include "../../results/columns.hpp"\n#include "../../../outside.hpp"\n',
+                   'results/columns.hpp': ''}
         for path, text in planted.items():
             os.makedirs(os.path.join(root, os.path.dirname(path)), exist_ok=True)
             with open(os.path.join(root, path), 'w', encoding='utf-8') as f:
                 f.write(text)
         files, violations = check(root)
-        expected = ['model/a.hpp:1 includes src/cli/cli.hpp: model may not see src/cli',
-                    'search/b.cpp:1 includes results/columns.hpp: search may not see results']
-        if files != 3 or sorted(violations) != expected:
+        expected = sorted([
+            'model/a.hpp:1 includes src/cli/cli.hpp: model may not see src/cli',
+            'search/b.cpp:1 includes results/columns.hpp: search may not see results',
+            'model/rel.cpp:1 includes ../src/cli/cli.hpp (= src/cli/cli.hpp): model may not see src/cli',
+            'search/deep/c.cpp:1 includes ../../results/columns.hpp (= results/columns.hpp): search may not see results',
+            'search/deep/c.cpp:2 includes ../../../outside.hpp: climbs out of the source tree'])
+        if files != 7 or sorted(violations) != expected:
             print('self-test failed:', files, violations)
             return 1
     print('self-test passed: planted violations are reported')
