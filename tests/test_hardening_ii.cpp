@@ -347,7 +347,7 @@ TEST_CASE("every numeric scenario key has a finite upper bound in the key table"
   CHECK(numeric > 90);   // 97 when written
 }
 
-TEST_CASE("--set on a key a search axis also sets holds it fixed: the axis is left out", "[hardening][search]") {
+TEST_CASE("search: a --set on a key a search axis also sets holds it fixed, the axis is left out", "[hardening][search]") {
   const ScratchDir dir;
   const std::string d = dir.path().string();
   const auto r = run_shardmeter("search '" SHARDMETER_TEST_DATA_DIR
