@@ -54,7 +54,8 @@ test-sanitize: deps
 	@[ -f $(SAN_BUILD)/build.ninja ] || CC=clang-14 CXX=clang++-14 cmake -S . -B $(SAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug \
 	  -DCMAKE_CXX_FLAGS_DEBUG="-O1 -gline-tables-only" -DSHARDMETER_SANITIZE=ON -DSHARDMETER_WERROR=OFF
 	cmake --build $(SAN_BUILD) -j $(JOBS) --target shardmeter shardmeter_tests \
-	  fuzz_scenario_replay fuzz_set_axis_replay fuzz_front_reader_replay fuzz_catalog_replay
+	  fuzz_scenario_replay fuzz_set_axis_replay fuzz_front_reader_replay fuzz_catalog_replay \
+	  fuzz_report_export_replay fuzz_nightly_index_replay
 	cd $(SAN_BUILD) && $(SAN_ENV) ctest --output-on-failure -j $(JOBS) \
 	  -E '^(report\.chromium_screenshot|python\.|install\.|distributed\.)'
 	cd $(SAN_BUILD) && $(SAN_ENV_MPI) ctest --output-on-failure -R '^distributed\.'
@@ -64,7 +65,7 @@ test-sanitize: deps
 # tests/fuzz/crashers/<harness>/ once fixed, so ctest replays it.
 FUZZ_BUILD   ?= build-fuzz
 FUZZ_SECONDS ?= 60
-FUZZ_HARNESSES = fuzz_scenario fuzz_set_axis fuzz_front_reader fuzz_catalog
+FUZZ_HARNESSES = fuzz_scenario fuzz_set_axis fuzz_front_reader fuzz_catalog fuzz_report_export fuzz_nightly_index
 fuzz: deps
 	@[ -f $(FUZZ_BUILD)/build.ninja ] || CC=clang-14 CXX=clang++-14 cmake -S . -B $(FUZZ_BUILD) -G Ninja \
 	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSHARDMETER_FUZZ=ON -DSHARDMETER_WERROR=OFF

@@ -106,16 +106,30 @@ std::string significant_fixed(double value, int significant) {
   return trim_zeros(fmt::format("{:.{}f}", value, decimals));
 }
 
+// Whether a fixed-point rendering has reached 1000 (four digits before the point): rounding carried it into the
+// next unit ("999.7" with three digits is "1000"). Looks at the text, never parses it back (issue 33: std::stod of
+// a rendered subnormal threw out_of_range).
+bool reaches_thousand(std::string_view fixed) {
+  const std::size_t start = !fixed.empty() && fixed.front() == '-' ? 1 : 0;
+  const std::size_t point = fixed.find('.');
+  const std::size_t end = point == std::string_view::npos ? fixed.size() : point;
+  return end > start && end - start >= 4;
+}
+
+// Below this magnitude numbers are shown in scientific notation: a fixed rendering of 5e-324 has 326 decimals.
+constexpr double kSmallestFixed = 1e-9;
+
 }  // namespace
 
 std::string format_si(double value, int significant) {
   if (!std::isfinite(value)) return "n/a";
   static constexpr std::array<const char*, 7> kSuffix = {"", "k", "M", "G", "T", "P", "E"};
   const double a = std::fabs(value);
+  if (a != 0 && a < kSmallestFixed) return fmt::format("{:.{}e}", value, std::max(0, significant - 1));
   if (a < 1000) {
     // Small values keep their significant digits ("0.00123"); rounding can carry into the next unit ("999.7" -> "1k").
-    const std::string s = significant_fixed(value, significant);
-    if (std::fabs(std::stod(s)) < 1000) return s;
+    std::string s = significant_fixed(value, significant);
+    if (!reaches_thousand(s)) return s;
   }
   int unit = 0;
   double scaled = value;
@@ -124,7 +138,7 @@ std::string format_si(double value, int significant) {
     ++unit;
   }
   std::string digits = significant_fixed(scaled, significant);
-  if (std::fabs(std::stod(digits)) >= 1000 && unit + 1 < static_cast<int>(kSuffix.size())) {
+  if (reaches_thousand(digits) && unit + 1 < static_cast<int>(kSuffix.size())) {
     scaled /= 1000;
     ++unit;
     digits = significant_fixed(scaled, significant);
@@ -161,6 +175,38 @@ std::string message_excerpt(std::string_view text, std::size_t max_bytes) {
   std::size_t cut = max_bytes > 3 ? max_bytes - 3 : 0;
   while (cut > 0 && (static_cast<unsigned char>(out[cut]) & 0xC0) == 0x80) --cut;
   return out.substr(0, cut) + "...";
+}
+
+std::string terminal_text(std::string_view text) {
+  const std::string valid = valid_utf8(text);
+  std::string out;
+  out.reserve(valid.size());
+  for (std::size_t i = 0; i < valid.size(); ++i) {
+    const auto u = static_cast<unsigned char>(valid[i]);
+    if ((u < 0x20 && u != '\t' && u != '\n') || u == 0x7F) {
+      out += '?';
+    } else if (u == 0xC2 && i + 1 < valid.size() && static_cast<unsigned char>(valid[i + 1]) < 0xA0) {
+      out += '?';  // U+0080..U+009F: C1 controls (valid_utf8 guarantees a continuation byte follows 0xC2)
+      ++i;
+    } else {
+      out += valid[i];
+    }
+  }
+  return out;
+}
+
+std::string relative_href(std::string_view file) {
+  if (file.empty()) return {};
+  std::string out = "./";
+  for (const char c : file) {
+    const auto u = static_cast<unsigned char>(c);
+    if ((u >= 'A' && u <= 'Z') || (u >= 'a' && u <= 'z') || (u >= '0' && u <= '9') || c == '-' || c == '.' ||
+        c == '_' || c == '~' || c == '/')
+      out += c;
+    else
+      out += fmt::format("%{:02X}", u);
+  }
+  return out;
 }
 
 std::string json_text(const nlohmann::json& value) {

@@ -28,6 +28,16 @@ std::string toml_string(std::string_view text);
 // when cut (at a character boundary).
 std::string message_excerpt(std::string_view text, std::size_t max_bytes = 100);
 
+// Text from a file for a terminal: control characters (C0 but tab and LF, DEL, and the C1 range U+0080..U+009F,
+// which includes the 8-bit CSI) become '?', so a `description:` holding escape sequences cannot move the cursor,
+// retitle the window or hide text. Bytes that are not UTF-8 become U+FFFD first.
+std::string terminal_text(std::string_view text);
+
+// A link target for a generated page: a file name relative to the page, percent-encoded (every byte but letters,
+// digits, '-', '.', '_', '~' and '/') and prefixed with "./", so no name can become a scheme ("javascript:"),
+// a fragment, a query or a line break. Returns "" for "".
+std::string relative_href(std::string_view file);
+
 // JSON text indented by 2 with a final newline; invalid UTF-8 in strings becomes U+FFFD instead of an exception
 // (nlohmann's dump throws type_error 316 on it).
 std::string json_text(const nlohmann::json& value);

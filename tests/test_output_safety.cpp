@@ -212,13 +212,20 @@ TEST_CASE("search writes every output in full before replacing any: a failing on
   CHECK(dir.files() == std::vector<std::string>{"front.csv"});
 }
 
-TEST_CASE("an HDF5 front replacing a read-only file keeps its permissions") {
+TEST_CASE("an HDF5 front never replaces a read-only file; a writable one keeps its permissions") {
+  // Issue 33: a file nobody may write is refused (it was replaced, keeping its 0440, before), even as root.
   const ScratchDir dir;
   std::ofstream(dir / "front.h5") << "old";
   fs::permissions(dir / "front.h5", fs::perms::owner_read | fs::perms::group_read);
-  const auto r = run_shardmeter("search search_small.yaml --quiet -o '" + (dir / "front.h5").string() + "'");
+  auto r = run_shardmeter("search search_small.yaml --quiet -o '" + (dir / "front.h5").string() + "'");
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::Contains("it is read-only (mode 0440)"));
+  CHECK(read_text(dir / "front.h5") == "old");
+  fs::permissions(dir / "front.h5", fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
+  r = run_shardmeter("search search_small.yaml --quiet -o '" + (dir / "front.h5").string() + "'");
   CHECK(r.status == 0);
-  CHECK((fs::status(dir / "front.h5").permissions() & fs::perms::all) == (fs::perms::owner_read | fs::perms::group_read));
+  CHECK((fs::status(dir / "front.h5").permissions() & fs::perms::all) ==
+        (fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read));
   CHECK(read_text(dir / "front.h5").starts_with("\x89HDF"));
   CHECK(dir.files() == std::vector<std::string>{"front.h5"});
 }

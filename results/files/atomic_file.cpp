@@ -39,6 +39,14 @@ std::string random_suffix() {
 
 namespace {
 
+// Whether the user may write the existing regular file: the rename would replace it whatever its permissions, so
+// they are checked here (issue 33). Root may write anything, so for root the mode bits decide: a file that nobody
+// may write (0444) is one its owner meant to keep. Others ask access(2).
+bool user_may_write(const fs::path& target, const struct stat& st) {
+  if (::geteuid() == 0) return (st.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)) != 0;
+  return ::access(target.c_str(), W_OK) == 0;
+}
+
 // Why `target` cannot be written, or nothing; `existing` receives its stat (st_mode 0 when it does not exist).
 void check_target(const fs::path& target, AtomicFile::Target kind, struct stat& existing) {
   const std::string out = target.string();
@@ -55,6 +63,9 @@ void check_target(const fs::path& target, AtomicFile::Target kind, struct stat& 
   if (S_ISDIR(existing.st_mode)) throw OutputError(out, "it is a directory");
   if (!S_ISREG(existing.st_mode) && kind == AtomicFile::Target::regular)
     throw OutputError(out, "it is a device or pipe, not a regular file (this format needs a regular file)");
+  if (S_ISREG(existing.st_mode) && !user_may_write(target, existing))
+    throw OutputError(out, fmt::format("it is read-only (mode {:04o}); refusing to replace a file you cannot write",
+                                       existing.st_mode & 07777));
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "results/files/hdf5_reader.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -101,7 +102,22 @@ Decoder decoder_for(const H5::DataSet& dataset, const std::string& path, const s
   return d;
 }
 
-Row decode(const Decoder& d, const std::byte* at) {
+// The magnitudes a number read from a result file may have besides zero: what the tool writes lies far inside, and a
+// value outside (a subnormal, 1e300) would make a report's ratios and sums overflow or lose every digit (issue 33).
+constexpr double kSmallestNumber = 1e-100;
+constexpr double kLargestNumber = 1e100;
+
+// Refuses a float cell that is not finite or out of range, naming the dataset, row and column.
+void check_number(double v, const Member& m, const std::string& path, std::string_view dataset, hsize_t row) {
+  const double a = std::fabs(v);
+  if (std::isfinite(v) && (a == 0 || (a >= kSmallestNumber && a <= kLargestNumber))) return;
+  throw InputError(path, InputProblem::wrong_schema,
+                   fmt::format("/{} row {} (from 0), column `{}`: {} is not a usable number (finite, 0 or of magnitude "
+                               "between {:g} and {:g}); the file is damaged or was not written by ShardMeter",
+                               dataset, row, message_excerpt(m.name), v, kSmallestNumber, kLargestNumber));
+}
+
+Row decode(const Decoder& d, const std::byte* at, const std::string& path, std::string_view dataset, hsize_t index) {
   Row row;
   for (const Member& m : d.members) {
     const std::byte* p = at + m.offset;
@@ -121,6 +137,7 @@ Row decode(const Decoder& d, const std::byte* at) {
       case MemberKind::float64: {
         double v;
         std::memcpy(&v, p, 8);
+        check_number(v, m, path, dataset, index);
         row.emplace(m.name, CellValue{v});
         break;
       }
@@ -157,7 +174,7 @@ void for_each_row(const H5::DataSet& dataset, const Decoder& d, const std::funct
     space.selectHyperslab(H5S_SELECT_SET, &count, &start);
     const H5::DataSpace memory(1, &count);
     dataset.read(buffer.data(), d.memory, memory, space);
-    for (hsize_t i = 0; i < count; ++i) visit(decode(d, buffer.data() + i * d.row_bytes));
+    for (hsize_t i = 0; i < count; ++i) visit(decode(d, buffer.data() + i * d.row_bytes, path, name, start + i));
   }
 }
 

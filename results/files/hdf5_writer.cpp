@@ -207,6 +207,7 @@ struct FrontWriter::Impl {
   }
 
   void discard() noexcept {
+    silence_hdf5_errors();   // the thread closing the file may not be the one that wrote it
     failed = true;
     try {
       close();
@@ -220,6 +221,9 @@ struct FrontWriter::Impl {
   void guarded(F&& f) {
     if (finished) throw OutputError(out(), "the result file was already written");
     if (failed) throw OutputError(out(), "an earlier error abandoned this result file");
+    // libhdf5 is built thread-safe here: its automatic error printing is a per-thread setting, and the --all sink
+    // may run on any worker thread. Off on this one too (issue 33: a 124-line dump on a full disk).
+    silence_hdf5_errors();
     errno = 0;  // failure_text() reports the system's reason when HDF5 leaves one
     try {
       f();
@@ -310,6 +314,12 @@ void FrontWriter::finish(const RunInfo& info, std::span<const PlanPoint> front) 
 const fs::path& FrontWriter::path() const { return impl_->target.target(); }
 
 bool hdf5_file_left_open() { return !h5io::kept_open().empty(); }
+
+void silence_hdf5_errors() noexcept {
+  // The process-wide default error stack: no automatic printing, on any thread (issue 33: a full disk during an
+  // --all write printed a 124-line libhdf5 dump; its errors are our OutputError / InputError messages).
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+}
 
 void write_front(const fs::path& out, const RunInfo& info, std::span<const PlanPoint> front) {
   FrontWriter writer(out, RowLayout::fit(front, info.axes));

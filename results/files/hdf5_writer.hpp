@@ -69,6 +69,10 @@ private:
 // is true must end with std::_Exit after flushing its streams (src/cli/main.cpp does).
 bool hdf5_file_left_open();
 
+// Turns off libhdf5's automatic printing of its error stack (H5Eset_auto2), for the whole process: every libhdf5
+// failure is caught and reported as an OutputError or InputError of ours. Call once, early in main().
+void silence_hdf5_errors() noexcept;
+
 // One call for a front without /all: the layout is fitted to the points (RowLayout::fit) with info.axes.
 void write_front(const std::filesystem::path& out, const RunInfo& info, std::span<const PlanPoint> front);
 

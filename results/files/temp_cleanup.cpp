@@ -41,6 +41,13 @@ extern "C" void on_terminating_signal(int signal_number) {
 }  // namespace
 
 void install_temp_cleanup() {
+  // A reader that closes its end of a pipe or FIFO early makes write() fail with EPIPE instead of killing the
+  // process with SIGPIPE: the write is then reported like any other failed write (exit 2) and every temporary file
+  // is removed by its owner (issue 33). A forked reader child restores the default action.
+  struct sigaction ignore {};
+  ignore.sa_handler = SIG_IGN;
+  sigemptyset(&ignore.sa_mask);
+  sigaction(SIGPIPE, &ignore, nullptr);
   for (const int signal_number : {SIGINT, SIGTERM, SIGHUP}) {
     struct sigaction previous {};
     sigaction(signal_number, nullptr, &previous);

@@ -8,7 +8,8 @@
 
 namespace shardmeter::results {
 
-// Installs the handlers (idempotent). Call once, early in main().
+// Installs the handlers (idempotent) and ignores SIGPIPE (a write to a closed pipe then fails with EPIPE and is
+// reported as an error with exit 2). Call once, early in main().
 void install_temp_cleanup();
 
 // Registers `path` for removal on a signal; returns a slot for unregister_temp(), or -1 when all slots are taken

@@ -16,7 +16,8 @@ std::string td(std::string_view text, std::string_view cls = "") {
   return cls.empty() ? "<td>" + e(text) + "</td>" : "<td class=\"" + e(cls) + "\">" + e(text) + "</td>";
 }
 std::string link(const std::string& href, std::string_view text) {
-  return href.empty() ? std::string() : "<a href=\"" + e(href) + "\">" + e(text) + "</a>";
+  // A file name made a link: percent-encoded, relative, "./"-prefixed (issue 33: `javascript:alert(3).yaml`).
+  return href.empty() ? std::string() : "<a href=\"" + e(relative_href(href)) + "\">" + e(text) + "</a>";
 }
 std::string change_cell(std::optional<double> change, bool lower_is_better) {
   if (!change) return td("n/a", "num");

@@ -79,7 +79,11 @@ int run_export(const std::vector<std::string>& args, std::ostream& out) {
                      (near.empty() ? "" : " (did you mean " + near + "?)") + "; formats: " + formats);
   }
   const std::string pick = line.text("pick");
-  if (line.has("output")) check_path_collisions("export", {{"FRONT.h5", front_path}}, {{"-o", line.output()}});
+  if (line.has("output")) {
+    std::vector<PathUse> inputs = catalog_inputs(line.data_dir(), "");
+    inputs.insert(inputs.begin(), PathUse{"FRONT.h5", front_path});
+    check_path_collisions("export", inputs, {{"-o", line.output()}});
+  }
 
   try {
     const results::ResultFile file = results::read_front(front_path);

@@ -167,7 +167,9 @@ int run_search(const std::vector<std::string>& args, std::ostream& out) {
     return 0;
   }
   SearchJobOptions job_opts = job_options(line, line.single_positional("SCENARIO", "a YAML file with a search: section"));
-  check_path_collisions("search", {{"SCENARIO", job_opts.scenario_path}},
+  std::vector<PathUse> inputs = catalog_inputs(line.data_dir(), line.has("prices") ? line.text("prices") : "");
+  inputs.insert(inputs.begin(), PathUse{"SCENARIO", job_opts.scenario_path});
+  check_path_collisions("search", inputs,
                         {{"-o", job_opts.output_h5}, {"--csv", job_opts.output_csv}, {"--json", job_opts.output_json}});
   check_extensions(line, job_opts);
   ProgressBar bar(stderr);

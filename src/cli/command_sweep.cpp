@@ -59,7 +59,9 @@ int run_sweep(const std::vector<std::string>& args, std::ostream& out) {
   if (!plot.empty() && std::filesystem::path(plot).extension() != ".svg")
     throw UsageError("shardmeter sweep: --plot " + plot + " must name a .svg file");
 
-  check_path_collisions("sweep", {{"SCENARIO", path}}, {{"-o", output}, {"--plot", plot}});
+  std::vector<PathUse> inputs = catalog_inputs(line.data_dir(), line.has("prices") ? line.text("prices") : "");
+  inputs.insert(inputs.begin(), PathUse{"SCENARIO", path});
+  check_path_collisions("sweep", inputs, {{"-o", output}, {"--plot", plot}});
 
   const std::vector<Override> overrides = line.overrides();
   std::vector<std::string> override_texts;

@@ -28,6 +28,20 @@ bool same_file(const std::string& a, const std::string& b) {
 
 }  // namespace
 
+std::vector<PathUse> catalog_inputs(const std::string& data_dir, const std::string& prices) {
+  std::vector<PathUse> inputs;
+  if (!prices.empty()) inputs.push_back({"--prices", prices});
+  if (data_dir.empty()) return inputs;
+  const fs::path dir(data_dir);
+  inputs.push_back({"catalog", (dir / "gpus.yaml").string()});
+  inputs.push_back({"catalog", (dir / "links.yaml").string()});
+  std::error_code ec;
+  std::size_t listed = 0;
+  for (fs::directory_iterator it(dir / "models", ec), end; !ec && it != end && listed < 4096; it.increment(ec), ++listed)
+    if (it->path().extension() == ".yaml") inputs.push_back({"model preset", it->path().string()});
+  return inputs;
+}
+
 void check_path_collisions(const std::string& command, const std::vector<PathUse>& inputs,
                            const std::vector<PathUse>& outputs) {
   for (std::size_t o = 0; o < outputs.size(); ++o) {

@@ -13,6 +13,10 @@ struct PathUse {
   std::string path;
 };
 
+// The files a command reads besides the ones it names on its command line: `--prices FILE` ("" = none) and the
+// catalogs and model presets of the data directory (DIR/gpus.yaml, DIR/links.yaml, DIR/models/*.yaml).
+std::vector<PathUse> catalog_inputs(const std::string& data_dir, const std::string& prices);
+
 // Throws UsageError naming `command`, both uses and the path when an output collides with an input or an earlier
 // output. Empty paths are ignored.
 void check_path_collisions(const std::string& command, const std::vector<PathUse>& inputs,

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <exception>
+#include <new>
 #include <ostream>
 
 #include <fmt/format.h>
@@ -47,7 +49,9 @@ results::IndexEntry publish_one(const NightlySettings& s, const SearchOutcome& o
         baseline = results::read_front(s.results_dir / *baseline_date / (o.stem + ".h5"));
         x.baseline_date = *baseline_date;
       } catch (const results::ResultsError& e) {
+        // A bad baseline is no baseline (issue 33): warned about, and the scenario is published without it.
         x.message = "baseline " + *baseline_date + " not used: " + e.what();
+        log << "nightly: warning " << o.stem << ": " << x.message << "\n";
       }
     }
     results::ReportInput input;
@@ -56,7 +60,20 @@ results::IndexEntry publish_one(const NightlySettings& s, const SearchOutcome& o
     input.baseline = baseline ? &*baseline : nullptr;
     input.baseline_label = baseline ? x.baseline_date + "/" + o.stem + ".h5" : "";
     input.generator = s.generator;
-    const results::ReportModel model = results::build_report_model(input);
+    const results::ReportModel model = [&] {
+      if (!baseline) return results::build_report_model(input);
+      try {
+        return results::build_report_model(input);
+      } catch (const std::exception& e) {
+        // Comparing with a readable but unusable baseline failed: report without it rather than lose the night.
+        x.message = "baseline " + x.baseline_date + " not used: the comparison failed: " + e.what();
+        log << "nightly: warning " << o.stem << ": " << x.message << "\n";
+        x.baseline_date.clear();
+        input.baseline = nullptr;
+        input.baseline_label.clear();
+        return results::build_report_model(input);
+      }
+    }();
     const std::string html = results::render_report_html(model);
     const std::string markdown = results::render_report_markdown(model);
     results::write_text_atomically(day / (o.stem + ".html"), html);
@@ -83,6 +100,13 @@ results::IndexEntry publish_one(const NightlySettings& s, const SearchOutcome& o
     x.status = results::ScenarioStatus::failed;
     x.message = e.what();
     log << "nightly: FAILED  " << o.stem << ": " << e.what() << "\n";
+  } catch (const std::bad_alloc&) {
+    throw;
+  } catch (const std::exception& e) {
+    // Any other failure of one scenario's reports fails that scenario only: the night goes on (issue 33).
+    x.status = results::ScenarioStatus::failed;
+    x.message = std::string("its reports could not be made: ") + e.what();
+    log << "nightly: FAILED  " << o.stem << ": " << x.message << "\n";
   }
   return x;
 }

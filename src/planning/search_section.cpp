@@ -114,7 +114,8 @@ void parse_constraints(const YamlField& field, const Catalog& catalog, const mod
     // The allowed names are max_ / min_ of a usable metric, so the metric exists.
     const model::Metric* metric = usable_metric(std::string_view(name).substr(4));
     const search::Limit limit = name.starts_with("max_") ? search::Limit::at_most : search::Limit::at_least;
-    out.constraints.push_back(search::limit_metric(*metric, limit, map[name].as_double(Range{})));
+    // The range declared for these keys in src/scenario/scenario_keys.cpp (issue 33: every numeric key is bounded).
+    out.constraints.push_back(search::limit_metric(*metric, limit, map[name].as_double(Range::between(-1e30, 1e30))));
   }
 }
 

@@ -146,6 +146,18 @@ Sweep run_sweep(const LoadedScenario& base, const Catalog& catalog, const std::v
   if (axes.size() > static_cast<std::size_t>(kMaxSweepAxes))
     throw InputError(fmt::format("shardmeter sweep: {} axes given; a sweep has one or two", axes.size()));
 
+  std::size_t points = 1;
+  for (const AxisSpec& a : axes) points *= std::max<std::size_t>(a.values.size(), 1);   // at most 4096^2
+  if (points > kMaxSweepPoints)
+    throw InputError(fmt::format(
+        "shardmeter sweep: {} points ({}) would hold about {:.1f} GiB in memory ({} KiB per point); a sweep holds at "
+        "most {} points (about {:.1f} GiB): sweep a coarser range (A:B:xK), or split the sweep, or search the space "
+        "with `search --all`, which streams every point to the file",
+        points, axes.size() == 2 ? fmt::format("{} x {}", axes[0].values.size(), axes[1].values.size())
+                                 : fmt::format("{} values", axes[0].values.size()),
+        static_cast<double>(points) * kSweepBytesPerPoint / (1 << 30), kSweepBytesPerPoint / 1024, kMaxSweepPoints,
+        static_cast<double>(kMaxSweepPoints) * kSweepBytesPerPoint / (1 << 30)));
+
   Sweep sweep;
   sweep.scenario_name = base.name;
   if (replan) {

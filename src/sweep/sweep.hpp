@@ -17,6 +17,11 @@ namespace shardmeter::cli {
 
 inline constexpr int kMaxSweepAxes = 2;
 inline constexpr double kTransitionLevel = 0.5;   // exposed-communication share of the step
+// A sweep holds every point (its scenario, estimate, labels) for the analyses and the printed table, so its memory
+// grows with its size: about kSweepBytesPerPoint each (measured, docs/hardening.md "Bounded memory"). Larger
+// sweeps are refused before any work, with the size they would need (issue 33): under 1 GiB resident at the limit.
+inline constexpr std::size_t kMaxSweepPoints = 20000;
+inline constexpr std::size_t kSweepBytesPerPoint = 36 * 1024;
 
 struct SweepPoint {
   std::uint64_t index = 0;                 // mixed-radix index in the search space (as in search result files)
@@ -63,7 +68,7 @@ struct Sweep {
 // True for cluster.islands.N.gpus, cluster.islands.N.nodes and cluster.islands.N.count.
 bool is_island_size_key(const std::string& key);
 
-// Evaluates `base` at every point. Throws ScenarioError naming the axis, its key and the value for a value that
+// Evaluates `base` at every point. Throws InputError, before any work, for more than kMaxSweepPoints points; ScenarioError naming the axis, its key and the value for a value that
 // does not parse, and InputError for no axes, more than two, or two axes that change the same scenario fields.
 // An inconsistent or out-of-memory point is a result (its estimate says why), not an error.
 // replan: at every point, search the scenario's `search:` space (its axes on the swept keys left out) with the

@@ -10,6 +10,7 @@
 #include "model/parameters.hpp"
 #include "model/units.hpp"
 #include "results/columns.hpp"
+#include "results/markup.hpp"
 #include "src/scenario/calibration_status.hpp"
 #include "src/scenario/enum_names.hpp"
 #include "src/text/text_format.hpp"
@@ -36,7 +37,9 @@ void describe_scenario(std::string& out, const LoadedScenario& loaded, const Cat
   const m::Scenario& s = loaded.scenario;
   const m::ModelSpec& md = s.model;
   const std::optional<std::string> preset = scalar_at(loaded.doc, "model.preset");
-  const std::optional<std::string> description = scalar_at(loaded.doc, "description");
+  // Terminal-safe: a YAML escape ("\e[2J", "\x9b") can put control characters into the parsed text (issue 33).
+  std::optional<std::string> description = scalar_at(loaded.doc, "description");
+  if (description) description = results::terminal_text(*description);
   out += fmt::format("shardmeter estimate: {}\n", loaded.name);
   // The header says what was evaluated; the file's description may no longer hold after --set.
   std::string gpus;

@@ -87,6 +87,23 @@ def check_estimates(binary, source, failures):
             failures.append(f"a dict's error is not located in <dict>: {e}")
 
 
+def check_non_finite_overrides(source, failures):
+    """Issue 33: a NaN or infinite override raises instead of being dropped (evaluate_many keeps NaN = unset)."""
+    small = os.path.join(source, "tests", "data", "small.yaml")
+    for value in (float("nan"), float("inf"), float("-inf")):
+        for what, call in (("estimate", lambda: shardmeter.estimate(small, set={"goodput.restart_s": value})),
+                           ("search", lambda: shardmeter.search(small, set={"goodput.restart_s": value})),
+                           ("evaluate_many", lambda: shardmeter.evaluate_many(small, [{"plan.tp": value}]))):
+            if what == "evaluate_many" and math.isnan(value):
+                continue
+            try:
+                call()
+                failures.append(f"{what} with an override of {value} raised nothing")
+            except shardmeter.ScenarioError as e:
+                if "goodput.restart_s" not in str(e) and "plan.tp" not in str(e):
+                    failures.append(f"{what}: the error for {value} does not name the key: {e}")
+
+
 def check_evaluate_many(source, failures):
     small = os.path.join(source, "tests", "data", "small.yaml")
     rows = [{"plan.tp": 1}, {"plan.tp": 2, "plan.pp": 4}, {}]
@@ -145,6 +162,7 @@ def main(binary, source, work):
     failures = []
     check_estimates(binary, source, failures)
     check_evaluate_many(source, failures)
+    check_non_finite_overrides(source, failures)
     check_search(binary, source, work, failures)
     return failures
 

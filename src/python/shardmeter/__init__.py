@@ -10,6 +10,7 @@ CLI's: "file:line:column: key = value problem".
 """
 import json as _json
 import math as _math
+import numbers as _numbers
 import os as _os
 
 import pandas as _pd
@@ -46,14 +47,22 @@ def _value_text(value):
     return _json.dumps(value)  # lists and dicts: JSON is YAML flow text
 
 
-def _set_texts(overrides):
-    """{"plan.tp": 4} -> ["plan.tp=4"], the CLI's --set texts. Missing values (None, NaN) are skipped."""
+def _not_finite(value):
+    """A float (NumPy's too) that is NaN or infinite."""
+    return isinstance(value, _numbers.Real) and not isinstance(value, int) and not _math.isfinite(float(value))
+
+
+def _set_texts(overrides, nan_is_missing=False):
+    """{"plan.tp": 4} -> ["plan.tp=4"], the CLI's --set texts. None is skipped; NaN too when `nan_is_missing` (a
+    DataFrame's empty cell in evaluate_many); any other NaN or infinity raises ScenarioError (issue 33)."""
     if overrides is None:
         return []
     texts = []
     for key, value in dict(overrides).items():
-        if value is None or (isinstance(value, float) and _math.isnan(value)):
+        if value is None or (nan_is_missing and _not_finite(value) and _math.isnan(float(value))):
             continue
+        if _not_finite(value):
+            raise ScenarioError(f"--set {key}={value!r}: is not a finite number (NaN and infinity are refused)")
         texts.append(f"{key}={_value_text(value)}")
     return texts
 
@@ -66,14 +75,15 @@ def estimate(scenario, set=None, *, data_dir=None):
 
 def evaluate_many(scenario, overrides, *, threads=0, data_dir=None):
     """One row per entry of `overrides` (a list of {key: value} dicts, or a DataFrame whose columns are dotted keys;
-    NaN or None leaves a key unset in that row), evaluated on `threads` workers (0: all). The columns are those of
+    NaN or None leaves a key unset in that row; an infinity raises ScenarioError), evaluated on `threads` workers (0: all). The columns are those of
     the result files (results/README.md) plus `axis:<key>` per overridden key; `index` is the row's position."""
     if isinstance(overrides, _pd.DataFrame):
         rows = overrides.to_dict(orient="records")
     else:
         rows = list(overrides)
     label, text = _source(scenario)
-    columns, cells = _shardmeter.evaluate_many(label, text, [_set_texts(r) for r in rows], threads, data_dir)
+    columns, cells = _shardmeter.evaluate_many(label, text, [_set_texts(r, nan_is_missing=True) for r in rows],
+                                               threads, data_dir)
     return _pd.DataFrame(cells, columns=columns)
 
 
