@@ -281,7 +281,8 @@ std::string describe_knee(const Sweep& sweep, const KneeSeries& k) {
   KneeCause cause;
   if (j + 1 < n) {
     const auto figures = [](const model::Estimate& e) {
-      return SizeFigures{static_cast<double>(e.gpus), e.tokens_per_s, e.batch_efficiency, e.diloco_efficiency};
+      return SizeFigures{static_cast<double>(e.gpus), e.tokens_per_s, e.batch_efficiency, e.diloco_efficiency,
+                         e.optimizer_batch_tokens, e.optimal_batch_tokens};
     };
     cause = knee_cause(figures(at), figures(sweep.points[s.feasible[j + 1]].estimate));
   }
@@ -295,6 +296,13 @@ std::string describe_knee(const Sweep& sweep, const KneeSeries& k) {
     const model::Estimate& next = sweep.points[s.feasible[j + 1]].estimate;
     out += fmt::format("; caused by DiLoCo convergence {} -> {} (docs/model.md §9.4), per-GPU step throughput x{:.2f}",
                        percent(at.diloco_efficiency), percent(next.diloco_efficiency), cause.step_factor);
+  } else if (cause.kind == KneeCauseKind::batch_limited) {
+    const model::Estimate& next = sweep.points[s.feasible[j + 1]].estimate;
+    const std::string driver = driving_component(at, next, false);
+    out += fmt::format("; caused by batch efficiency: the batch stays at {} tokens per optimizer step for {} GPUs, "
+                       "within 2x of the optimal {} (docs/model.md §9.7), so the step pays instead{}",
+                       count_si(next.optimizer_batch_tokens), label_of(sweep, s, j + 1),
+                       count_si(next.optimal_batch_tokens), driver.empty() ? "" : ": " + driver);
   } else if (past > 0) {
     const std::string driver = driving_component(sweep.points[s.feasible.front()].estimate,
                                                  sweep.points[s.feasible[past]].estimate, false);

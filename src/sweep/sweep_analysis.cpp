@@ -30,6 +30,12 @@ KneeCause knee_cause(const SizeFigures& before, const SizeFigures& after) {
   consider(c.step_factor, KneeCauseKind::step);
   consider(c.batch_factor, KneeCauseKind::batch_efficiency);
   consider(c.diloco_factor, KneeCauseKind::diloco_convergence);
+  if (c.kind == KneeCauseKind::step && before.gpus > 0 && after.gpus > 0 && before.optimizer_batch_tokens > 0) {
+    const double batch_per_gpu_factor =
+        (after.optimizer_batch_tokens / after.gpus) / (before.optimizer_batch_tokens / before.gpus);
+    if (batch_per_gpu_factor <= 0.75 && 2 * after.optimizer_batch_tokens > after.optimal_batch_tokens)
+      c.kind = KneeCauseKind::batch_limited;
+  }
   return c;
 }
 
