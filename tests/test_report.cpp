@@ -367,17 +367,7 @@ TEST_CASE("The report names the warnings its rows carry (column warning_bits)", 
 }
 
 TEST_CASE("Reports and docs/search.md state the knee as results::kKneeDefinition, word for word", "[report][knee]") {
-  std::vector<results::PlanPoint> points;
-  for (const auto& [tp, cost] : {std::pair{4, 1e6}, std::pair{8, 2e6}}) {
-    PlanPoint p;
-    p.tp = tp;
-    p.cost_usd = cost;
-    p.tokens_per_s = cost;
-    points.push_back(test::plan_point(p));
-  }
-  results::ResultFile f;
-  f.info = test::front_run_info("knee text");
-  f.front = results::RowLayout::fit(points, f.info.axes).table(points);
+  const results::ResultFile f = file_of(hand_front({{4, 1e6, 1e6}, {8, 2e6, 2e6}}), "knee text");
   const results::ReportModel m = model_of(f);
   const std::string definition(results::kKneeDefinition);
   CHECK_THAT(results::render_report_markdown(m), Catch::Contains(definition));
