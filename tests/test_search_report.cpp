@@ -119,6 +119,22 @@ TEST_CASE("the front table of MoE plans: an ep/etp column, '!' on rows with an M
   CHECK_THAT(legend, !Catch::Contains("moe_unfused_expert_path"));
 }
 
+TEST_CASE("the front table marks a dense plan beyond the batch term's data with '!' and names it", "[search_report][tokens]") {
+  namespace m = shardmeter::model;
+  std::vector<results::PlanPoint> points = test::three_points();
+  const std::vector<m::Objective> goals{{&m::metric("total_cost_usd"), m::Direction::minimize},
+                                        {&m::metric("effective_tokens_per_s"), m::Direction::maximize}};
+  points[2].estimate.warnings = m::bit(m::Warning::batch_beyond_data);   // docs/model.md §9.7
+  const std::string table = format_front_table(points, goals);
+  std::vector<std::string> lines;
+  std::istringstream in(table);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  REQUIRE(lines.size() == 4);
+  CHECK_THAT(lines[1], Catch::StartsWith(" 1 "));
+  CHECK_THAT(lines[3], Catch::StartsWith("3!"));
+  CHECK_THAT(format_front_warnings(points), Catch::StartsWith("! batch_beyond_data: batch token efficiency extrapolated"));
+}
+
 TEST_CASE("the progress bar draws only after its delay, and erases itself", "[search_report]") {
   std::FILE* quiet = std::tmpfile();
   {
