@@ -56,10 +56,6 @@ JobStep diloco_step(const Scenario& s, const ParameterCounts& params) noexcept {
   const double fragment_bytes_per_island = sync.wan_bytes / std::max(1, islands) / std::max(1, d.fragments);
   const double window_s = (d.overlap_steps + kBackwardShareOfStep) * slowest;
   j.wan_peak_bytes_per_s = islands > 1 ? fragment_bytes_per_island / window_s : 0.0;
-  const Convergence c =
-      diloco_token_efficiency(d, islands, params.total, s.training.tokens / params.total, s.model.layers);
-  j.token_efficiency = c.token_efficiency;
-  j.warnings = c.warnings;
   return j;
 }
 

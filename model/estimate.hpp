@@ -92,8 +92,13 @@ struct Estimate {
   double step_time_s = 0;                // wall time of one optimizer step (averaged over outer steps for DiLoCo)
   double tokens_per_step = 0;
   double tokens_per_s = 0;               // trained tokens per second, whole job
-  double effective_tokens_per_s = 0;     // loss-equivalent tokens per second (DiLoCo token efficiency)
-  double token_efficiency = 1;           // loss-equivalent tokens per trained token (1 for synchronous jobs)
+  double effective_tokens_per_s = 0;     // loss-equivalent tokens per second: tokens_per_s x token_efficiency
+  double token_efficiency = 1;           // loss-equivalent tokens per trained token: batch x DiLoCo (§9.8)
+  double batch_efficiency = 1;           // the batch term (docs/model.md §9.7)
+  double diloco_efficiency = 1;          // the DiLoCo convergence term (§9.4; 1 for synchronous jobs)
+  double optimizer_batch_tokens = 0;     // B of §9.7: tokens per step of one optimizer (a DiLoCo replica's)
+  double noise_batch_tokens = 0;         // B_noise of §9.7: tokens
+  double optimal_batch_tokens = 0;       // B_opt of §9.7: tokens
   double trained_tokens = 0;             // tokens trained for the budget: training.tokens / token_efficiency
   double tokens_per_s_per_gpu = 0;
   double tflops_per_gpu = 0;             // model FLOP/s per GPU (MFU numerator)

@@ -18,6 +18,7 @@ enum class Warning : std::uint32_t {
   moe_many_local_experts = 1u << 6,         // 16+ routed experts per GPU on Megatron-Core (docs/model.md §15.8)
   moe_unfused_expert_path = 1u << 7,        // clamped/biased experts on Megatron-Core's unfused path (§15.8)
   moe_fp8 = 1u << 8,                        // fp8 MoE training on Megatron-Core (§15.8)
+  batch_beyond_data = 1u << 9,              // batch penalty beyond the critical-batch data (docs/model.md §9.7)
 };
 
 constexpr std::uint32_t bit(Warning w) noexcept { return static_cast<std::uint32_t>(w); }
@@ -51,6 +52,9 @@ inline constexpr std::array kWarningTexts = {
   WarningText{Warning::moe_fp8, "moe_fp8",
               "fp8 mixture-of-experts training on Megatron-Core: of the 2 published runs, 1 was predicted 19 % "
               "shorter and 1 was predicted 2 % longer than measured (docs/accuracy.md)"},
+  WarningText{Warning::batch_beyond_data, "batch_beyond_data",
+              "batch token efficiency extrapolated: a batch above the optimal batch at more than 1.5B parameters or "
+              "3e20 FLOPs, beyond the critical-batch data (docs/model.md §9.7)"},
 };
 // clang-format on
 

@@ -16,6 +16,7 @@
 #include "model/pipeline_stages.hpp"
 #include "model/recompute.hpp"
 #include "model/sync_islands.hpp"
+#include "model/token_efficiency.hpp"
 #include "model/units.hpp"
 #include "model/wan.hpp"
 
@@ -144,9 +145,17 @@ void evaluate_fresh(const Scenario& s, const ParameterCounts& params, Estimate& 
   e.step_time_s = job.step_time_s;
   e.tokens_per_step = static_cast<double>(s.training.global_batch) * s.model.seq_len;
   e.tokens_per_s = job.tokens_per_s;
-  e.token_efficiency = job.token_efficiency;
-  e.effective_tokens_per_s = job.tokens_per_s * job.token_efficiency;
-  e.warnings = job.warnings | moe_accuracy_warnings(s.model, s.plan, s.training.precision);  // MoE: docs/model.md §15.8
+  // One token efficiency for synchronous and DiLoCo plans: batch x convergence (docs/model.md §9.8).
+  const TokenEfficiency te =
+      token_efficiency(s, params, s.plan.sync == SyncMode::diloco ? wan_ring(s.cluster).islands : 1);
+  e.token_efficiency = te.token_efficiency;
+  e.batch_efficiency = te.batch;
+  e.diloco_efficiency = te.diloco;
+  e.optimizer_batch_tokens = te.optimizer_batch_tokens;
+  e.noise_batch_tokens = te.noise_batch_tokens;
+  e.optimal_batch_tokens = te.optimal_batch_tokens;
+  e.effective_tokens_per_s = job.tokens_per_s * te.token_efficiency;
+  e.warnings = te.warnings | moe_accuracy_warnings(s.model, s.plan, s.training.precision);  // MoE: docs/model.md §15.8
   e.tokens_per_s_per_gpu = e.tokens_per_s / static_cast<double>(e.gpus);
   const double sequences_per_s = e.tokens_per_s / s.model.seq_len;
   e.model_flops_per_step = static_cast<double>(s.training.global_batch) * flops.model_per_sequence;

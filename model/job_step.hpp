@@ -48,10 +48,8 @@ struct JobStep {
   double wan_reduction_vs_sync = 0;
   double wan_peak_bytes_per_s = 0; // per island: the largest transfer over the window it may hide behind
   double outer_period_s = 0;       // DiLoCo: H inner steps plus the exposed sync (0 for synchronous jobs)
-  double token_efficiency = 1;     // loss-equivalent tokens per trained token (DiLoCo, docs/model.md §9.4)
   double egress_usd_per_byte = 0;  // the WAN ring's egress price (wan_ring(cluster).egress_usd_per_byte)
   int data_parallel = 0;           // job_degrees' data_parallel: total_data_parallel, or island 0's under DiLoCo
-  std::uint32_t warnings = 0;      // model::Warning bits
 };
 
 }  // namespace shardmeter::model

@@ -57,8 +57,10 @@ inline constexpr std::array kMetrics = {
   Metric{"cost_usd_per_hour", "USD per hour", metric_table::kMin, [](const Estimate& e) noexcept { return e.cost_usd_per_hour; }},
   Metric{"cost_usd_per_million_tokens", "USD per million tokens", metric_table::kMin, [](const Estimate& e) noexcept { return e.cost_usd_per_million_tokens; }},
   Metric{"cost_usd_per_effective_million_tokens", "USD per million tokens", metric_table::kMin, [](const Estimate& e) noexcept { return e.cost_usd_per_effective_million_tokens; }},
-  // loss-equivalent tokens per trained token (DiLoCo, docs/model.md §9.4); 1 for synchronous plans
+  // loss-equivalent tokens per trained token: the batch term times the DiLoCo term (docs/model.md §9.8)
   Metric{"token_efficiency", "ratio", metric_table::kMax, [](const Estimate& e) noexcept { return e.token_efficiency; }},
+  // its batch term alone (docs/model.md §9.7): below 1 when the batch one optimizer sees exceeds the optimal batch
+  Metric{"batch_efficiency", "ratio", metric_table::kMax, [](const Estimate& e) noexcept { return e.batch_efficiency; }},
   Metric{"total_cost_usd", "USD", metric_table::kMin, [](const Estimate& e) noexcept { return e.total_cost_usd; }},
   Metric{"gpu_usd_total", "USD", metric_table::kMin, [](const Estimate& e) noexcept { return e.gpu_usd_total; }},
   Metric{"egress_usd_total", "USD", metric_table::kMin, [](const Estimate& e) noexcept { return e.egress_usd_total; }},

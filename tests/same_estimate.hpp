@@ -79,13 +79,16 @@ inline bool same(const model::GoodputParts& a, const model::GoodputParts& b) {
 
 inline bool same_estimate(const model::Estimate& a, const model::Estimate& b) {
   using detail::same;
-  static_assert(detail::member_count<model::Estimate>() == 43, "compare the new Estimate field below");
+  static_assert(detail::member_count<model::Estimate>() == 48, "compare the new Estimate field below");
   bool islands = true;
   for (std::size_t i = 0; i < a.islands.size(); ++i) islands = islands && same(a.islands[i], b.islands[i]);
   return islands && same(a.feasible, b.feasible) && same(a.reject_reason, b.reject_reason) &&
          same(a.bottleneck, b.bottleneck) && same(a.step_time_s, b.step_time_s) &&
          same(a.tokens_per_step, b.tokens_per_step) && same(a.tokens_per_s, b.tokens_per_s) &&
          same(a.effective_tokens_per_s, b.effective_tokens_per_s) && same(a.token_efficiency, b.token_efficiency) &&
+         same(a.batch_efficiency, b.batch_efficiency) && same(a.diloco_efficiency, b.diloco_efficiency) &&
+         same(a.optimizer_batch_tokens, b.optimizer_batch_tokens) &&
+         same(a.noise_batch_tokens, b.noise_batch_tokens) && same(a.optimal_batch_tokens, b.optimal_batch_tokens) &&
          same(a.trained_tokens, b.trained_tokens) && same(a.warnings, b.warnings) &&
          same(a.wan_peak_bytes_per_s, b.wan_peak_bytes_per_s) && same(a.goodput_parts, b.goodput_parts) &&
          same(a.cost_usd_per_effective_million_tokens, b.cost_usd_per_effective_million_tokens) &&

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "model/estimate_warnings.hpp"
 #include "results/export/deploy_plan.hpp"
 #include "results/export/export_formats.hpp"
 #include "results/files/hdf5_writer.hpp"
@@ -921,4 +922,17 @@ TEST_CASE("Write exports for the framework replays", "[.][export_fixture]") {
     INFO(must);
     CHECK(std::filesystem::exists(dir / must));
   }
+}
+
+TEST_CASE("export headers carry the row's model-range warnings and its effective tokens/s", "[export][tokens]") {
+  // A dense row whose estimate carried batch_beyond_data (docs/model.md §9.7) and a token efficiency of 0.5.
+  Exporter dense(PlanPoint{});
+  dense.row["warning_bits"] = static_cast<double>(m::bit(m::Warning::batch_beyond_data));
+  dense.row["effective_tokens_per_s"] = results::number(dense.row, "tokens_per_s") * 0.5;
+  const std::string text = dense.run(results::ExportFormat::megatron).text;
+  CHECK_THAT(text, Catch::Contains("# warning: batch token efficiency extrapolated") &&
+                       Catch::Contains("(batch_beyond_data)") && Catch::Contains(" effective)"));
+  CHECK_THAT(text, !Catch::Contains("# accuracy:"));   // a dense plan has no MoE accuracy line
+  // No warning bits: no warning line.
+  CHECK_THAT(Exporter(PlanPoint{}).run(results::ExportFormat::megatron).text, !Catch::Contains("# warning:"));
 }

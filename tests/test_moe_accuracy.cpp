@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <string>
+#include <vector>
 
 #include "catalog_fixture.hpp"
 #include "model/estimate_warnings.hpp"
@@ -82,9 +83,13 @@ TEST_CASE("An MoE estimate carries the accuracy warnings in its bits and its JSO
   const m::Estimate e = m::evaluate(s);
   CHECK((e.warnings & (kMany | kUnfused)) == (kMany | kUnfused));
   const nlohmann::json j = nlohmann::json::parse(shardmeter::results::estimate_json(s, e, "gpt-oss-h100"));
-  REQUIRE(j["warnings"].size() == 2);
-  CHECK(j["warnings"][0]["name"] == "moe_many_local_experts");
-  CHECK(j["warnings"][1]["name"] == "moe_unfused_expert_path");
+  // (its batch, past the optimal batch of a 5B-active model on the preset's budget, adds batch_beyond_data: §9.7)
+  std::vector<std::string> moe;
+  for (const auto& w : j["warnings"])
+    if (w["name"].get<std::string>().rfind("moe_", 0) == 0) moe.push_back(w["name"].get<std::string>());
+  REQUIRE(moe.size() == 2);
+  CHECK(moe[0] == "moe_many_local_experts");
+  CHECK(moe[1] == "moe_unfused_expert_path");
   // The search's path (evaluate_into over a reused estimate) sets the same bits.
   m::Estimate reused = m::evaluate(preset_scenario("qwen3-235b-a22b", 256, "ep: 32, tp: 2, pp: 8"));
   CHECK(reused.warnings == 0);

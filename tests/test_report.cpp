@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "model/estimate_warnings.hpp"
+#include "results/markup.hpp"
 #include "results/report/front_diff.hpp"
 #include "results/front/front_picks.hpp"
 #include "results/files/hdf5_reader.hpp"
@@ -363,4 +364,23 @@ TEST_CASE("The report names the warnings its rows carry (column warning_bits)", 
   const results::ReportModel old = model_of(f);
   CHECK(old.rows[1].warning_bits == 0);
   for (const std::string& w : old.warnings) CHECK(w.find("moe_fp8") == std::string::npos);
+}
+
+TEST_CASE("Reports and docs/search.md state the knee as results::kKneeDefinition, word for word", "[report][knee]") {
+  const results::ResultFile f = file_of(hand_front({{4, 1e6, 1e6}, {8, 2e6, 2e6}}), "knee text");
+  const results::ReportModel m = model_of(f);
+  const std::string definition(results::kKneeDefinition);
+  CHECK_THAT(results::render_report_markdown(m), Catch::Contains(definition));
+  CHECK_THAT(results::render_report_html(m), Catch::Contains(results::escape_xml(definition)));
+  // docs/search.md "The knee": the paragraph between the markers, its line breaks read as spaces.
+  std::ifstream in(SHARDMETER_SOURCE_DIR "/docs/search.md");
+  const std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string open = "<!-- knee-definition -->\n", close = "\n<!-- /knee-definition -->";
+  const std::size_t from = doc.find(open), to = doc.find(close);
+  REQUIRE(from != std::string::npos);
+  REQUIRE(to != std::string::npos);
+  std::string paragraph = doc.substr(from + open.size(), to - from - open.size());
+  for (char& ch : paragraph)
+    if (ch == '\n') ch = ' ';
+  CHECK(paragraph == definition);
 }

@@ -26,6 +26,14 @@ std::string contents(std::FILE* f) {
   return text;
 }
 
+// A printed table, one string per line.
+std::vector<std::string> lines_of(const std::string& table) {
+  std::vector<std::string> lines;
+  std::istringstream in(table);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
 }  // namespace
 
 TEST_CASE("numbers as the search report prints them", "[search_report]") {
@@ -71,12 +79,9 @@ TEST_CASE("the front table marks a GPU type uncalibrated on its row's stack only
   using shardmeter::model::Direction;
   using shardmeter::model::metric;
   const std::vector<std::string> pairs{"b200:torch_fsdp2"};
-  const std::string table = format_front_table(
+  const std::vector<std::string> lines = lines_of(format_front_table(
       points, {{&metric("total_cost_usd"), Direction::minimize}, {&metric("tokens_per_s"), Direction::maximize}},
-      pairs);
-  std::vector<std::string> lines;
-  std::istringstream in(table);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
+      pairs));
   REQUIRE(lines.size() == 4);
   CHECK_THAT(lines[1], Catch::Contains("b200") && !Catch::Contains("*"));
   CHECK_THAT(lines[2], Catch::Contains("b200*"));
@@ -103,10 +108,7 @@ TEST_CASE("the front table of MoE plans: an ep/etp column, '!' on rows with an M
   points[1].scenario.plan.ep_overlap = true;
   points[2].scenario.plan.ep = 64;
   points[2].scenario.plan.etp = 2;
-  const std::string table = format_front_table(points, goals);
-  std::vector<std::string> lines;
-  std::istringstream in(table);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  const std::vector<std::string> lines = lines_of(format_front_table(points, goals));
   REQUIRE(lines.size() == 4);
   CHECK_THAT(lines[0], Catch::Contains("tp/pp/cp  ep/etp"));
   CHECK_THAT(lines[1], Catch::StartsWith("1!") && Catch::Contains("8/1 "));
@@ -117,6 +119,19 @@ TEST_CASE("the front table of MoE plans: an ep/etp column, '!' on rows with an M
   CHECK_THAT(legend, Catch::StartsWith("! moe_many_local_experts: 16 or more routed experts per GPU"));
   CHECK(std::count(legend.begin(), legend.end(), '\n') == 1);
   CHECK_THAT(legend, !Catch::Contains("moe_unfused_expert_path"));
+}
+
+TEST_CASE("the front table marks a dense plan beyond the batch term's data with '!' and names it", "[search_report][tokens]") {
+  namespace m = shardmeter::model;
+  std::vector<results::PlanPoint> points = test::three_points();
+  const std::vector<m::Objective> goals{{&m::metric("total_cost_usd"), m::Direction::minimize},
+                                        {&m::metric("effective_tokens_per_s"), m::Direction::maximize}};
+  points[2].estimate.warnings = m::bit(m::Warning::batch_beyond_data);   // docs/model.md §9.7
+  const std::vector<std::string> lines = lines_of(format_front_table(points, goals));
+  REQUIRE(lines.size() == 4);
+  CHECK_THAT(lines[1], Catch::StartsWith(" 1 "));
+  CHECK_THAT(lines[3], Catch::StartsWith("3!"));
+  CHECK_THAT(format_front_warnings(points), Catch::StartsWith("! batch_beyond_data: batch token efficiency extrapolated"));
 }
 
 TEST_CASE("the progress bar draws only after its delay, and erases itself", "[search_report]") {

@@ -84,3 +84,28 @@ TEST_CASE("axis labels as numbers") {
   CHECK_FALSE(label_number(""));
   CHECK_FALSE(label_number("{gpu: h100-sxm, gpus: 64}"));
 }
+
+TEST_CASE("The knee's cause is the factor of effective tokens/s per GPU that falls most", "[sweep][tokens]") {
+  // 1024 -> 2048 GPUs: trained tokens/s 1.0e6 -> 1.9e6, so per GPU 976.6 -> 927.7: x0.95; batch efficiency
+  // 1.0 -> 0.8: x0.8; DiLoCo 1 -> 1. The batch falls most.
+  const KneeCause batch = knee_cause({1024, 1.0e6, 1.0, 1.0}, {2048, 1.9e6, 0.8, 1.0});
+  CHECK(batch.kind == KneeCauseKind::batch_efficiency);
+  CHECK(batch.step_factor == Approx(0.95));
+  CHECK(batch.batch_factor == Approx(0.8));
+  // The same with the step scaling worse (1.5e6: x0.75) than the batch (x0.8): the step.
+  CHECK(knee_cause({1024, 1.0e6, 1.0, 1.0}, {2048, 1.5e6, 0.8, 1.0}).kind == KneeCauseKind::step);
+  // DiLoCo 0.9 -> 0.7 (x0.778) against a step x0.95 and batch x1: convergence.
+  CHECK(knee_cause({1024, 1.0e6, 1.0, 0.9}, {2048, 1.9e6, 1.0, 0.7}).kind ==
+        KneeCauseKind::diloco_convergence);
+  // The step falls most (x0.73) but the batch stayed at 33.5 M tokens for twice the GPUs (batch per GPU x0.5) and
+  // 2 x 33.5 M > B_opt = 37.5 M: the batch could not grow without costing tokens, so the cause is the batch.
+  const KneeCause limited =
+      knee_cause({32768, 24.3e6, 1.0, 1.0, 33.5e6, 37.5e6}, {65536, 35.5e6, 1.0, 1.0, 33.5e6, 37.5e6});
+  CHECK(limited.kind == KneeCauseKind::batch_limited);
+  CHECK(limited.step_factor == Approx(0.7305).epsilon(1e-3));   // (35.5e6/65536) / (24.3e6/32768)
+  // The same with room to double the batch (B_opt = 100 M): the step itself.
+  CHECK(knee_cause({32768, 24.3e6, 1.0, 1.0, 33.5e6, 100e6}, {65536, 35.5e6, 1.0, 1.0, 33.5e6, 100e6}).kind ==
+        KneeCauseKind::step);
+  // Nothing falls (perfect scaling, efficiencies unchanged): no cause.
+  CHECK(knee_cause({1024, 1.0e6, 1.0, 1.0}, {2048, 2.0e6, 1.0, 1.0}).kind == KneeCauseKind::none);
+}

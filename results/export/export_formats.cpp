@@ -155,7 +155,9 @@ std::vector<std::string> export_header_lines(ExportFormat format, const DeployPl
   lines.push_back(comment_text("plan: " + plan_summary(r)));
   lines.push_back(comment_text(model_line(plan.model)));
   std::string speed = format_si(number(r, "tokens_per_s")) + " tokens/s";
-  if (plan.diloco()) speed += " (" + format_si(number(r, "effective_tokens_per_s")) + " effective)";
+  // Effective tokens/s whenever a token is worth less than one (DiLoCo, a batch past the optimal batch: §9.8).
+  if (plan.diloco() || number(r, "effective_tokens_per_s") < number(r, "tokens_per_s"))
+    speed += " (" + format_si(number(r, "effective_tokens_per_s")) + " effective)";
   // The plan line names the stack from the row's column; a file written before that column takes it from the
   // rebuilt scenario.
   if (r.find("stack") == r.end())
@@ -163,7 +165,7 @@ std::vector<std::string> export_header_lines(ExportFormat format, const DeployPl
                                              plan.stack.empty() ? "unknown" : plan.stack)));
   const std::string budget =
       plan.trained_tokens > plan.training_tokens * (1 + 1e-9)
-          ? fmt::format("{} tokens ({} trained at DiLoCo's token efficiency)", format_si(plan.training_tokens),
+          ? fmt::format("{} tokens ({} trained at the plan's token efficiency)", format_si(plan.training_tokens),
                         format_si(plan.trained_tokens))
           : format_si(plan.training_tokens) + " tokens";
   lines.push_back(comment_text(fmt::format("length: {} optimizer steps of {} tokens = {} tokens trained",
@@ -175,6 +177,17 @@ std::vector<std::string> export_header_lines(ExportFormat format, const DeployPl
                                            format_percent(number(r, "mfu")), text(r, "bottleneck"))));
   lines.push_back(comment_text(calibration_line(plan, r, *source.info)));
   for (const std::string& a : accuracy_lines(format, plan)) lines.push_back(comment_text(a));
+  // The row's other warnings (warning_bits): an estimate resting on a model beyond its fitted data, the batch term
+  // (docs/model.md §9.7) or DiLoCo's convergence (§9.4); the MoE lines above are recomputed for the exported stack.
+  if (r.count("warning_bits") > 0) {
+    const double bits = number(r, "warning_bits");
+    const std::uint32_t range = bits > 0 && bits < 4294967296.0
+                                    ? static_cast<std::uint32_t>(bits) & ~model::kMoeAccuracyWarnings
+                                    : 0u;
+    for (const model::WarningText& w : model::kWarningTexts)
+      if ((range & model::bit(w.warning)) != 0)
+        lines.push_back(comment_text(fmt::format("warning: {} ({})", w.text, w.name)));
+  }
   return lines;
 }
 

@@ -123,9 +123,10 @@ std::vector<TorchtitanField> torchtitan_training_fields(TorchtitanTarget target,
   }
   if (steps > 0)
     f.push_back(int_field("steps", steps,
-                          p.diloco() ? fmt::format("{} tokens: the budget / DiLoCo's token efficiency",
-                                                   format_si(static_cast<double>(steps) * p.tokens_per_step()))
-                                     : "the token budget"));
+                          p.trained_tokens > p.training_tokens * (1 + 1e-9)
+                              ? fmt::format("{} tokens: the budget / the plan's token efficiency",
+                                            format_si(static_cast<double>(steps) * p.tokens_per_step()))
+                              : "the token budget"));
   f.push_back(string_field("mixed_precision_param", "bfloat16"));
   if (!v0 && p.pp > 1)
     f.push_back(bool_field("disable_cuda_graphs", true, "CUDA graphs do not support pipeline parallelism yet"));

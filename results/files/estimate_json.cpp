@@ -102,6 +102,12 @@ std::string estimate_json(const m::Scenario& s, const m::Estimate& e, std::strin
   j["mfu_peak_precision"] = std::string(model::enum_name(e.mfu_peak_precision));
   j["wall_clock_s"] = number(e.wall_clock_s);
   j["trained_tokens"] = number(e.trained_tokens);
+  // The two terms of token_efficiency and the batches of the batch term (docs/model.md §9.7, §9.8).
+  j["token_efficiency_parts"] = {{"batch", number(e.batch_efficiency)},
+                                 {"diloco", number(e.diloco_efficiency)},
+                                 {"optimizer_batch_tokens", number(e.optimizer_batch_tokens)},
+                                 {"optimal_batch_tokens", number(e.optimal_batch_tokens)},
+                                 {"noise_batch_tokens", number(e.noise_batch_tokens)}};
   j["wan_gb_per_outer_step"] = number(e.wan_bytes_per_outer_step / m::kGB);
   j["wan_reduction_vs_sync"] = number(e.wan_reduction_vs_sync);
   j["checkpoint_interval_s"] = number(e.checkpoint_interval_s);

@@ -26,6 +26,15 @@
 
 namespace shardmeter::results {
 
+// The knee's definition as every output states it: the Markdown and HTML reports print it, docs/search.md "The knee"
+// holds it word for word (tests/test_knee_text.cpp checks both), and knee_of below implements it.
+inline constexpr std::string_view kKneeDefinition =
+    "The knee is the plan on the Pareto front of cost and speed with the most speed per unit of cost (speed / cost): "
+    "up to it, each step along the front buys at least as much speed as it adds cost in relative terms; past it, "
+    "paying x % more buys less than x % more speed. Only ratios enter, so the knee does not depend on units, on the "
+    "front's scale or on how far the search space reached. Ties go to the cheaper plan; when speed per cost only "
+    "falls from the cheapest plan on, the knee is the cheapest plan.";
+
 // Rows are numbered from 1 in every output: the search table, reports, export headers, plan-json and --pick N.
 inline std::size_t row_number(std::size_t index) { return index + 1; }
 

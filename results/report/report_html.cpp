@@ -188,9 +188,7 @@ std::string render_report_html(const ReportModel& m) {
          ". Colour: GPU type; shape: number of islands; the line is the cheapest cost that reaches at least a given "
          "speed" + std::string(m.diff ? "; grey dashed: the baseline" : "") +
          (m.sweep ? "; points that are not feasible are not drawn" : "") +
-         ". The knee is the plan farthest from the straight line between the cheapest and the fastest plan in "
-         "normalised log space (log speed and log cost each scaled to 0..1): the most speed per unit of extra cost "
-         "in relative terms. Hover over a point for its plan.</figcaption>\n</figure></section>\n";
+         ". " + e(kKneeDefinition) + " Hover over a point for its plan.</figcaption>\n</figure></section>\n";
   std::vector<std::size_t> all(m.rows.size());
   for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
   out += "<section id=\"front\"><h2>" + e(m.sweep ? "Sweep points" : "Plans on the front") + "</h2>\n" +

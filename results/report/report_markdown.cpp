@@ -87,8 +87,8 @@ std::string render_report_markdown(const ReportModel& m) {
   if (m.picks)
     out += pick_line(m, "cheapest", m.picks->cheapest) + pick_line(m, "knee", m.picks->knee) +
            pick_line(m, "fastest", m.picks->fastest) + "\n";
-  out += "The knee is the plan farthest from the line between the cheapest and the fastest plan in normalised log "
-         "space.\n\n## " + std::string(m.sweep ? "Sweep points" : "Plans on the front") + "\n\n";
+  out += std::string(kKneeDefinition) + "\n\n## " + std::string(m.sweep ? "Sweep points" : "Plans on the front") +
+         "\n\n";
   std::vector<std::size_t> all(m.rows.size());
   for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
   out += plan_table(m, m.rows, all) + "\n";

@@ -150,17 +150,13 @@ model::Objective parse_objective(const YamlField& item) {
   return model::Objective{metric, *sense};
 }
 
-// Without `objectives:`, the defaults; a search that can choose DiLoCo maximises loss-equivalent (effective)
-// throughput instead of trained tokens/s, so a larger H is not rewarded for tokens that are worth less.
-std::vector<model::Objective> default_objectives_for(const model::Scenario& scenario, const std::vector<AxisSpec>& axes) {
+// Without `objectives:`, the defaults with loss-equivalent (effective) throughput instead of trained tokens/s: every
+// plan has a token efficiency (its batch, and DiLoCo's convergence: docs/model.md §9.8), so a larger batch or H is
+// not rewarded for tokens that are worth less. The raw tokens/s stays in every table and file.
+std::vector<model::Objective> default_objectives_for(const model::Scenario&, const std::vector<AxisSpec>&) {
   std::vector<model::Objective> objectives = search::default_objectives();
-  bool diloco = scenario.plan.sync == model::SyncMode::diloco;
-  for (const AxisSpec& axis : axes)
-    if (axis.key == "plan.sync" && std::find(axis.values.begin(), axis.values.end(), "diloco") != axis.values.end())
-      diloco = true;
-  if (diloco)
-    for (model::Objective& o : objectives)
-      if (o.name() == "tokens_per_s") o.metric = &model::metric("effective_tokens_per_s");
+  for (model::Objective& o : objectives)
+    if (o.name() == "tokens_per_s") o.metric = &model::metric("effective_tokens_per_s");
   return objectives;
 }
 

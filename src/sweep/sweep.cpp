@@ -286,9 +286,36 @@ std::string describe_knee(const Sweep& sweep, const KneeSeries& k) {
   } else if (n > 1) {
     out += " (the largest size: every step still added at least as much speed as cost)";
   }
-  // What drives the knee: the part of the step whose share grows most from the first size to the one past it.
+  // What causes the knee: of the three factors of effective tokens/s per GPU (knee_cause), the one that falls most
+  // from the knee to the next size; for the step, the part of the step whose share grows most from the first size
+  // to the one past the knee.
   const std::size_t past = std::min(j + 1, n - 1);
-  if (past > 0) {
+  KneeCause cause;
+  if (j + 1 < n) {
+    const auto figures = [](const model::Estimate& e) {
+      return SizeFigures{static_cast<double>(e.gpus), e.tokens_per_s, e.batch_efficiency, e.diloco_efficiency,
+                         e.optimizer_batch_tokens, e.optimal_batch_tokens};
+    };
+    cause = knee_cause(figures(at), figures(sweep.points[s.feasible[j + 1]].estimate));
+  }
+  if (cause.kind == KneeCauseKind::batch_efficiency) {
+    const model::Estimate& next = sweep.points[s.feasible[j + 1]].estimate;
+    out += fmt::format("; caused by batch efficiency {} -> {} (a batch of {} tokens per optimizer step against the "
+                       "optimal {}, docs/model.md §9.7), per-GPU step throughput x{:.2f}",
+                       percent(at.batch_efficiency), percent(next.batch_efficiency), count_si(next.optimizer_batch_tokens),
+                       count_si(next.optimal_batch_tokens), cause.step_factor);
+  } else if (cause.kind == KneeCauseKind::diloco_convergence) {
+    const model::Estimate& next = sweep.points[s.feasible[j + 1]].estimate;
+    out += fmt::format("; caused by DiLoCo convergence {} -> {} (docs/model.md §9.4), per-GPU step throughput x{:.2f}",
+                       percent(at.diloco_efficiency), percent(next.diloco_efficiency), cause.step_factor);
+  } else if (cause.kind == KneeCauseKind::batch_limited) {
+    const model::Estimate& next = sweep.points[s.feasible[j + 1]].estimate;
+    const std::string driver = driving_component(at, next, false);
+    out += fmt::format("; caused by batch efficiency: the batch stays at {} tokens per optimizer step for {} GPUs, "
+                       "within 2x of the optimal {} (docs/model.md §9.7), so the step pays instead{}",
+                       count_si(next.optimizer_batch_tokens), label_of(sweep, s, j + 1),
+                       count_si(next.optimal_batch_tokens), driver.empty() ? "" : ": " + driver);
+  } else if (past > 0) {
     const std::string driver = driving_component(sweep.points[s.feasible.front()].estimate,
                                                  sweep.points[s.feasible[past]].estimate, false);
     out += driver.empty() ? fmt::format("; no part of the step grows by half a point or more (from {} to {})",

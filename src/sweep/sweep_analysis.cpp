@@ -17,6 +17,28 @@ Knee find_knee(std::span<const double> total_cost, std::span<const double> speed
   return picks ? Knee{true, picks->knee} : Knee{};
 }
 
+KneeCause knee_cause(const SizeFigures& before, const SizeFigures& after) {
+  KneeCause c;
+  const auto ratio = [](double a, double b) { return b > 0 && std::isfinite(a / b) ? a / b : 1.0; };
+  c.step_factor = ratio(after.tokens_per_s / after.gpus, before.tokens_per_s / before.gpus);
+  c.batch_factor = ratio(after.batch_efficiency, before.batch_efficiency);
+  c.diloco_factor = ratio(after.diloco_efficiency, before.diloco_efficiency);
+  double lowest = 1;
+  const auto consider = [&](double factor, KneeCauseKind kind) {
+    if (factor < lowest) lowest = factor, c.kind = kind;
+  };
+  consider(c.step_factor, KneeCauseKind::step);
+  consider(c.batch_factor, KneeCauseKind::batch_efficiency);
+  consider(c.diloco_factor, KneeCauseKind::diloco_convergence);
+  if (c.kind == KneeCauseKind::step && before.gpus > 0 && after.gpus > 0 && before.optimizer_batch_tokens > 0) {
+    const double batch_per_gpu_factor =
+        (after.optimizer_batch_tokens / after.gpus) / (before.optimizer_batch_tokens / before.gpus);
+    if (batch_per_gpu_factor <= 0.75 && 2 * after.optimizer_batch_tokens > after.optimal_batch_tokens)
+      c.kind = KneeCauseKind::batch_limited;
+  }
+  return c;
+}
+
 Transition find_transition(std::span<const std::optional<double>> x, std::span<const double> share, double level) {
   Transition t;
   const std::size_t n = share.size();

@@ -49,6 +49,35 @@ struct Transition {
 Transition find_transition(std::span<const std::optional<double>> x, std::span<const double> share,
                            double level = 0.5);
 
+// Why effective tokens/s per GPU fall from one size to the next (the knee's cause, docs/islands.md): effective
+// tokens/s per GPU = trained tokens/s per GPU x batch efficiency x DiLoCo efficiency (docs/model.md §9.8), so the
+// ratio from `before` to `after` is the product of three factors. The cause is the factor that falls most (the
+// smallest one below 1): `step` when the step itself scales worse (trained tokens/s per GPU; the step's growing
+// part names it), `batch_efficiency` when the re-planned batch passes the optimal batch, `diloco_convergence` when
+// more replicas or a longer H cost loss-equivalent tokens. `none` when no factor falls.
+// A `step` cause is `batch_limited` instead when the batch could not keep pace with the GPUs because of the batch
+// term: the batch per GPU fell (by a quarter or more) and doubling the batch would pass the optimal batch B_opt
+// (docs/model.md §9.7). The step then pays (bubble, DP communication) because a larger batch would cost tokens.
+struct SizeFigures {
+  double gpus = 0;
+  double tokens_per_s = 0;         // trained
+  double batch_efficiency = 1;
+  double diloco_efficiency = 1;
+  double optimizer_batch_tokens = 0;   // B of §9.7
+  double optimal_batch_tokens = 0;     // B_opt of §9.7
+};
+
+enum class KneeCauseKind { none, step, batch_limited, batch_efficiency, diloco_convergence };
+
+struct KneeCause {
+  KneeCauseKind kind = KneeCauseKind::none;
+  double step_factor = 1;          // (tokens/s per GPU after) / (before)
+  double batch_factor = 1;         // batch efficiency after / before
+  double diloco_factor = 1;        // DiLoCo efficiency after / before
+};
+
+KneeCause knee_cause(const SizeFigures& before, const SizeFigures& after);
+
 // An axis label as a number ("64", "1.5e3", "0.35"), or nullopt.
 std::optional<double> label_number(const std::string& label);
 

@@ -26,6 +26,7 @@ std::string gb(double bytes) { return std::isfinite(bytes) ? fmt::format("{:.1f}
 std::string tokens(double n) {
   if (n >= 1e12) return fmt::format("{:.4g} T", n / 1e12);
   if (n >= 1e9) return fmt::format("{:.4g} B", n / 1e9);
+  if (n >= 1e6) return fmt::format("{:.3g} M", n / 1e6);
   return grouped(n);
 }
 
@@ -175,10 +176,17 @@ std::string format_estimate_table(const LoadedScenario& loaded, const Catalog& c
   describe_time(out, e);
   row(out, "Throughput", fmt::format("{} tokens/s ({} tokens/s per GPU)", grouped(e.tokens_per_s),
                                      grouped(e.tokens_per_s_per_gpu)));
-  if (s.plan.sync == m::SyncMode::diloco && e.tokens_per_s > 0)
+  if ((s.plan.sync == m::SyncMode::diloco || e.token_efficiency != 1) && e.tokens_per_s > 0) {
     row(out, "Effective throughput",
-        fmt::format("{} loss-equivalent tokens/s (token efficiency {} of synchronous training)",
-                    grouped(e.effective_tokens_per_s), percent(e.effective_tokens_per_s / e.tokens_per_s)));
+        fmt::format("{} loss-equivalent tokens/s (token efficiency {})", grouped(e.effective_tokens_per_s),
+                    percent(e.token_efficiency)));
+    // Where the efficiency comes from (docs/model.md §9.7, §9.8): the batch term and the DiLoCo term.
+    row(out, "Token efficiency",
+        fmt::format("batch {} ({} tokens per optimizer step; optimal batch {}, noise scale {}: §9.7) x DiLoCo {} "
+                    "(§9.4)",
+                    percent(e.batch_efficiency), tokens(e.optimizer_batch_tokens),
+                    tokens(e.optimal_batch_tokens), tokens(e.noise_batch_tokens), percent(e.diloco_efficiency)));
+  }
   row(out, "TFLOP/s per GPU", fmt::format("{:.1f} (model FLOPs)", e.tflops_per_gpu));
   // The peak both are measured against is named (docs/model.md §1.4): the dense fp8 peak for fp8 runs.
   row(out, "MFU / HFU", percent(e.mfu) + " / " + percent(e.hfu) + " of the dense " +

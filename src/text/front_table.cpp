@@ -138,8 +138,9 @@ std::string format_front_table(std::span<const results::PlanPoint> front, const 
     const m::Scenario& s = front[r].scenario;
     const m::Estimate& e = front[r].estimate;
     std::vector<std::string> cells = {
-        // '!': the estimate carries an MoE accuracy warning (the legend under the table names it).
-        std::to_string(r + 1) + ((e.warnings & m::kMoeAccuracyWarnings) != 0 ? "!" : ""),
+        // '!': the estimate carries a warning (an MoE accuracy warning, or a model beyond its fitted data: batch,
+        // DiLoCo); the legend under the table names it.
+        std::to_string(r + 1) + (e.warnings != 0 ? "!" : ""),
         gpu_types(s, uncalibrated_gpu_stacks),
         islands(s),
         degrees(s.plan),
@@ -168,7 +169,7 @@ std::string format_front_table(std::span<const results::PlanPoint> front, const 
 
 std::string format_front_warnings(std::span<const results::PlanPoint> front) {
   std::uint32_t seen = 0;
-  for (const results::PlanPoint& p : front) seen |= p.estimate.warnings & m::kMoeAccuracyWarnings;
+  for (const results::PlanPoint& p : front) seen |= p.estimate.warnings;
   std::string text;
   for (const m::WarningText& w : m::kWarningTexts)
     if ((seen & m::bit(w.warning)) != 0) text += fmt::format("! {}: {}\n", w.name, w.text);
