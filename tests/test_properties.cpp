@@ -1,4 +1,4 @@
-// Metamorphic properties of the model over a few thousand seeded random scenarios (issue 31; docs/model.md §16.3).
+// Metamorphic properties of the model over a few thousand seeded random scenarios (issue 31; docs/model.md §17).
 // Each TEST_CASE is one ctest test, `properties.<name>`; every violation prints the scenario (its --set overrides)
 // and both values, and the case requires none. The draws are fixed by kSeed, so a failure reproduces.
 #include <catch2/catch.hpp>
