@@ -8,6 +8,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "catalog_fixture.hpp"
@@ -131,6 +132,15 @@ std::string values(double before, double after) {
 
 bool grew(double before, double after) { return after > before * (1 + kTolerance) + 1e-15; }
 
+// The estimates of two variants of a draw (`set` applied with false, then with true).
+template <class Set>
+std::pair<model::Estimate, model::Estimate> variants(const Drawn& d, Set set) {
+  model::Scenario a = d.scenario, b = d.scenario;
+  set(a, false);
+  set(b, true);
+  return {model::evaluate(a), model::evaluate(b)};
+}
+
 }  // namespace
 
 TEST_CASE("properties.mfu_at_most_one", "[properties]") {
@@ -156,11 +166,9 @@ TEST_CASE("properties.memory_non_decreasing_in_micro_batch", "[properties]") {
 
 TEST_CASE("properties.full_recompute_never_faster_than_none", "[properties]") {
   CHECK(violations("full recompute never faster than none", [](const Drawn& d) {
-          model::Scenario none = d.scenario, full = d.scenario;
-          none.plan.recompute = model::Recompute::none;
-          full.plan.recompute = model::Recompute::full;
-          const model::Estimate a = model::evaluate(none);
-          const model::Estimate b = model::evaluate(full);
+          const auto [a, b] = variants(d, [](model::Scenario& s, bool full) {
+            s.plan.recompute = full ? model::Recompute::full : model::Recompute::none;
+          });
           if (!timed(a) || !timed(b)) return std::string("-");
           return grew(b.step_time_s, a.step_time_s) ? "step time none -> full " + values(a.step_time_s, b.step_time_s)
                                                     : std::string();
@@ -210,11 +218,9 @@ TEST_CASE("properties.tokens_per_s_non_decreasing_when_pure_dp_gpus_double", "[p
 
 TEST_CASE("properties.fp8_never_slower_than_bf16_unless_warned", "[properties]") {
   CHECK(violations("fp8 never slower than bf16 without a named cost", [](const Drawn& d) {
-          model::Scenario bf16 = d.scenario, fp8 = d.scenario;
-          bf16.training.precision = model::Precision::bf16;
-          fp8.training.precision = model::Precision::fp8;
-          const model::Estimate a = model::evaluate(bf16);
-          const model::Estimate b = model::evaluate(fp8);
+          const auto [a, b] = variants(d, [](model::Scenario& s, bool fp8) {
+            s.training.precision = fp8 ? model::Precision::fp8 : model::Precision::bf16;
+          });
           if (!timed(a) || !timed(b)) return std::string("-");  // no fp8 on this GPU or stack
           if (!grew(a.step_time_s, b.step_time_s))  // and a faster fp8 plan carries neither warning
             return b.warnings & (model::bit(model::Warning::fp8_casts_outweigh_gemm_savings) |
