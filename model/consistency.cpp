@@ -432,6 +432,7 @@ std::string_view describe(RejectReason r) noexcept {
     case RejectReason::expert_folding_does_not_divide_gpus: return "(times plan.etp) does not divide the GPUs per pipeline stage of";
     case RejectReason::fp8_not_supported: return "is not supported with";
     case RejectReason::out_of_memory: return "does not fit in GPU memory";
+    case RejectReason::goodput_below_floor: return "loses more wall time to failures and restarts than it trains";
     case RejectReason::count_: break;
   }
   return "is invalid";

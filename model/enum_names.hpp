@@ -157,6 +157,7 @@ struct EnumNames<RejectReason> {
       {"expert_folding_does_not_divide_gpus", RejectReason::expert_folding_does_not_divide_gpus},
       {"fp8_not_supported", RejectReason::fp8_not_supported},
       {"out_of_memory", RejectReason::out_of_memory},
+      {"goodput_below_floor", RejectReason::goodput_below_floor},
   }};
 };
 

@@ -51,7 +51,7 @@ enum class MoeRecompute : std::uint8_t { none, activation, layer };
 // What the faster islands do in DiLoCo while slower ones finish their H inner steps.
 enum class DilocoFastIslands : std::uint8_t { wait, more_steps };
 
-// The largest exposed component of the step, or why the plan cannot run.
+// The resource that limits the step (model::limiting_resource, docs/model.md §5.7), or why the plan cannot run.
 enum class Bottleneck : std::uint8_t {
   compute,
   memory_bandwidth,

@@ -82,6 +82,8 @@ struct GoodputParts {
   double rework_loss = 0;            // synchronous: half an interval of work lost per failure
   double restart_loss = 0;           // synchronous: the job's restart per failure
   double island_out_loss = 0;        // DiLoCo: the failed island's absence and lost inner progress, by its share
+  bool spot_preemptions = false;     // a spot island's preemptions count among the failures
+  double unfloored = 1;              // 1 - the losses, before the 1 % floor (may be <= 0)
 };
 
 struct Estimate {

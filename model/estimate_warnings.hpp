@@ -19,6 +19,8 @@ enum class Warning : std::uint32_t {
   moe_unfused_expert_path = 1u << 7,        // clamped/biased experts on Megatron-Core's unfused path (§15.8)
   moe_fp8 = 1u << 8,                        // fp8 MoE training on Megatron-Core (§15.8)
   batch_beyond_data = 1u << 9,              // batch penalty beyond the critical-batch data (docs/model.md §9.7)
+  fp8_casts_outweigh_gemm_savings = 1u << 10, // fp8 slower than bf16: the cast kernels cost more than the GEMMs save
+  fp8_hides_less_communication = 1u << 11,   // fp8 slower than bf16: shorter GEMMs hide less overlapped comm (§2.2)
 };
 
 constexpr std::uint32_t bit(Warning w) noexcept { return static_cast<std::uint32_t>(w); }
@@ -48,13 +50,19 @@ inline constexpr std::array kWarningTexts = {
               "predicted 12-32 % shorter than measured (host cost per expert GEMM not modelled; docs/accuracy.md)"},
   WarningText{Warning::moe_unfused_expert_path, "moe_unfused_expert_path",
               "clamped or biased experts (gpt-oss) on Megatron-Core's unfused expert path: the 5 published runs "
-              "were predicted 7-27 % shorter than measured (docs/accuracy.md)"},
+              "were predicted 7-28 % shorter than measured (docs/accuracy.md)"},
   WarningText{Warning::moe_fp8, "moe_fp8",
               "fp8 mixture-of-experts training on Megatron-Core: of the 2 published runs, 1 was predicted 19 % "
               "shorter and 1 was predicted 2 % longer than measured (docs/accuracy.md)"},
   WarningText{Warning::batch_beyond_data, "batch_beyond_data",
               "batch token efficiency extrapolated: a batch above the optimal batch at more than 1.5B parameters or "
               "3e20 FLOPs, beyond the critical-batch data (docs/model.md §9.7)"},
+  WarningText{Warning::fp8_casts_outweigh_gemm_savings, "fp8_casts_outweigh_gemm_savings",
+              "fp8 is slower than bf16 here: the fp8 cast kernels (memory-bound) cost more per micro-batch than the "
+              "fp8 GEMMs save on this plan's small GEMMs (docs/model.md §2.2)"},
+  WarningText{Warning::fp8_hides_less_communication, "fp8_hides_less_communication",
+              "fp8 is slower than bf16 here: its shorter GEMMs hide less of the overlapped data-parallel, FSDP or "
+              "TP communication, which costs more than the GEMMs and casts save (docs/model.md §2.2)"},
 };
 // clang-format on
 

@@ -8,6 +8,7 @@
 
 #include "model/consistency.hpp"
 #include "model/diloco_job.hpp"
+#include "model/estimate_warnings.hpp"
 #include "model/flops.hpp"
 #include "model/goodput.hpp"
 #include "model/layout.hpp"
@@ -22,24 +23,33 @@
 
 namespace shardmeter::model {
 
-Bottleneck dominant_component(const TimeBreakdown& t) noexcept {
-  // The largest component; the first of equal ones (and compute when a comparison is NaN), in this order.
-  double best = t.compute_s + t.recompute_s;
-  Bottleneck what = Bottleneck::compute;
-  const auto consider = [&](double seconds, Bottleneck b) {
-    if (seconds > best) {
-      best = seconds;
-      what = b;
+Bottleneck limiting_resource(const TimeBreakdown& t) noexcept {
+  // docs/model.md §5.7. Compute-bound: the compute kernels fill at least half the step (and compute when a
+  // comparison is NaN or the step is empty).
+  const double step = t.total();
+  const double compute = t.compute_s + t.recompute_s;
+  if (!(step > 0) || !(compute < kComputeBoundShare * step)) return Bottleneck::compute;
+  // Communication as one resource, named by its largest part (the first of equal ones, in this order).
+  double comm_part = t.tp_comm_s;
+  Bottleneck comm = Bottleneck::tp_comm;
+  const auto part = [&](double seconds, Bottleneck b) {
+    if (seconds > comm_part) {
+      comm_part = seconds;
+      comm = b;
     }
   };
-  consider(t.memory_bound_s + t.optimizer_s, Bottleneck::memory_bandwidth);
-  consider(t.tp_comm_s, Bottleneck::tp_comm);
-  consider(t.pp_comm_s, Bottleneck::pp_comm);
-  consider(t.bubble_s, Bottleneck::pipeline_bubble);
-  consider(t.dp_comm_s, Bottleneck::dp_comm);
-  consider(t.wan_s, Bottleneck::wan);
-  consider(t.straggler_s, Bottleneck::straggler);
-  consider(t.ep_comm_s, Bottleneck::ep_comm);
+  part(t.pp_comm_s, Bottleneck::pp_comm);
+  part(t.dp_comm_s, Bottleneck::dp_comm);
+  part(t.wan_s, Bottleneck::wan);
+  part(t.straggler_s, Bottleneck::straggler);
+  part(t.ep_comm_s, Bottleneck::ep_comm);
+  const double communication = t.tp_comm_s + t.pp_comm_s + t.dp_comm_s + t.wan_s + t.straggler_s + t.ep_comm_s;
+  const double memory = t.memory_bound_s + t.optimizer_s;
+  // The largest of the other three resources; memory bandwidth, then communication, then bubble on ties.
+  Bottleneck what = Bottleneck::memory_bandwidth;
+  double best = memory;
+  if (communication > best) best = communication, what = comm;
+  if (t.bubble_s > best) what = Bottleneck::pipeline_bubble;
   return what;
 }
 
@@ -66,6 +76,19 @@ void reset_estimate(Estimate& e) noexcept {
 // on hold default values (evaluate_into resets those). A consistent scenario's estimate writes every field of `e`
 // and of its island slots, so nothing else needs resetting first (tests/test_evaluate_reuse.cpp checks this against
 // fresh estimates); a rejected one is reset to the defaults besides what it reports.
+void evaluate_fresh(const Scenario& s, const ParameterCounts& params, Estimate& e, bool check) noexcept;
+
+// Whether the bf16 twin of an fp8 plan (the same plan and cluster, precision bf16, no fp8 parameter gather) steps
+// faster (issue 31, docs/model.md §2.2). The twin of a consistent fp8 plan is consistent: it is not re-checked.
+bool fp8_slower_than_bf16(const Scenario& s, const ParameterCounts& params, double fp8_step_s) noexcept {
+  Scenario twin = s;
+  twin.training.precision = Precision::bf16;
+  twin.training.fp8_params = false;
+  Estimate t;
+  evaluate_fresh(twin, params, t, false);
+  return t.step_time_s > 0 && fp8_step_s > t.step_time_s * (1 + 1e-9);
+}
+
 void evaluate_fresh(const Scenario& s, const ParameterCounts& params, Estimate& e, bool check) noexcept {
   const Violation v = check ? check_consistency(s) : Violation{};
   if (v) [[unlikely]] reset_estimate(e);   // before the fields a rejected estimate reports too
@@ -112,7 +135,7 @@ void evaluate_fresh(const Scenario& s, const ParameterCounts& params, Estimate& 
     ie.memory_capacity_bytes = st.capacity_bytes;
     ie.feasible = st.fits;
     ie.degrees = DataParallelDegrees{st.layout.dp, st.layout.dp_shard, st.layout.dp_replicate, st.microbatches};
-    ie.bottleneck = st.fits ? dominant_component(ie.time) : Bottleneck::memory_capacity;
+    ie.bottleneck = st.fits ? limiting_resource(ie.time) : Bottleneck::memory_capacity;
     ie.utilization = std::clamp(1.0 - (ie.time.wan_s + wait) / job.step_time_s, 0.0, 1.0);
     fits = fits && st.fits;
     peak_flops += island.total_gpus() * mfu_peak_flops_per_s(island.gpu, s.training.precision);
@@ -156,6 +179,14 @@ void evaluate_fresh(const Scenario& s, const ParameterCounts& params, Estimate& 
   e.optimal_batch_tokens = te.optimal_batch_tokens;
   e.effective_tokens_per_s = job.tokens_per_s * te.token_efficiency;
   e.warnings = te.warnings | moe_accuracy_warnings(s.model, s.plan, s.training.precision);  // MoE: docs/model.md §15.8
+  // fp8 slower than its bf16 twin, and why (§2.2): the casts when they cost more than the GEMMs save, else the
+  // communication the shorter GEMMs no longer hide.
+  if (s.training.precision == Precision::fp8 && fp8_slower_than_bf16(s, params, job.step_time_s)) {
+    bool casts = false;
+    for (int i = 0; i < s.cluster.island_entries; ++i)
+      casts = casts || job.islands[static_cast<std::size_t>(i)].fp8_casts_outweigh_gemms;
+    e.warnings |= bit(casts ? Warning::fp8_casts_outweigh_gemm_savings : Warning::fp8_hides_less_communication);
+  }
   e.tokens_per_s_per_gpu = e.tokens_per_s / static_cast<double>(e.gpus);
   const double sequences_per_s = e.tokens_per_s / s.model.seq_len;
   e.model_flops_per_step = static_cast<double>(s.training.global_batch) * flops.model_per_sequence;
@@ -169,7 +200,7 @@ void evaluate_fresh(const Scenario& s, const ParameterCounts& params, Estimate& 
   e.exposed_comm_fraction =
       (e.time.tp_comm_s + e.time.pp_comm_s + e.time.dp_comm_s + e.time.wan_s + e.time.ep_comm_s) / e.step_time_s;
   // e.time is the slowest island's breakdown; when every island fits, that island's bottleneck is already
-  // dominant_component of it.
+  // limiting_resource of it.
   e.bottleneck = fits ? e.islands[slowest].bottleneck : Bottleneck::memory_capacity;
   for (int i = 0; i < s.cluster.island_entries; ++i) {
     const auto k = static_cast<std::size_t>(i);
@@ -218,8 +249,10 @@ void evaluate_fresh(const Scenario& s, const ParameterCounts& params, Estimate& 
         e.cost_usd_per_hour / (e.effective_tokens_per_s * kSecondsPerHour) * 1e6 / e.goodput;
   }
 
-  e.feasible = fits;
-  e.reject_reason = fits ? RejectReason::none : RejectReason::out_of_memory;
+  // A synchronous job under the goodput floor never finishes in the time printed: infeasible, named (§10.4).
+  e.feasible = fits && !g.below_floor;
+  e.reject_reason = !fits ? RejectReason::out_of_memory
+                          : g.below_floor ? RejectReason::goodput_below_floor : RejectReason::none;
 }
 
 }  // namespace

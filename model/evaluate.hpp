@@ -24,7 +24,11 @@ void evaluate_consistent_into(const Scenario& scenario, const ParameterCounts& p
 // dense 16-bit peak (docs/model.md §1.4).
 double mfu_peak_flops_per_s(const GpuSpec& gpu, Precision precision) noexcept;
 
-// The largest exposed component of a step (compute merges recompute; memory bandwidth merges the optimizer).
-Bottleneck dominant_component(const TimeBreakdown& time) noexcept;
+// The resource that limits a step (docs/model.md §5.7): compute when the compute kernels (with recompute) fill at
+// least kComputeBoundShare of it; else the largest of memory bandwidth (memory-bound kernels + optimizer),
+// communication (exposed TP, PP, DP, EP, WAN and the straggler wait together, named by their largest part) and the
+// pipeline bubble. (memory_capacity, for a plan that does not fit, is set by the caller.)
+inline constexpr double kComputeBoundShare = 0.5;
+Bottleneck limiting_resource(const TimeBreakdown& time) noexcept;
 
 }  // namespace shardmeter::model

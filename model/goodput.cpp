@@ -38,6 +38,7 @@ Goodput goodput(const ClusterSpec& c, const GoodputSpec& spec, const GoodputJob&
     const auto k = static_cast<std::size_t>(i);
     const IslandSpec& island = c.islands[k];
     const double per_gpu_hour = rate + (island.spot ? island.preemptions_per_gpu_hour : 0.0);
+    if (island.spot && island.preemptions_per_gpu_hour > 0) p.spot_preemptions = true;
     island_rate[k] = island.gpus * per_gpu_hour / kSecondsPerHour;
     p.failures_per_hour += island.total_gpus() * per_gpu_hour;
   }
@@ -66,7 +67,9 @@ Goodput goodput(const ClusterSpec& c, const GoodputSpec& spec, const GoodputJob&
     p.restart_loss = spec.restart_s / p.mtbf_s;
     lost += (g.checkpoint_interval_s / 2.0 + spec.restart_s) / p.mtbf_s;
   }
-  g.fraction = std::clamp(1.0 - lost, 0.01, 1.0);
+  p.unfloored = 1.0 - lost;
+  g.fraction = std::clamp(p.unfloored, 0.01, 1.0);
+  g.below_floor = !job.per_island && p.unfloored < kMinSynchronousGoodput;  // §10.4
   return g;
 }
 

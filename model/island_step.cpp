@@ -46,7 +46,7 @@ struct DpTraffic {
   double units = 0;                  // FSDP units per pass (the fullest stage's layers)
   double forward_window_s = 0;       // forward compute the gathers hide behind
   double backward_window_s = 0;      // backward compute the reductions hide behind
-  double slowdown = 0;               // contention of the DP collectives with the compute they overlap (§6.6)
+  const GpuSpec* gpu = nullptr;      // for the contention of the DP collectives with the compute they overlap (§6.6)
   double wan_per_step_s = 0;         // WanTraffic::per_step_s: the cross-island stage of the step's reduction
   double wan_per_microbatch_s = 0;   // WanTraffic::per_microbatch_s: a shard group spanning islands
 };
@@ -64,8 +64,13 @@ double shard_collective_s(double bytes, const PlanSpec& plan, const IslandLayout
 
 DpCost dp_cost(const PlanSpec& plan, const IslandLayout& l, const DpTraffic& in) {
   DpCost c;
-  auto overlapped = [&](bool overlap, double comm, double window) {
-    return overlap ? exposed_after_overlap(comm, window, in.slowdown) : comm;
+  // Each collective slows the compute it hides under at its own average rate, bytes through the GPU over its time
+  // (§6.6); FSDP's gathers and reduce-scatters share one NCCL stream: their bytes over their time.
+  auto slowdown = [&](GroupPlacement group, double bytes, double comm) {
+    return in.gpu != nullptr ? collective_contention(*in.gpu, group, bytes, comm) : 0.0;
+  };
+  auto overlapped = [&](bool overlap, double comm, double window, double k) {
+    return overlap ? exposed_after_overlap(comm, window, k) : comm;
   };
   if (plan.sharding == Sharding::fsdp || plan.sharding == Sharding::hsdp) {
     // Forward all-gather, backward all-gather and gradient reduce-scatter every micro-batch (ZeRO §7,
@@ -80,7 +85,7 @@ DpCost dp_cost(const PlanSpec& plan, const IslandLayout& l, const DpTraffic& in)
     pass.units = in.units;
     pass.forward_window_s = in.forward_window_s;
     pass.backward_window_s = in.backward_window_s;
-    pass.slowdown = in.slowdown;
+    pass.slowdown = slowdown(l.shard_group, in.param_bytes + in.grad_bytes, ag + rs);
     pass.gather_overlaps = plan.overlap_param_gather;
     pass.reduce_overlaps = plan.overlap_grad_reduce;
     pass.backward_gathers = plan.reshard_after_forward;
@@ -89,7 +94,9 @@ DpCost dp_cost(const PlanSpec& plan, const IslandLayout& l, const DpTraffic& in)
       // Replicas all-reduce their gradient shard once per step, overlapped with the last backward.
       const double ar =
           hierarchical_all_reduce_s(in.grad_bytes / l.state_shards, l.replicate_group, l.links) + in.wan_per_step_s;
-      c.per_step_s = overlapped(plan.overlap_grad_reduce, ar, in.backward_window_s);
+      const double replica_bytes = 2.0 * in.grad_bytes / l.state_shards;
+      c.per_step_s = overlapped(plan.overlap_grad_reduce, ar, in.backward_window_s,
+                                slowdown(l.replicate_group, replica_bytes, ar));
     }
     return c;
   }
@@ -99,18 +106,20 @@ DpCost dp_cost(const PlanSpec& plan, const IslandLayout& l, const DpTraffic& in)
   // intra-island halves (model/sync_islands.cpp).
   if (plan.sharding == Sharding::none) {
     const double ar = hierarchical_all_reduce_s(in.grad_bytes, l.dp_cp_group, l.links) + in.wan_per_step_s;
-    c.per_step_s = overlapped(plan.overlap_grad_reduce, ar, in.backward_window_s);
+    c.per_step_s = overlapped(plan.overlap_grad_reduce, ar, in.backward_window_s,
+                              slowdown(l.dp_cp_group, 2.0 * in.grad_bytes, ar));
     return c;
   }
   const double rs = hierarchical_reduce_scatter_s(in.grad_bytes, l.dp_cp_group, l.links) + in.wan_per_step_s / 2.0;
   const double ag = hierarchical_all_gather_s(in.param_bytes, l.dp_cp_group, l.links) + in.wan_per_step_s / 2.0;
+  const double k = slowdown(l.dp_cp_group, in.grad_bytes + in.param_bytes, rs + ag);
   if (plan.sharding == Sharding::zero2) {
     // ZeRO-2 reduces every micro-batch.
-    c.per_microbatch_s = exposed_after_overlap(rs, in.backward_window_s, in.slowdown);
+    c.per_microbatch_s = exposed_after_overlap(rs, in.backward_window_s, k);
   } else {
-    c.per_step_s = overlapped(plan.overlap_grad_reduce, rs, in.backward_window_s);
+    c.per_step_s = overlapped(plan.overlap_grad_reduce, rs, in.backward_window_s, k);
   }
-  c.per_step_s += overlapped(plan.overlap_param_gather, ag, in.forward_window_s);
+  c.per_step_s += overlapped(plan.overlap_param_gather, ag, in.forward_window_s, k);
   return c;
 }
 
@@ -163,6 +172,20 @@ DpCost dp_cost(const PlanSpec& plan, const IslandLayout& l, const DpTraffic& in)
                          (layers_per_stage > 0 ? casts.amax_per_microbatch_s * n / layers_per_stage : 0.0)};
   };
 
+  // fp8 can be slower than bf16 only through its named cost (issue 31, docs/model.md §2.2): the cast kernels and
+  // amax reductions of one block's micro-batch against the GEMM time fp8 saves there (forward, backward and the
+  // recomputed share); the estimate warns when the casts cost more.
+  if (s.training.precision == Precision::fp8 && layers_per_stage > 0) {
+    const LayerCost lc16 = layer_cost(m, gpu, plan, Precision::bf16, b, l);
+    const double recomputed_share = recomputed_blocks(plan, layers_per_stage) / layers_per_stage;
+    const double saved = (lc16.forward.gemm_s - lc.forward.gemm_s) + (lc16.backward.gemm_s - lc.backward.gemm_s) +
+                         recomputed_share * (lc16.recompute.gemm_s - lc.recompute.gemm_s);
+    const double cast_cost = casts.per_microbatch_s + casts.amax_per_microbatch_s / layers_per_stage +
+                             casts.per_step_s / mb +
+                             (plan.recompute == Recompute::full ? recomputed_share * casts.recompute_s : 0.0);
+    st.fp8_casts_outweigh_gemms = cast_cost > saved;
+  }
+
   const double fwd_window = layers_per_stage * lc.forward.compute_s();
   const double bwd_window = layers_per_stage * lc.backward.compute_s();
   st.backward_window_s = bwd_window;
@@ -192,7 +215,7 @@ DpCost dp_cost(const PlanSpec& plan, const IslandLayout& l, const DpTraffic& in)
   dp_in.units = fsdp_units(plan, layers_per_stage);  // plan.fsdp_unit_layers blocks per unit (§6.3)
   dp_in.forward_window_s = fwd_window;
   dp_in.backward_window_s = bwd_window;
-  dp_in.slowdown = group_contention(gpu, plan.sharding == Sharding::none ? l.dp_cp_group : l.shard_group, l.links);
+  dp_in.gpu = &gpu;
   const DpCost dp_local = dp_cost(plan, l, dp_in);
   // Without WAN traffic both are the same call (dp_in unchanged): computed once.
   DpCost dp_all = dp_local;
@@ -264,6 +287,7 @@ DpCost dp_cost(const PlanSpec& plan, const IslandLayout& l, const DpTraffic& in)
   if (lc.ep_all_to_all_s > 0 || params.expert_layer > 0) {
     MoeBlockCost a2a;
     a2a.all_to_all_s = lc.ep_all_to_all_s;
+    a2a.all_to_all_bytes = lc.ep_all_to_all_bytes;
     // Each overlapped all-to-all hides under a whole piece of another micro-batch's block on the compute stream: its
     // GEMMs and attention, its memory-bound kernels (backward twice the forward, §2.4) and its fp8 casts (half in
     // each pass, assumed), split into the routed experts' piece and the attention piece (docs/model.md §15.4).
@@ -274,14 +298,18 @@ DpCost dp_cost(const PlanSpec& plan, const IslandLayout& l, const DpTraffic& in)
     const EpOverlapWindows w{fwd - experts_fwd - experts_casts, experts_fwd + experts_casts,
                              bwd - 2.0 * experts_fwd - experts_casts, 2.0 * experts_fwd + experts_casts};
     t.ep_comm_s = mb * layers_per_stage *
-                  ep_comm_per_block_s(a2a, plan, w, mb, ep_overlap_slowdown(gpu, plan, l));
+                  ep_comm_per_block_s(a2a, plan, w, mb, ep_overlap_slowdown(gpu, plan, l, a2a));
     const double expert_params = expert_params_per_gpu(params, l, layers_per_stage);
     const double expert_grads = expert_params * s.training.grad_reduce_bytes;
     const double reduce = plan.sharding == Sharding::none
                               ? hierarchical_all_reduce_s(expert_grads, l.edp_group, l.links)
                               : hierarchical_reduce_scatter_s(expert_grads, l.edp_group, l.links) +
                                     hierarchical_all_gather_s(expert_params * kWeightBytes, l.edp_group, l.links);
-    t.dp_comm_s += plan.overlap_grad_reduce ? exposed_after_overlap(reduce, bwd_window, group_contention(gpu, l.edp_group, l.links)) : reduce;
+    const double reduce_bytes = plan.sharding == Sharding::none ? 2.0 * expert_grads
+                                                                : expert_grads + expert_params * kWeightBytes;
+    t.dp_comm_s += plan.overlap_grad_reduce
+                       ? exposed_after_overlap(reduce, bwd_window, collective_contention(gpu, l.edp_group, reduce_bytes, reduce))
+                       : reduce;
     const double expert_owned = expert_params / (plan.sharding != Sharding::none ? l.edp : 1.0);
     t.optimizer_s +=
         memory_bound_time_s(expert_owned * optimizer_update_bytes_per_param(s.training, plan.stack), 4.0, gpu);

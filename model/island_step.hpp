@@ -30,6 +30,7 @@ struct IslandStep {
   double stage_microbatch_s = 0;   // slowest stage, one micro-batch (forward + backward)
   // The step is affine in the micro-batch count: fixed_s + microbatches * stage_microbatch_s (balancing uses it).
   double fixed_s = 0;
+  bool fp8_casts_outweigh_gemms = false;  // fp8: casts + amax cost more than the GEMMs save against bf16 (§2.2)
 };
 
 // `sequences_per_replica`: sequences each model replica of this island processes per optimizer step.

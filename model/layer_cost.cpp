@@ -185,13 +185,16 @@ double layer_memory_traffic_fwd_bytes(const ModelSpec& m, const PlanSpec& plan, 
 
 // One TP collective of a block's activation (all-reduce, or with SP an all-gather + reduce-scatter pair). With fp8
 // the all-gather half moves 1-byte elements (docs/model.md §2.2).
+// b*s*h activation elements per TP collective [Shoeybi et al. 2019 §3; Korthikanti et al. 2022 §4.2.2].
+double tp_collective_bytes(const ModelSpec& m, const PlanSpec& plan, int micro_batch, double bytes_per_element) {
+  return bytes_per_element * micro_batch * static_cast<double>(m.seq_len) / plan.cp * m.hidden;
+}
+
 double tp_collective_s(const ModelSpec& m, const PlanSpec& plan, int micro_batch, const IslandLayout& l,
                        double bytes_per_element) {
   if (plan.tp <= 1) return 0.0;
-  // b*s*h activation elements per collective [Shoeybi et al. 2019 §3; Korthikanti et al. 2022 §4.2.2]
-  const double bytes = bytes_per_element * micro_batch * static_cast<double>(m.seq_len) / plan.cp * m.hidden;
   // SP replaces each all-reduce by a reduce-scatter + all-gather of the same total volume.
-  return hierarchical_all_reduce_s(bytes, l.tp_group, l.links);
+  return hierarchical_all_reduce_s(tp_collective_bytes(m, plan, micro_batch, bytes_per_element), l.tp_group, l.links);
 }
 
 // Exposed backward TP time of one dense block when each column-parallel layer (QKV, MLP up) runs its backward
@@ -202,11 +205,10 @@ double tp_collective_s(const ModelSpec& m, const PlanSpec& plan, int micro_batch
 // input shard beside its input-gradient GEMM and reduce-scatters the input gradient beside its weight-gradient GEMM.
 // Each dgrad/wgrad GEMM has the shape of the layer's forward GEMM (`column_gemm_s`, from dense_gemms_fwd_s). The
 // hidden part slows the GEMM it runs beside (contention of the TP group's NCCL ring, §6.6).
-double dgrad_overlapped_tp_bwd_s(const ModelSpec& m, const GpuSpec& gpu, const PlanSpec& plan,
+double dgrad_overlapped_tp_bwd_s(const ModelSpec& m, const PlanSpec& plan,
                                  const std::array<double, 2>& column_gemm_s, const IslandLayout& l, double tp_one,
-                                 int micro_batch) {
+                                 int micro_batch, double slowdown) {
   const double h = m.hidden;
-  const double slowdown = group_contention(gpu, l.tp_group, l.links);
   double exposed = 0;
   if (!plan.sequence_parallel) {
     for (const double wgrad : column_gemm_s) exposed += exposed_after_overlap(tp_one, wgrad, slowdown);
@@ -273,17 +275,22 @@ LayerCost layer_cost(const ModelSpec& m, const GpuSpec& gpu, const PlanSpec& pla
     gemm_fwd += moe_gemm_fwd;
     mem_fwd += moe_share * moe.memory_fwd_s;
     c.ep_all_to_all_s = moe_share * moe.all_to_all_s;
+    c.ep_all_to_all_bytes = moe_share * moe.all_to_all_bytes;
     c.ep_experts_fwd_s = moe_share * moe.routed_gemm_fwd_s;
     c.ep_experts_memory_fwd_s = moe_share * moe.experts_memory_fwd_s;
     tp_collectives = 2.0 - moe_share * moe_block_tp_collectives_saved(m);
   }
   const Fp8Use fp8 = fp8_use(precision, plan.stack);
-  double tp_one = tp_collective_s(m, plan, micro_batch, layout,
-                                  tp_all_gather_bytes_per_element(fp8, plan.sequence_parallel));
+  const double tp_bytes_per_element = tp_all_gather_bytes_per_element(fp8, plan.sequence_parallel);
+  double tp_one = tp_collective_s(m, plan, micro_batch, layout, tp_bytes_per_element);
+  // Bytes through each GPU per TP collective: an all-reduce's (or RS + AG's) twice the payload, at its average rate
+  // (§6.6).
+  const double tp_bytes_through = 2.0 * tp_collective_bytes(m, plan, micro_batch, tp_bytes_per_element);
+  const double tp_slowdown = collective_contention(gpu, layout.tp_group, tp_bytes_through, tp_one);
   // Hidden part still slows the GEMMs it overlaps (see model/overlap.hpp).
-  if (plan.tp_comm_overlap)
+  if (plan.tp_comm_overlap && tp_one > 0)
     tp_one *= (1.0 - kTpOverlapHidden) +
-              contention_slowdown(gpu, kTpOverlapSms, layout.links.scaleup_bytes_per_s) * kTpOverlapHidden;
+              contention_slowdown(gpu, kTpOverlapSms, tp_bytes_through / tp_one) * kTpOverlapHidden;
 
   // Context parallelism: every rank needs the K and V of the whole sequence (its TP shard of heads). Ring
   // attention passes KV blocks around the CP group while computing (Megatron-Core CP; Liu et al. 2023, Ring
@@ -296,7 +303,7 @@ LayerCost layer_cost(const ModelSpec& m, const GpuSpec& gpu, const PlanSpec& pla
     const double kv_bytes = kActivationBytes * 2.0 * micro_batch * static_cast<double>(m.seq_len) *
                             (static_cast<double>(m.kv_heads) * m.head_dim / plan.tp);
     const double gather = hierarchical_all_gather_s(kv_bytes, layout.cp_group, layout.links);
-    const double slowdown = group_contention(gpu, layout.cp_group, layout.links);
+    const double slowdown = collective_contention(gpu, layout.cp_group, kv_bytes, gather);
     cp_fwd = exposed_after_overlap(gather, attn.attention_s, slowdown);
     cp_bwd = exposed_after_overlap(2.0 * gather, attn_bwd, slowdown);
   }
@@ -308,7 +315,7 @@ LayerCost layer_cost(const ModelSpec& m, const GpuSpec& gpu, const PlanSpec& pla
   // blocks, and not on top of userbuffers overlap).
   const bool dgrad_overlap = plan.tp_dgrad_overlap && !plan.tp_comm_overlap && plan.tp > 1 && !uses_mla(m) && !is_moe(m);
   const double tp_bwd =
-      dgrad_overlap ? dgrad_overlapped_tp_bwd_s(m, gpu, plan, column_gemm_s, layout, tp_one, micro_batch) : tp_collectives * tp_one;
+      dgrad_overlap ? dgrad_overlapped_tp_bwd_s(m, plan, column_gemm_s, layout, tp_one, micro_batch, tp_slowdown) : tp_collectives * tp_one;
   c.backward = PassCost{2.0 * gemm_fwd, attn_bwd, 2.0 * (mem_fwd + attn.memory_s), tp_bwd + cp_bwd};
 
   switch (plan.recompute) {

@@ -19,6 +19,7 @@ struct LayerCost {
   PassCost forward;
   PassCost backward;
   PassCost recompute;       // extra forward work the recompute policy re-executes before backward
+  double ep_all_to_all_bytes = 0;  // MoE: the bytes of ep_all_to_all_s (contention, §6.6)
   double ep_all_to_all_s = 0;  // MoE: one forward's dispatch + combine, averaged per block (model/moe_cost.hpp)
   double ep_experts_fwd_s = 0; // MoE: the routed experts' forward GEMMs, averaged per block (EP overlap windows)
   double ep_experts_memory_fwd_s = 0;  // MoE: their memory-bound kernels (part of forward.memory_s), likewise

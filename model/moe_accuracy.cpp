@@ -13,7 +13,7 @@ std::uint32_t moe_accuracy_warnings(const ModelSpec& m, const PlanSpec& plan, Pr
   // (tests/test_moe_accuracy.cpp recomputes the warning texts' figures from `validate`).
   if (plan.ep > 0 && m.moe.experts / plan.ep >= kManyLocalExperts) w |= bit(Warning::moe_many_local_experts);
   // docs/model.md §15.8: the gpt-oss-120b runs (clamped SwiGLU, biased experts; §15.4's unfused terms) were
-  // predicted 6.7-27.5 % short.
+  // predicted 6.6-27.8 % short.
   if (m.moe.activation_clamp > 0 || m.bias) w |= bit(Warning::moe_unfused_expert_path);
   // docs/model.md §15.8: the two fp8 runs (Megatron-Bridge 26.04.01, Qwen3 on H100) were missed by about a fifth,
   // one each way.

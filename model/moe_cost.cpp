@@ -168,6 +168,7 @@ MoeBlockCost moe_block_cost(const ModelSpec& m, const GpuSpec& gpu, const PlanSp
       return latency + std::max(up, out);
     };
     c.all_to_all_s = (one(dispatch) + one(combine)) * busiest_expert_share(m.moe);
+    c.all_to_all_bytes = (dispatch + combine) * busiest_expert_share(m.moe);
   }
   // Expert tensor parallelism: the received tokens are all-gathered in the ETP group and reduce-scattered back
   // (Megatron alltoall dispatcher, AllGather-V / ReduceScatter-V).
@@ -175,17 +176,20 @@ MoeBlockCost moe_block_cost(const ModelSpec& m, const GpuSpec& gpu, const PlanSp
     const double bytes = copies * h * kActivationBytes;
     c.all_to_all_s += hierarchical_all_gather_s(bytes, l.etp_group, l.links) +
                       hierarchical_reduce_scatter_s(bytes, l.etp_group, l.links);
+    c.all_to_all_bytes += 2.0 * bytes;
   }
   return c;
 }
 
-double ep_overlap_slowdown(const GpuSpec& gpu, const PlanSpec& plan, const IslandLayout& l) noexcept {
+double ep_overlap_slowdown(const GpuSpec& gpu, const PlanSpec& plan, const IslandLayout& l,
+                           const MoeBlockCost& cost) noexcept {
   // NCCL's all-to-all occupies its channels like the other collectives (§6.6); DeepEP's kernels take a fixed SM
   // count instead: Megatron-Core moe_deepep_num_sms = 20 (transformer_config.py), the 20 of 132 SMs of DeepSeek-V3
   // §3.2.2.
   if (plan.ep_dispatcher != EpDispatcher::deepep || (l.ep_group.nodes <= 1 && l.ep_group.per_node <= 1))
-    return group_contention(gpu, l.ep_group, l.links);
-  const double rate = l.ep_group.nodes > 1 ? l.links.scaleout_bytes_per_s : l.links.scaleup_bytes_per_s;
+    return collective_contention(gpu, l.ep_group, cost.all_to_all_bytes, cost.all_to_all_s);
+  // At the all-to-alls' average rate, their bytes over their time (§6.6).
+  const double rate = cost.all_to_all_s > 0 ? cost.all_to_all_bytes / cost.all_to_all_s : 0.0;
   return contention_slowdown(gpu, kDeepEpSms, rate);
 }
 

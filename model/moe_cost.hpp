@@ -14,6 +14,7 @@ struct MoeBlockCost {
   double memory_fwd_s = 0;      // router scores, top-k, permute and unpermute, forward
   double experts_memory_fwd_s = 0;  // the part of memory_fwd_s in the experts' piece of the EP overlap (below)
   double all_to_all_s = 0;      // one dispatch plus one combine (a forward's worth), plus ETP gathers
+  double all_to_all_bytes = 0;  // bytes one GPU sends in them (dispatch + combine, + ETP gathers): contention (§6.6)
 };
 
 // Bytes one GPU sends in one token dispatch of one MoE block: its tokens x top-k x hidden x 2 bytes, the share
@@ -39,7 +40,9 @@ struct EpOverlapWindows {
 };
 
 // Fractional slowdown of the compute an overlapped all-to-all runs beside (§6.6): NCCL channels, or DeepEP's SMs.
-double ep_overlap_slowdown(const GpuSpec& gpu, const PlanSpec& plan, const IslandLayout& layout) noexcept;
+// `cost`: the block's all-to-alls, whose bytes over their time is the rate the contention sees.
+double ep_overlap_slowdown(const GpuSpec& gpu, const PlanSpec& plan, const IslandLayout& layout,
+                           const MoeBlockCost& cost) noexcept;
 
 // Share of a micro-batch's all-to-alls that the combined 1F1B schedule cannot pair with another micro-batch: the
 // forwards of the warm-up and the backwards of the cool-down run alone. `microbatches` per pipeline rank.

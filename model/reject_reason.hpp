@@ -28,6 +28,7 @@ enum class RejectReason : std::uint8_t {
   fp8_not_supported,                     // precision fp8 on a GPU without fp8 tensor cores or a stack without fp8
   // capacity: found by the estimate
   out_of_memory,
+  goodput_below_floor,                   // synchronous: restarts and rework leave less than kMinSynchronousGoodput
   count_,  // number of reasons (keep last)
 };
 

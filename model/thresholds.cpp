@@ -46,16 +46,33 @@ BandwidthThreshold min_bandwidth_for_compute_bound(const Scenario& s, double com
   BandwidthThreshold t;
   const auto share = [&](double factor) { return exposed_comm_share(with_bandwidth_factor(s, factor)); };
   t.comm_share_at_current = share(1.0);
-  t.comm_share_floor = share(kMaxBandwidthFactor);
-  if (t.comm_share_floor > comm_share) return t;
-  t.reachable = true;
-  double lo = kMinBandwidthFactor, hi = kMaxBandwidthFactor;
-  if (share(lo) <= comm_share) {
-    t.any_bandwidth = true;
-    hi = lo;
+  // Sample the curve from kMinBandwidthFactor up, kBandwidthPointsPerDecade points per decade (docs/model.md §12.1):
+  // the threshold is the first sampled factor at or under the cut, refined by bisection against the sample before
+  // it; the floor is the lowest sampled share. The scenario's own bandwidth (factor 1) is a sample, so a plan that is
+  // compute-bound at today's bandwidth always has a reachable threshold at or below it.
+  const double decades = std::log10(kMaxBandwidthFactor / kMinBandwidthFactor);
+  const int points = static_cast<int>(std::lround(decades * kBandwidthPointsPerDecade));
+  const int today = static_cast<int>(std::lround(-std::log10(kMinBandwidthFactor) * kBandwidthPointsPerDecade));
+  double first = 0, before = 0;
+  t.comm_share_floor = 2.0;
+  for (int i = 0; i <= points; ++i) {
+    const double factor =
+        i == today ? 1.0 : kMinBandwidthFactor * std::pow(10.0, static_cast<double>(i) / kBandwidthPointsPerDecade);
+    const double x = i == today ? t.comm_share_at_current : share(factor);
+    if (x < t.comm_share_floor) {
+      t.comm_share_floor = x;
+      t.floor_factor = factor;
+    }
+    if (first == 0 && x <= comm_share) {
+      first = factor;
+      if (i == 0) t.any_bandwidth = true;
+    }
+    if (first == 0) before = factor;
   }
-  // More bandwidth is never slower and exposes less communication, so the share falls monotonically with the
-  // factor: bisect it in log space to 0.01 %.
+  if (first == 0) return t;
+  t.reachable = true;
+  double lo = t.any_bandwidth ? first : before, hi = first;
+  // Between the last sample above the cut and the first at or under it: bisect in log space to 0.01 %.
   while (hi / lo > 1.0001) {
     const double mid = std::sqrt(lo * hi);
     (share(mid) <= comm_share ? hi : lo) = mid;

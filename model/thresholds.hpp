@@ -14,6 +14,9 @@ inline constexpr double kComputeBoundCommShare = 0.10;
 // Scale-out factors the bandwidth search spans, relative to the scenario's node network.
 inline constexpr double kMinBandwidthFactor = 1e-6;
 inline constexpr double kMaxBandwidthFactor = 1e3;
+// The search samples the exposed-communication share on this many points per decade of the factor, then bisects
+// the first crossing (issue 31: it no longer trusts one far point to stand for the whole curve).
+inline constexpr int kBandwidthPointsPerDecade = 8;
 
 struct BandwidthThreshold {
   bool reachable = false;             // some scale-out bandwidth (up to kMaxBandwidthFactor x) is compute-bound
@@ -22,7 +25,8 @@ struct BandwidthThreshold {
   double node_network_bytes_per_s = 0;   // minimum nominal scale-out bandwidth per node (island entry 0)
   double per_gpu_bytes_per_s = 0;     // the same, per GPU (node / gpus_per_node)
   double comm_share_at_current = 0;   // exposed-communication share of the step at the scenario's bandwidth
-  double comm_share_floor = 0;        // the share at kMaxBandwidthFactor x: what no node network removes
+  double comm_share_floor = 0;        // the lowest share on the searched curve: what no node network removes
+  double floor_factor = 0;            // where on the curve that lowest share is
 };
 // Minimum scale-out (node network) bandwidth at which the step is compute-bound. Only the node network is
 // scaled: NVLink and WAN links stay as they are, so TP or WAN communication can make it unreachable.

@@ -68,11 +68,12 @@ inline bool same(const model::IslandEstimate& a, const model::IslandEstimate& b)
 }
 
 inline bool same(const model::GoodputParts& a, const model::GoodputParts& b) {
-  static_assert(member_count<model::GoodputParts>() == 8, "compare the new GoodputParts field below");
+  static_assert(member_count<model::GoodputParts>() == 10, "compare the new GoodputParts field below");
   return a.per_island == b.per_island && same(a.failures_per_hour, b.failures_per_hour) &&
          same(a.mtbf_s, b.mtbf_s) && same(a.checkpoint_write_s, b.checkpoint_write_s) &&
          same(a.checkpoint_loss, b.checkpoint_loss) && same(a.rework_loss, b.rework_loss) &&
-         same(a.restart_loss, b.restart_loss) && same(a.island_out_loss, b.island_out_loss);
+         same(a.restart_loss, b.restart_loss) && same(a.island_out_loss, b.island_out_loss) &&
+         a.spot_preemptions == b.spot_preemptions && same(a.unfloored, b.unfloored);
 }
 
 }  // namespace detail

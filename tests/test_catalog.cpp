@@ -106,6 +106,14 @@ TEST_CASE("issue 11: catalog prices are coherent: spot <= on-demand, committed 3
     if (e.gpu.spot_price_usd_per_gpu_hour > 0) CHECK(e.gpu.spot_price_usd_per_gpu_hour <= on_demand);
     if (e.committed_3y_price_usd_per_gpu_hour > 0) CHECK(e.committed_3y_price_usd_per_gpu_hour <= e.committed_1y_price_usd_per_gpu_hour);
     if (e.committed_1y_price_usd_per_gpu_hour > 0) CHECK(e.committed_1y_price_usd_per_gpu_hour <= e.price_high_usd_per_gpu_hour);
+    // Issue 31: a commitment is a discount on the on-demand quote beside it (1y = 0.80x, 3y = 0.60x, to the cent),
+    // never above it.
+    if (e.committed_1y_price_usd_per_gpu_hour > 0) {
+      CHECK(e.committed_1y_price_usd_per_gpu_hour < on_demand);
+      CHECK(e.committed_1y_price_usd_per_gpu_hour == Approx(0.80 * on_demand).margin(0.005));
+    }
+    if (e.committed_3y_price_usd_per_gpu_hour > 0)
+      CHECK(e.committed_3y_price_usd_per_gpu_hour == Approx(0.60 * on_demand).margin(0.005));
     if (e.price_high_usd_per_gpu_hour > 0) CHECK(on_demand <= e.price_high_usd_per_gpu_hour);
     // Every price the catalog gives has a dated source.
     for (const char* key : {"price_usd_per_gpu_hour", "price_high_usd_per_gpu_hour"}) CHECK(e.sources.count(key) == 1);

@@ -83,7 +83,8 @@ TEST_CASE("consistency inputs fit their fixed capacity, and only estimate-time r
     const auto reason = static_cast<RejectReason>(r);
     const ConsistencyInputs in = consistency_inputs(reason);
     CHECK(field_bytes(in.fields).count < ByteRanges::kCapacity);  // add() drops ranges past the capacity
-    const bool estimate_time = reason == RejectReason::none || reason == RejectReason::out_of_memory;
+    const bool estimate_time = reason == RejectReason::none || reason == RejectReason::out_of_memory ||
+                               reason == RejectReason::goodput_below_floor;
     CHECK(in.unbounded == estimate_time);
   }
 }

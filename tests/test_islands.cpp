@@ -296,6 +296,31 @@ TEST_CASE("Goodput per island: a DiLoCo failure takes one island out, a synchron
   CHECK(elastic.parts.rework_loss == 0);
   CHECK(elastic.fraction == Approx(1 - 60 / tau - elastic.parts.island_out_loss));
   CHECK(elastic.fraction > sync.fraction);
+  // Issue 31 (docs/model.md §10.4): the synchronous job's 0.28 is under the 50 % floor, the DiLoCo one's
+  // 1 - 0.146 - 0.142 = 0.71 is not floored at all (per island).
+  CHECK(sync.below_floor);
+  CHECK(sync.parts.spot_preemptions);
+  CHECK(sync.parts.unfloored == Approx(sync.fraction));
+  CHECK_FALSE(elastic.below_floor);
+}
+
+TEST_CASE("A synchronous job under the goodput floor is infeasible with a named reason, not a long wall clock") {
+  // gpt3_on_a100: 1536 GPUs. At 1e-3 failures per GPU-hour: 1.536 per hour, MTBF 2343.75 s; tau =
+  // sqrt(2 * 60 * 2343.75) = 530.3 s; losses 60/530.3 + (265.2 + 600)/2343.75 = 0.113 + 0.369 = 0.482: goodput
+  // 0.518, still feasible. At 2e-3: MTBF 1171.9 s, tau 375.0 s, losses 0.160 + (187.5 + 600)/1171.9 = 0.832: 0.168.
+  model::Scenario s = test::gpt3_on_a100();
+  s.goodput.checkpoint_write_s = 60;
+  s.goodput.restart_s = 600;
+  s.goodput.failures_per_gpu_hour = 1e-3;
+  const model::Estimate ok = model::evaluate(s);
+  CHECK(ok.goodput == Approx(0.518).epsilon(2e-3));
+  CHECK(ok.reject_reason == model::RejectReason::none);
+  s.goodput.failures_per_gpu_hour = 2e-3;
+  const model::Estimate floored = model::evaluate(s);
+  CHECK_FALSE(floored.feasible);
+  CHECK(floored.reject_reason == model::RejectReason::goodput_below_floor);
+  CHECK(floored.goodput_parts.unfloored == Approx(0.168).epsilon(5e-3));
+  CHECK_FALSE(floored.goodput_parts.spot_preemptions);
 }
 
 TEST_CASE("Checkpoint time from the state size and the storage bandwidth; async blocks only for the host copy") {

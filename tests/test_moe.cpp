@@ -239,14 +239,15 @@ TEST_CASE("EP overlap windows hold the paired piece's memory-bound kernels and f
   const m::EpOverlapWindows w{fwd - e_fwd - e_casts, e_fwd + e_casts, bwd - 2 * e_fwd - e_casts, 2 * e_fwd + e_casts};
   m::MoeBlockCost a2a;
   a2a.all_to_all_s = lc.ep_all_to_all_s;
-  const double per_block = m::ep_comm_per_block_s(a2a, s.plan, w, 16, m::ep_overlap_slowdown(gpu, s.plan, l));
+  a2a.all_to_all_bytes = lc.ep_all_to_all_bytes;
+  const double per_block = m::ep_comm_per_block_s(a2a, s.plan, w, 16, m::ep_overlap_slowdown(gpu, s.plan, l, a2a));
   const m::Estimate e = m::evaluate(s);
   REQUIRE(e.feasible);
   CHECK(e.time.ep_comm_s == Approx(16 * s.model.layers * per_block).epsilon(1e-9));
   // Windows of the GEMMs and attention alone (before this) hide less.
   const m::EpOverlapWindows gemms_only{lc.forward.compute_s() - lc.ep_experts_fwd_s, lc.ep_experts_fwd_s,
                                        lc.backward.compute_s() - 2 * lc.ep_experts_fwd_s, 2 * lc.ep_experts_fwd_s};
-  CHECK(per_block < m::ep_comm_per_block_s(a2a, s.plan, gemms_only, 16, m::ep_overlap_slowdown(gpu, s.plan, l)));
+  CHECK(per_block < m::ep_comm_per_block_s(a2a, s.plan, gemms_only, 16, m::ep_overlap_slowdown(gpu, s.plan, l, a2a)));
 }
 
 TEST_CASE("expert states: split by EP x ETP, optimizer sharded over the expert-data-parallel group") {
@@ -382,9 +383,12 @@ TEST_CASE("DeepEP's overlapped all-to-all takes 20 SMs from the compute beside i
   const m::IslandLayout l = m::make_layout(s.cluster.islands[0], s.plan);
   REQUIRE(l.ep_group.nodes == 2);
   const m::GpuSpec& gpu = s.cluster.islands[0].gpu;
-  CHECK(m::ep_overlap_slowdown(gpu, s.plan, l) == m::contention_slowdown(gpu, 20, l.links.scaleout_bytes_per_s));
+  m::MoeBlockCost a2a;  // 2 GB in 40 ms: 50 GB/s on average (docs/model.md §6.6)
+  a2a.all_to_all_bytes = 2e9;
+  a2a.all_to_all_s = 0.04;
+  CHECK(m::ep_overlap_slowdown(gpu, s.plan, l, a2a) == m::contention_slowdown(gpu, 20, 50e9));
   s.plan.ep_dispatcher = m::EpDispatcher::alltoall;  // NCCL: its channels, as the other collectives
-  CHECK(m::ep_overlap_slowdown(gpu, s.plan, l) == m::group_contention(gpu, l.ep_group, l.links));
+  CHECK(m::ep_overlap_slowdown(gpu, s.plan, l, a2a) == m::collective_contention(gpu, l.ep_group, 2e9, 0.04));
 }
 
 TEST_CASE("gpt-oss on Megatron-Core: the clamped gate and the per-expert down-projection bias run unfused") {

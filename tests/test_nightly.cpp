@@ -140,6 +140,10 @@ TEST_CASE("Price overrides apply to the catalog; errors name file, line and colu
   CHECK(catalog.gpus.at("h100-sxm").gpu.spot_price_usd_per_gpu_hour == 0.9);
   CHECK(catalog.gpus.at("a100-sxm-80gb").gpu.price_usd_per_gpu_hour == 0.8);
   CHECK(catalog.gpus.at("a100-sxm-80gb").gpu.spot_price_usd_per_gpu_hour == a100_spot);
+  // Committed prices are discounts on on-demand (docs/model.md §11.5): H100 1y 1.52 x 1.75 / 1.90 = 1.40,
+  // 3y 1.14 x 1.75 / 1.90 = 1.05.
+  CHECK(catalog.gpus.at("h100-sxm").committed_1y_price_usd_per_gpu_hour == Approx(1.40));
+  CHECK(catalog.gpus.at("h100-sxm").committed_3y_price_usd_per_gpu_hour == Approx(1.05));
 
   const std::string p = path.string();
   CHECK_THAT(price_error("prices:\n  h100-sxn: {price_usd_per_gpu_hour: 2}\n", path),

@@ -226,10 +226,10 @@ TEST_CASE("the shipped scenarios load and pass the consistency checks") {
 }
 
 TEST_CASE("plan.stack selects the catalog's efficiency set for that stack; an island's own efficiency wins") {
-  // scenarios/gpus.yaml, h100-sxm: efficiency.stacks.torch_fsdp1.gemm 0.671, contention_scale 2.0 (docs/model.md §6.7).
+  // scenarios/gpus.yaml, h100-sxm: efficiency.stacks.torch_fsdp1.gemm 0.667, contention_scale 2.0 (docs/model.md §6.7).
   const m::GpuSpec& base = shardmeter::test::shipped_catalog().gpus.at("h100-sxm").gpu;
   const LoadedScenario fsdp1 = load("small.yaml", {"plan.stack=torch_fsdp1"});
-  CHECK(island(fsdp1, 0).gpu.gemm_efficiency == Approx(0.671));
+  CHECK(island(fsdp1, 0).gpu.gemm_efficiency == Approx(0.667));
   CHECK(island(fsdp1, 0).gpu.contention_scale == Approx(2.0));
   const LoadedScenario deepspeed = load("small.yaml", {"plan.stack=deepspeed"});  // no set of its own: the base one
   CHECK(island(deepspeed, 0).gpu.gemm_efficiency == Approx(base.gemm_efficiency));
@@ -246,8 +246,8 @@ TEST_CASE("plan.recompute_layers needs recompute: full, and the error names the 
 }
 
 TEST_CASE("issue 11: an island's price_model picks the catalog price it pays") {
-  // The shipped default scenario (512 H100): on-demand $1.90, spot $1.16, committed 1y $4.13 / 3y $3.10
-  // (scenarios/gpus.yaml).
+  // The shipped default scenario (512 H100): on-demand $1.90, spot $1.16, committed 1y 0.80 x 1.90 = $1.52 /
+  // 3y 0.60 x 1.90 = $1.14 (scenarios/gpus.yaml).
   const std::string path = SHARDMETER_SOURCE_DIR "/scenarios/default.yaml";
   const auto with = [&](const std::string& set) {
     return load_scenario(path, {parse_override(set)}, shardmeter::test::shipped_catalog());
@@ -256,8 +256,8 @@ TEST_CASE("issue 11: an island's price_model picks the catalog price it pays") {
   const LoadedScenario spot = with("cluster.islands.0.price_model=spot");
   CHECK(island(spot, 0).spot);
   CHECK(island(spot, 0).price_usd_per_gpu_hour == Approx(1.16));
-  CHECK(island(with("cluster.islands.0.price_model=committed_1y"), 0).price_usd_per_gpu_hour == Approx(4.13));
-  CHECK(island(with("cluster.islands.0.price_model=committed_3y"), 0).price_usd_per_gpu_hour == Approx(3.10));
+  CHECK(island(with("cluster.islands.0.price_model=committed_1y"), 0).price_usd_per_gpu_hour == Approx(1.52));
+  CHECK(island(with("cluster.islands.0.price_model=committed_3y"), 0).price_usd_per_gpu_hour == Approx(1.14));
   CHECK_THROWS_WITH(with("cluster.islands.0.price_model=reserved"),
                     Catch::Contains("price_model") && Catch::Contains("is not one of on_demand, spot, committed_1y"));
   CHECK_THROWS_WITH(load_scenario(path, {parse_override("cluster.islands.0.price_model=committed_1y"),

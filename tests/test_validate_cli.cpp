@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <map>
 #include <regex>
 #include <set>
 #include <utility>
@@ -155,4 +156,39 @@ TEST_CASE("shardmeter calibrate returns the catalog's constants: scenarios/gpus.
     CHECK(carried >= 1);
   }
   CHECK(sets >= 5);  // a100 × {megatron, torch_fsdp1}, h100 × {megatron_te, torch_fsdp1}, b200 × megatron_te
+}
+
+TEST_CASE("shardmeter validate: decentralized anchors scored against each row's own value, in text and JSON (issue 31)") {
+  const auto text = run_shardmeter("validate");
+  REQUIRE(text.status == 0);
+  const nlohmann::json j = nlohmann::json::parse(run_shardmeter("validate --json").out);
+  const nlohmann::json& d = j.at("decentralized");
+  // Every group the text prints is in the JSON, with the same row count.
+  int groups = 0;
+  for (const nlohmann::json& g : d.at("groups")) {
+    ++groups;
+    const std::string name = g.at("name").get<std::string>();
+    INFO(name);
+    std::smatch m;
+    REQUIRE(std::regex_search(text.out, m, std::regex("\n  " + name + R"( +([0-9]+)  )")));
+    CHECK(g.at("rows").get<int>() == std::stoi(m[1]));
+  }
+  CHECK(groups >= 4);
+  // INTELLECT-1: the global row is scored against its 0.83, the US-only row against its 0.96 (5 % tolerance); the
+  // MFU rows are the range's bounds.
+  std::map<std::string, nlohmann::json> rows;
+  for (const nlohmann::json& r : d.at("rows")) rows[r.at("id").get<std::string>()] = r;
+  const nlohmann::json& us = rows.at("intellect1-cu-us");
+  const nlohmann::json& global = rows.at("intellect1-cu-global");
+  CHECK(us.at("published").get<double>() == 0.96);
+  CHECK(global.at("published").get<double>() == 0.83);
+  CHECK(us.at("predicted").get<double>() == global.at("predicted").get<double>());  // the same shipped scenario
+  const double predicted = us.at("predicted").get<double>();
+  CHECK(us.at("inside").get<bool>() == (predicted >= 0.96 * 0.95 && predicted <= 0.96 * 1.05));
+  CHECK(global.at("inside").get<bool>() == (predicted >= 0.83 * 0.95 && predicted <= 0.83 * 1.05));
+  CHECK(rows.at("intellect1-mfu-min").at("kind") == "at_least");
+  CHECK(rows.at("intellect1-mfu-max").at("kind") == "at_most");
+  CHECK(us.at("error_pct").get<double>() == Approx((predicted - 0.96) / 0.96 * 100));
+  CHECK_THAT(text.out, Catch::Contains("intellect1-cu-us") && Catch::Contains("published 0.960") &&
+                       Catch::Contains("within 5 % of their own published value"));
 }

@@ -62,7 +62,13 @@ int run_validate(const std::vector<std::string>& args, std::ostream& out) {
   }
   if (table->json) {
     predict(table->runs);
-    out << validation_json(table->runs, heldout ? &*heldout : nullptr);
+    // The decentralized groups the text prints first, under "decentralized" (issue 31).
+    const std::string anchors =
+        table->default_csv ? anchor_json_text(score_decentralized_anchors(
+                                 table->data_dir + "/validation/decentralized_runs.csv", table->data_dir,
+                                 load_catalog(table->data_dir)))
+                           : std::string();
+    out << validation_json(table->runs, heldout ? &*heldout : nullptr, anchors);
     return 0;
   }
   // The decentralized anchors and the held-out runs first: the report closes with the step-time line

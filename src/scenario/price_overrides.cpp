@@ -50,8 +50,16 @@ std::vector<PriceOverride> load_price_overrides(const std::string& path, const C
 
 void apply_price_overrides(Catalog& catalog, const std::vector<PriceOverride>& prices) {
   for (const PriceOverride& p : prices) {
-    model::GpuSpec& gpu = catalog.gpus.at(p.gpu).gpu;
-    if (p.price_usd_per_gpu_hour) gpu.price_usd_per_gpu_hour = *p.price_usd_per_gpu_hour;
+    GpuEntry& entry = catalog.gpus.at(p.gpu);
+    model::GpuSpec& gpu = entry.gpu;
+    if (p.price_usd_per_gpu_hour) {
+      // Committed prices are discounts on the on-demand quote (docs/model.md §11.5): they follow it.
+      const double old_price = gpu.price_usd_per_gpu_hour;
+      const double scale = old_price > 0 ? *p.price_usd_per_gpu_hour / old_price : 1.0;
+      entry.committed_1y_price_usd_per_gpu_hour *= scale;
+      entry.committed_3y_price_usd_per_gpu_hour *= scale;
+      gpu.price_usd_per_gpu_hour = *p.price_usd_per_gpu_hour;
+    }
     if (p.spot_price_usd_per_gpu_hour) gpu.spot_price_usd_per_gpu_hour = *p.spot_price_usd_per_gpu_hour;
   }
 }

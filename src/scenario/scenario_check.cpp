@@ -205,6 +205,7 @@ std::string problem_text(const m::Scenario& s, const ScenarioDocument& doc, cons
     }
     case m::RejectReason::none:
     case m::RejectReason::out_of_memory:
+    case m::RejectReason::goodput_below_floor:
     case m::RejectReason::count_:
       break;
   }

@@ -50,10 +50,13 @@ std::string label_of(const Sweep& sweep, const SweepSeries& s, std::size_t feasi
   return p.labels[static_cast<std::size_t>(s.axis)];
 }
 
-// The part of the step whose share grows most from `before` to `after`: what drives a knee or a transition.
-// comm_only: communication parts only (a transition is about exposed communication). Inside-island traffic (TP,
-// PP, DP) and WAN traffic are separate parts, so a transition says which of the two crosses.
-std::string driving_component(const model::Estimate& before, const model::Estimate& after, bool comm_only) {
+// The part of the step whose share grows most from `before` to `after` (falling: whose share falls most): what
+// drives a knee or a transition. comm_only: communication parts only (a transition is about exposed communication).
+// Inside-island traffic (TP, PP, DP) and WAN traffic are separate parts, so a transition says which of the two
+// crosses; a falling crossing names the part that shrank (issue 31: more WAN bandwidth shrinks the WAN share while
+// the TP share grows a little in the shorter step, and the crossing used to be blamed on TP).
+std::string driving_component(const model::Estimate& before, const model::Estimate& after, bool comm_only,
+                              bool falling = false) {
   struct Part {
     const char* name;
     double (*get)(const model::TimeBreakdown&);
@@ -76,7 +79,7 @@ std::string driving_component(const model::Estimate& before, const model::Estima
   double growth = 0;
   for (const Part& p : kParts) {
     if (comm_only && !p.comm) continue;
-    const double g = share(p, after) - share(p, before);
+    const double g = falling ? share(p, before) - share(p, after) : share(p, after) - share(p, before);
     if (best == nullptr || g > growth) best = &p, growth = g;
   }
   // Less than half a percentage point is no driver: the step keeps its shape (e.g. a re-planned layout).
@@ -265,8 +268,9 @@ std::string describe_transition(const Sweep& sweep, const TransitionSeries& t) {
     out += c.x ? fmt::format("at {} (between {} and {})", number_text(*c.x), lo, hi)
                : fmt::format("between {} and {}", lo, hi);
     const std::string driver = driving_component(sweep.points[s.feasible[c.after]].estimate,
-                                                 sweep.points[s.feasible[c.after + 1]].estimate, true);
-    out += driver.empty() ? ", no communication share grows by half a point or more" : ", driven by " + driver;
+                                                 sweep.points[s.feasible[c.after + 1]].estimate, true, !c.rising);
+    out += driver.empty() ? fmt::format(", no communication share {} by half a point or more", c.rising ? "grows" : "falls")
+                          : ", driven by " + driver;
   }
   return out;
 }

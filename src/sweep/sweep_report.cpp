@@ -81,7 +81,8 @@ std::string format_sweep_table(const Sweep& sweep) {
     std::size_t c = 0;
     for (const std::string& label : p.labels) cols[c++].cells.push_back(label);
     const bool ran = e.reject_reason == m::RejectReason::none && !p.no_plan;
-    const bool evaluated = ran || e.reject_reason == m::RejectReason::out_of_memory;
+    const bool evaluated = ran || e.reject_reason == m::RejectReason::out_of_memory ||
+                           e.reject_reason == m::RejectReason::goodput_below_floor;
     const auto metric = [&](const std::string& text) { return ran ? text : std::string("-"); };
     cols[c++].cells.push_back(p.no_plan ? "no plan" : result_text(e));
     cols[c++].cells.push_back(metric(seconds(e.step_time_s)));

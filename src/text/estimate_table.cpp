@@ -1,5 +1,6 @@
 #include "src/text/estimate_table.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
@@ -7,6 +8,8 @@
 
 #include "model/consistency.hpp"
 #include "model/estimate_warnings.hpp"
+#include "model/evaluate.hpp"
+#include "model/goodput.hpp"
 #include "model/parameters.hpp"
 #include "model/units.hpp"
 #include "results/columns.hpp"
@@ -156,6 +159,31 @@ void describe_islands(std::string& out, const m::Scenario& s, const m::Estimate&
   }
 }
 
+// The bottleneck with the shares its rule read (docs/model.md §5.7): compute-bound says how much of the step the
+// compute kernels fill and at what share of the peak they run; the other resources say their share of the step.
+std::string bottleneck_text(const m::Estimate& e) {
+  const std::string name(model::enum_name(e.bottleneck));
+  const m::TimeBreakdown& t = e.time;
+  if (!(e.step_time_s > 0) || e.bottleneck == m::Bottleneck::memory_capacity) return name;
+  const double compute = t.compute_s + t.recompute_s;
+  const double comm = t.tp_comm_s + t.pp_comm_s + t.dp_comm_s + t.wan_s + t.straggler_s + t.ep_comm_s;
+  const double memory = t.memory_bound_s + t.optimizer_s;
+  if (e.bottleneck == m::Bottleneck::compute)
+    return fmt::format("compute: compute kernels fill {} of the step (at least {}), running at {} of the peak; "
+                       "then communication {}, bubble {}, memory-bound {}",
+                       percent(compute / e.step_time_s), percent(m::kComputeBoundShare),
+                       compute > 0 ? percent(std::min(1.0, e.hfu * e.step_time_s / compute)) : "n/a",
+                       percent(comm / e.step_time_s), percent(t.bubble_s / e.step_time_s),
+                       percent(memory / e.step_time_s));
+  const bool is_comm = e.bottleneck != m::Bottleneck::memory_bandwidth && e.bottleneck != m::Bottleneck::pipeline_bubble;
+  return fmt::format("{}: compute kernels fill only {} of the step; {} {}", name, percent(compute / e.step_time_s),
+                     is_comm ? "communication (largest part " + name + ")"
+                             : e.bottleneck == m::Bottleneck::memory_bandwidth ? "memory-bound kernels + optimizer"
+                                                                               : "pipeline bubble",
+                     percent((is_comm ? comm : e.bottleneck == m::Bottleneck::memory_bandwidth ? memory : t.bubble_s) /
+                             e.step_time_s));
+}
+
 }  // namespace
 
 std::string format_estimate_table(const LoadedScenario& loaded, const Catalog& catalog, const m::Estimate& e) {
@@ -168,10 +196,15 @@ std::string format_estimate_table(const LoadedScenario& loaded, const Catalog& c
   } else if (e.reject_reason == m::RejectReason::out_of_memory) {
     row(out, "Result", fmt::format("INFEASIBLE ({}): needs {} per GPU, only {} usable", model::enum_name(e.reject_reason),
                                    gb(e.memory_per_gpu_bytes), gb(e.memory_capacity_bytes)));
+  } else if (e.reject_reason == m::RejectReason::goodput_below_floor) {
+    row(out, "Result", fmt::format("INFEASIBLE ({}): failures{} leave {} goodput, under the {} floor of a synchronous "
+                                   "job (docs/model.md §10.4)",
+                                   model::enum_name(e.reject_reason), e.goodput_parts.spot_preemptions ? " and spot preemptions" : "",
+                                   percent(std::max(0.0, e.goodput_parts.unfloored)), percent(m::kMinSynchronousGoodput)));
   } else {
     row(out, "Result", fmt::format("INFEASIBLE ({})", model::enum_name(e.reject_reason)));
   }
-  row(out, "Bottleneck", std::string(model::enum_name(e.bottleneck)));
+  row(out, "Bottleneck", bottleneck_text(e));
   out += "\n";
   describe_time(out, e);
   row(out, "Throughput", fmt::format("{} tokens/s ({} tokens/s per GPU)", grouped(e.tokens_per_s),
@@ -200,7 +233,9 @@ std::string format_estimate_table(const LoadedScenario& loaded, const Catalog& c
   row(out, "Cost", fmt::format("{} per hour, {} per million tokens, {} per million effective tokens",
                                usd(e.cost_usd_per_hour), usd(e.cost_usd_per_million_tokens),
                                usd(e.cost_usd_per_effective_million_tokens)));
-  if (s.training.tokens > 0 && e.token_efficiency != 1)
+  if (e.reject_reason == m::RejectReason::goodput_below_floor)  // no wall clock to give (docs/model.md §10.4)
+    row(out, "Token budget", "never reached: the job restarts faster than it trains (see Result)");
+  else if (s.training.tokens > 0 && e.token_efficiency != 1)
     row(out, "Token budget", fmt::format("{} loss-equivalent tokens = {} trained: {:.1f} days wall-clock, {} total",
                                          tokens(s.training.tokens), tokens(e.trained_tokens),
                                          e.wall_clock_s / m::kSecondsPerDay, usd(e.total_cost_usd)));

@@ -40,6 +40,8 @@ constexpr std::array kReasons = {
                                   "the stack does not run"},
   ReasonText{"out_of_memory", "does not fit in GPU memory (try fsdp/hsdp, more tp or pp, full recompute, a smaller "
                               "micro_batch, or GPUs with more HBM)"},
+  ReasonText{"goodput_below_floor", "a synchronous job whose failures and spot preemptions leave it under 50 % goodput "
+                                    "(docs/model.md §10.4: fewer GPUs, no spot, or diloco)"},
   ReasonText{"non_finite_objective", "an objective is not a finite number (is training.tokens set?)"},
   ReasonText{"bound_pruned", "dominated by a feasible plan even at its best possible throughput and cost (pruned by "
                              "bounds, not estimated)"},

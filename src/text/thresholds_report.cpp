@@ -121,8 +121,8 @@ ThresholdsReport compute_thresholds(const LoadedScenario& loaded, double comm_sh
   r.comm_share = comm_share;
   r.scenario = loaded.scenario;
   r.estimate = m::evaluate(loaded.scenario);
-  r.at_max_bandwidth = m::evaluate(m::with_bandwidth_factor(loaded.scenario, m::kMaxBandwidthFactor));
   r.bandwidth = m::min_bandwidth_for_compute_bound(loaded.scenario, comm_share);
+  r.at_floor = m::evaluate(m::with_bandwidth_factor(loaded.scenario, r.bandwidth.floor_factor));
   r.tokens = m::tokens_per_gpu_thresholds(loaded.scenario, 4096, comm_share);
   r.max_seq_len = m::max_sequence_length(loaded.scenario, r.seq_granularity);
   r.wan = m::wan_threshold_table(loaded.scenario, r.estimate);
@@ -151,8 +151,9 @@ std::string format_thresholds(const ThresholdsReport& r) {
   const m::BandwidthThreshold& b = r.bandwidth;
   if (!b.reachable) {
     row("  minimum for compute-bound",
-        fmt::format("unreachable: with {:g}x the node network {} stays exposed ({})", m::kMaxBandwidthFactor,
-                    percent(b.comm_share_floor), remaining_comm(r.at_max_bandwidth)));
+        fmt::format("unreachable: from {:g}x to {:g}x the node network at least {} stays exposed (at {:.3g}x: {})",
+                    m::kMinBandwidthFactor, m::kMaxBandwidthFactor, percent(b.comm_share_floor), b.floor_factor,
+                    remaining_comm(r.at_floor)));
   } else if (b.any_bandwidth) {
     row("  minimum for compute-bound", fmt::format("any: compute-bound even at {:g}x the node network",
                                                    m::kMinBandwidthFactor));
@@ -203,6 +204,7 @@ std::string thresholds_json(const ThresholdsReport& r) {
       {"factor", b.reachable ? number(b.factor) : nullptr},
       {"comm_share_at_current", number(b.comm_share_at_current)},
       {"comm_share_floor", number(b.comm_share_floor)},
+      {"floor_factor", number(b.floor_factor)},
   };
   const m::TokensThreshold& t = r.tokens;
   j["tokens"] = {

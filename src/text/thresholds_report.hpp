@@ -15,7 +15,7 @@ struct ThresholdsReport {
   double comm_share = model::kComputeBoundCommShare;   // the compute-bound criterion
   model::Scenario scenario;
   model::Estimate estimate;                              // the scenario as given
-  model::Estimate at_max_bandwidth;                      // with kMaxBandwidthFactor x node network
+  model::Estimate at_floor;                              // at the searched factor with the least exposed share
   model::BandwidthThreshold bandwidth;
   model::TokensThreshold tokens;
   model::WanThresholdTable wan;                          // several islands: WAN bandwidth for a utilisation

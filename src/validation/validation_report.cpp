@@ -116,7 +116,8 @@ std::string format_validation_report(const std::vector<ValidationRun>& runs) {
   return text;
 }
 
-std::string validation_json(const std::vector<ValidationRun>& runs, const std::vector<ValidationRun>* heldout) {
+std::string validation_json(const std::vector<ValidationRun>& runs, const std::vector<ValidationRun>* heldout,
+                            const std::string& decentralized) {
   nlohmann::json j;
   j["rows"] = rows_json(runs);
   const Groups g = group_runs(runs);
@@ -130,6 +131,7 @@ std::string validation_json(const std::vector<ValidationRun>& runs, const std::v
     j["heldout"] = {{"rows", rows_json(*heldout)}, {"groups", groups_json(h.by_source)}, {"mape_pct", e.mape},
                     {"worst_pct", e.worst}, {"runs", e.runs}};
   }
+  if (!decentralized.empty()) j["decentralized"] = nlohmann::json::parse(decentralized);
   return results::json_text(j);
 }
 

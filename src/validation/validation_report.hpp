@@ -13,7 +13,9 @@ std::string format_validation_report(const std::vector<ValidationRun>& runs);
 // [{source, runs, mape_pct, worst_pct}] (scored rows per source group), "overall_mape_pct", "overall_runs"}; times in
 // seconds per step, null where a row cannot be compared.
 // With `heldout`, also "heldout": {rows, groups, mape_pct, worst_pct, runs} for the held-out table.
-std::string validation_json(const std::vector<ValidationRun>& runs, const std::vector<ValidationRun>* heldout = nullptr);
+// `decentralized`: anchor_json_text of the decentralized anchors (its "decentralized" member), or empty.
+std::string validation_json(const std::vector<ValidationRun>& runs, const std::vector<ValidationRun>* heldout = nullptr,
+                            const std::string& decentralized = {});
 // The held-out published runs (scenarios/validation/heldout_runs.csv), scored apart and never fitted: per-row errors,
 // MAPE per source and the line "held-out MAPE X.X% over N runs (worst W%)".
 std::string format_heldout_report(const std::vector<ValidationRun>& runs);
