@@ -18,6 +18,7 @@ enum class Warning : std::uint32_t {
   moe_many_local_experts = 1u << 6,         // 16+ routed experts per GPU on Megatron-Core (docs/model.md §15.8)
   moe_unfused_expert_path = 1u << 7,        // clamped/biased experts on Megatron-Core's unfused path (§15.8)
   moe_fp8 = 1u << 8,                        // fp8 MoE training on Megatron-Core (§15.8)
+  network_profile_extrapolated = 1u << 9,   // a group spans node counts its island's network profile never measured
 };
 
 constexpr std::uint32_t bit(Warning w) noexcept { return static_cast<std::uint32_t>(w); }
@@ -47,10 +48,13 @@ inline constexpr std::array kWarningTexts = {
               "predicted 12-32 % shorter than measured (host cost per expert GEMM not modelled; docs/accuracy.md)"},
   WarningText{Warning::moe_unfused_expert_path, "moe_unfused_expert_path",
               "clamped or biased experts (gpt-oss) on Megatron-Core's unfused expert path: the 5 published runs "
-              "were predicted 7-27 % shorter than measured (docs/accuracy.md)"},
+              "were predicted 7-28 % shorter than measured (docs/accuracy.md)"},
   WarningText{Warning::moe_fp8, "moe_fp8",
               "fp8 mixture-of-experts training on Megatron-Core: of the 2 published runs, 1 was predicted 19 % "
               "shorter and 1 was predicted 2 % longer than measured (docs/accuracy.md)"},
+  WarningText{Warning::network_profile_extrapolated, "network_profile_extrapolated",
+              "a collective spans more (or fewer) nodes than the island's network profile measured: its bandwidth "
+              "is extrapolated from the nearest runs (docs/network.md)"},
 };
 // clang-format on
 

@@ -13,6 +13,7 @@
 #include "model/fp8.hpp"
 #include "model/kernel_time.hpp"
 #include "model/mla.hpp"
+#include "model/nccl_algorithm.hpp"
 #include "model/moe_cost.hpp"
 #include "model/moe_layers.hpp"
 #include "model/overlap.hpp"
@@ -185,13 +186,14 @@ double layer_memory_traffic_fwd_bytes(const ModelSpec& m, const PlanSpec& plan, 
 
 // One TP collective of a block's activation (all-reduce, or with SP an all-gather + reduce-scatter pair). With fp8
 // the all-gather half moves 1-byte elements (docs/model.md §2.2).
-double tp_collective_s(const ModelSpec& m, const PlanSpec& plan, int micro_batch, const IslandLayout& l,
-                       double bytes_per_element) {
-  if (plan.tp <= 1) return 0.0;
+CollectiveCost tp_collective(const ModelSpec& m, const PlanSpec& plan, int micro_batch, const IslandLayout& l,
+                             double bytes_per_element) {
+  if (plan.tp <= 1) return {};
   // b*s*h activation elements per collective [Shoeybi et al. 2019 §3; Korthikanti et al. 2022 §4.2.2]
   const double bytes = bytes_per_element * micro_batch * static_cast<double>(m.seq_len) / plan.cp * m.hidden;
-  // SP replaces each all-reduce by a reduce-scatter + all-gather of the same total volume.
-  return hierarchical_all_reduce_s(bytes, l.tp_group, l.links);
+  // SP replaces each all-reduce by a reduce-scatter + all-gather of the same total volume. NCCL's algorithm choice
+  // (docs/model.md §3.5) is reported with the layer's cost.
+  return nccl_collective(NetworkOp::all_reduce, bytes, l.tp_group, l.links);
 }
 
 // Exposed backward TP time of one dense block when each column-parallel layer (QKV, MLP up) runs its backward
@@ -278,8 +280,10 @@ LayerCost layer_cost(const ModelSpec& m, const GpuSpec& gpu, const PlanSpec& pla
     tp_collectives = 2.0 - moe_share * moe_block_tp_collectives_saved(m);
   }
   const Fp8Use fp8 = fp8_use(precision, plan.stack);
-  double tp_one = tp_collective_s(m, plan, micro_batch, layout,
-                                  tp_all_gather_bytes_per_element(fp8, plan.sequence_parallel));
+  const CollectiveCost tp_cost =
+      tp_collective(m, plan, micro_batch, layout, tp_all_gather_bytes_per_element(fp8, plan.sequence_parallel));
+  double tp_one = tp_cost.time_s;
+  c.tp_algorithm = tp_cost.algorithm;
   // Hidden part still slows the GEMMs it overlaps (see model/overlap.hpp).
   if (plan.tp_comm_overlap)
     tp_one *= (1.0 - kTpOverlapHidden) +
@@ -295,7 +299,9 @@ LayerCost layer_cost(const ModelSpec& m, const GpuSpec& gpu, const PlanSpec& pla
   if (plan.cp > 1) {
     const double kv_bytes = kActivationBytes * 2.0 * micro_batch * static_cast<double>(m.seq_len) *
                             (static_cast<double>(m.kv_heads) * m.head_dim / plan.tp);
-    const double gather = hierarchical_all_gather_s(kv_bytes, layout.cp_group, layout.links);
+    const CollectiveCost cp_cost = nccl_collective(NetworkOp::all_gather, kv_bytes, layout.cp_group, layout.links);
+    const double gather = cp_cost.time_s;
+    c.cp_algorithm = cp_cost.algorithm;
     const double slowdown = group_contention(gpu, layout.cp_group, layout.links);
     cp_fwd = exposed_after_overlap(gather, attn.attention_s, slowdown);
     cp_bwd = exposed_after_overlap(2.0 * gather, attn_bwd, slowdown);

@@ -20,7 +20,8 @@ LAYERS = {
     'results/files': MODEL + ['results', 'results/front'],
     'results/report': MODEL + ['results', 'results/front', 'results/files'],
     'results/export': MODEL + ['results', 'results/front'],
-    'src/scenario': MODEL,
+    'src/network': MODEL,
+    'src/scenario': MODEL + ['src/network'],
     'src/planning': MODEL + ['search', 'results', 'results/front', 'results/files', 'src/scenario'],
     'src/text': MODEL + ['search', 'results', 'results/front', 'src/scenario', 'src/planning'],
     'src/sweep': MODEL + ['search', 'results', 'results/front', 'results/files', 'results/report', 'src/scenario',
@@ -34,6 +35,7 @@ LAYERS = {
                            'src/text'],
     'src/cli': MODEL + ['search', 'results', 'results/front', 'results/files', 'results/report', 'results/export',
                         'src/scenario', 'src/planning', 'src/text', 'src/sweep', 'src/validation', 'src/nightly',
+                        'src/network',
                         'src/distributed'],
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
