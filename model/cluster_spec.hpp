@@ -3,12 +3,20 @@
 #include <array>
 #include <cstdint>
 
+#include "model/enums.hpp"
 #include "model/hardware_spec.hpp"
 
 namespace shardmeter::model {
 
 inline constexpr int kMaxIslands = 8;       // distinct island entries in a scenario (each may repeat `count` times)
 inline constexpr int kMaxLinkOverrides = 16;
+
+struct NetworkProfile;  // model/network_profile.hpp
+
+// Nodes under one leaf switch when `fabric_leaf_nodes` is 0 (docs/model.md §3.5): a DGX SuperPOD scalable unit
+// (rail-optimised), a rack of four 8-NIC nodes on one 64-port leaf (top of rack, assumed).
+inline constexpr int kRailOptimizedLeafNodes = 32;
+inline constexpr int kTopOfRackLeafNodes = 4;
 
 struct IslandSpec {
   FixedName name;
@@ -20,6 +28,19 @@ struct IslandSpec {
   double price_usd_per_gpu_hour = 0;
   bool spot = false;                         // billed at the spot price, exposed to preemption
   double preemptions_per_gpu_hour = 0;       // spot only
+  // Scale-out fabric behind node_network (docs/model.md §3.5).
+  ScaleoutTopology fabric_topology = ScaleoutTopology::rail_optimized;
+  int fabric_leaf_nodes = 0;                 // nodes under one leaf switch; 0 = by topology
+  double fabric_oversubscription = 1;        // leaf downlink : uplink bandwidth
+  double fabric_hop_latency_s = 0;           // one switch hop
+  // Measured network (docs/model.md §3.6): owned by the process-wide profile store (src/scenario/network_profiles),
+  // immutable, never freed; nullptr = the modelled network.
+  const NetworkProfile* network_profile = nullptr;
+
+  int leaf_nodes() const {
+    if (fabric_leaf_nodes > 0) return fabric_leaf_nodes;
+    return fabric_topology == ScaleoutTopology::rail_optimized ? kRailOptimizedLeafNodes : kTopOfRackLeafNodes;
+  }
 
   int nodes() const { return gpus_per_node > 0 ? gpus / gpus_per_node : 0; }
   int total_gpus() const { return gpus * count; }

@@ -1,5 +1,7 @@
 #include "model/collectives.hpp"
 
+#include "model/nccl_algorithm.hpp"
+
 namespace shardmeter::model {
 
 double ring_all_gather_s(double bytes, int ranks, double bytes_per_s, double latency_s) noexcept {
@@ -25,23 +27,16 @@ double p2p_s(double bytes, double bytes_per_s, double latency_s) noexcept {
 }
 
 double hierarchical_reduce_scatter_s(double bytes, GroupPlacement g, const GroupLinks& l) noexcept {
-  // Inside the node: (G-1)/G * S over scale-up; across nodes: the node's S/G shard, (k-1)/k over scale-out.
-  const double intra = ring_reduce_scatter_s(bytes, g.per_node, l.scaleup_bytes_per_s, l.scaleup_latency_s);
-  const double inter =
-      ring_reduce_scatter_s(bytes / g.per_node, g.nodes, l.scaleout_bytes_per_s, l.scaleout_latency_s);
-  return intra + inter;
+  return nccl_collective(NetworkOp::reduce_scatter, bytes, g, l).time_s;  // docs/model.md §3.2, §3.5
 }
 
 double hierarchical_all_gather_s(double bytes, GroupPlacement g, const GroupLinks& l) noexcept {
-  return hierarchical_reduce_scatter_s(bytes, g, l);  // mirror image of the reduce-scatter
+  return nccl_collective(NetworkOp::all_gather, bytes, g, l).time_s;  // mirror image of the reduce-scatter
 }
 
 double hierarchical_all_reduce_s(double bytes, GroupPlacement g, const GroupLinks& l) noexcept {
-  // RS inside the node, all-reduce of the S/G shard across nodes, AG inside the node [docs/model.md §3.2]
-  const double intra = 2.0 * ring_reduce_scatter_s(bytes, g.per_node, l.scaleup_bytes_per_s, l.scaleup_latency_s);
-  const double inter =
-      ring_all_reduce_s(bytes / g.per_node, g.nodes, l.scaleout_bytes_per_s, l.scaleout_latency_s);
-  return intra + inter;
+  // RS inside the node, all-reduce of the S/G shard across nodes, AG inside the node [docs/model.md §3.2, §3.5]
+  return nccl_collective(NetworkOp::all_reduce, bytes, g, l).time_s;
 }
 
 }  // namespace shardmeter::model

@@ -9,6 +9,8 @@
 
 namespace shardmeter::model {
 
+struct NetworkProfile;  // model/network_profile.hpp
+
 double ring_all_gather_s(double bytes, int ranks, double bytes_per_s, double latency_s) noexcept;
 double ring_reduce_scatter_s(double bytes, int ranks, double bytes_per_s, double latency_s) noexcept;
 double ring_all_reduce_s(double bytes, int ranks, double bytes_per_s, double latency_s) noexcept;
@@ -28,11 +30,19 @@ struct GroupLinks {
   double scaleup_latency_s = 0;
   double scaleout_bytes_per_s = 0;   // per GPU
   double scaleout_latency_s = 0;
+  // The scale-out fabric (docs/model.md §3.5): nodes under one leaf switch (0: one leaf for all), the leaf's
+  // oversubscription, and the latency of one switch hop.
+  int leaf_nodes = 0;
+  double oversubscription = 1;
+  double hop_latency_s = 0;
+  const NetworkProfile* profile = nullptr;   // measured network of the island (§3.6), or none
 };
 
 // Two-level collectives (docs/model.md §3.2, ml-engineering derivation): reduce-scatter inside the node over
 // scale-up, the 1/per_node shard across nodes over scale-out, all-gather inside the node. The stages run
 // one after the other. With one rank per node the intra-node stages vanish; with one node, the inter-node one.
+// Latency, and ring or tree, as NCCL's tuning model chooses (§3.5); a measured profile replaces all of it (§3.6):
+// these are nccl_collective(...).time_s (model/nccl_algorithm.hpp).
 double hierarchical_all_reduce_s(double bytes, GroupPlacement group, const GroupLinks& links) noexcept;
 double hierarchical_all_gather_s(double bytes, GroupPlacement group, const GroupLinks& links) noexcept;
 double hierarchical_reduce_scatter_s(double bytes, GroupPlacement group, const GroupLinks& links) noexcept;

@@ -122,6 +122,20 @@ struct EnumNames<MoeRouter> {
       {{"softmax", MoeRouter::softmax}, {"sigmoid", MoeRouter::sigmoid}}};
 };
 template <>
+struct EnumNames<CollectiveAlgorithm> {
+  static constexpr std::array<NamedValue<CollectiveAlgorithm>, 6> values{{{"none", CollectiveAlgorithm::none},
+                                                                          {"ring", CollectiveAlgorithm::ring},
+                                                                          {"ring_ll", CollectiveAlgorithm::ring_ll},
+                                                                          {"tree", CollectiveAlgorithm::tree},
+                                                                          {"tree_ll", CollectiveAlgorithm::tree_ll},
+                                                                          {"measured", CollectiveAlgorithm::measured}}};
+};
+template <>
+struct EnumNames<ScaleoutTopology> {
+  static constexpr std::array<NamedValue<ScaleoutTopology>, 2> values{
+      {{"rail_optimized", ScaleoutTopology::rail_optimized}, {"top_of_rack", ScaleoutTopology::top_of_rack}}};
+};
+template <>
 struct EnumNames<Bottleneck> {
   static constexpr std::array<NamedValue<Bottleneck>, 10> values{{{"compute", Bottleneck::compute},
                                                                  {"memory_bandwidth", Bottleneck::memory_bandwidth},

@@ -51,6 +51,13 @@ enum class MoeRecompute : std::uint8_t { none, activation, layer };
 // What the faster islands do in DiLoCo while slower ones finish their H inner steps.
 enum class DilocoFastIslands : std::uint8_t { wait, more_steps };
 
+// Which NCCL algorithm and protocol a collective was charged with (docs/model.md §3.5), or a measured network
+// profile (§3.6); none when the group has one rank.
+enum class CollectiveAlgorithm : std::uint8_t { none, ring, ring_ll, tree, tree_ll, measured };
+// How an island's scale-out switches are laid out (docs/model.md §3.5): rail-optimised (GPU i of every node on
+// rail switch i, NVIDIA DGX SuperPOD) or one leaf switch per rack.
+enum class ScaleoutTopology : std::uint8_t { rail_optimized, top_of_rack };
+
 // The resource that limits the step (model::limiting_resource, docs/model.md §5.7), or why the plan cannot run.
 enum class Bottleneck : std::uint8_t {
   compute,

@@ -55,6 +55,14 @@ struct DataParallelDegrees {
   int microbatches = 0;              // micro-batches per replica per step: the gradient-accumulation steps
 };
 
+// The algorithm each kind of collective of an island was charged with (docs/model.md §3.5, §3.6): the TP
+// collective, the CP all-gather and the data-parallel gradient reduction (FSDP: the parameter all-gather).
+struct CollectiveAlgorithms {
+  CollectiveAlgorithm tp = CollectiveAlgorithm::none;
+  CollectiveAlgorithm cp = CollectiveAlgorithm::none;
+  CollectiveAlgorithm dp = CollectiveAlgorithm::none;
+};
+
 struct IslandEstimate {
   double tokens_per_s = 0;           // one island of this entry
   double tokens_per_s_per_gpu = 0;
@@ -70,6 +78,7 @@ struct IslandEstimate {
   // Inside one island of this entry. pp_across_islands: the replicas with stages here. Under a balanced batch
   // split, microbatches is the entry's busiest replica's.
   DataParallelDegrees degrees;
+  CollectiveAlgorithms collectives{};
 };
 
 // The parts of goodput (docs/model.md §10.2): goodput = 1 - checkpoint - rework - restart - island_out.

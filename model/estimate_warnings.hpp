@@ -21,6 +21,7 @@ enum class Warning : std::uint32_t {
   batch_beyond_data = 1u << 9,              // batch penalty beyond the critical-batch data (docs/model.md §9.7)
   fp8_casts_outweigh_gemm_savings = 1u << 10, // fp8 slower than bf16: the cast kernels cost more than the GEMMs save
   fp8_hides_less_communication = 1u << 11,   // fp8 slower than bf16: shorter GEMMs hide less overlapped comm (§2.2)
+  network_profile_extrapolated = 1u << 12,  // a group spans node counts its island's network profile never measured
 };
 
 constexpr std::uint32_t bit(Warning w) noexcept { return static_cast<std::uint32_t>(w); }
@@ -63,6 +64,9 @@ inline constexpr std::array kWarningTexts = {
   WarningText{Warning::fp8_hides_less_communication, "fp8_hides_less_communication",
               "fp8 is slower than bf16 here: its shorter GEMMs hide less of the overlapped data-parallel, FSDP or "
               "TP communication, which costs more than the GEMMs and casts save (docs/model.md §2.2)"},
+  WarningText{Warning::network_profile_extrapolated, "network_profile_extrapolated",
+              "a collective spans more (or fewer) nodes than the island's network profile measured: its bandwidth "
+              "is extrapolated from the nearest runs (docs/network.md)"},
 };
 // clang-format on
 

@@ -116,6 +116,7 @@ void evaluate_fresh(const Scenario& s, const ParameterCounts& params, Estimate& 
   double peak_flops = 0, fullest = -1, computing_gpu_s = 0;
   int fullest_island = -1;  // the island whose memory the estimate reports (none when every ratio is NaN)
   bool fits = true;
+  bool network_extrapolated = false;   // docs/model.md §3.6
   std::size_t slowest = 0;
   double slowest_wait = 1e300;   // the slowest island waits for no one
   // Summed over the islands: start from the default.
@@ -135,6 +136,8 @@ void evaluate_fresh(const Scenario& s, const ParameterCounts& params, Estimate& 
     ie.memory_capacity_bytes = st.capacity_bytes;
     ie.feasible = st.fits;
     ie.degrees = DataParallelDegrees{st.layout.dp, st.layout.dp_shard, st.layout.dp_replicate, st.microbatches};
+    ie.collectives = st.collectives;
+    if (st.network_extrapolated) network_extrapolated = true;
     ie.bottleneck = st.fits ? limiting_resource(ie.time) : Bottleneck::memory_capacity;
     ie.utilization = std::clamp(1.0 - (ie.time.wan_s + wait) / job.step_time_s, 0.0, 1.0);
     fits = fits && st.fits;
@@ -187,6 +190,7 @@ void evaluate_fresh(const Scenario& s, const ParameterCounts& params, Estimate& 
       casts = casts || job.islands[static_cast<std::size_t>(i)].fp8_casts_outweigh_gemms;
     e.warnings |= bit(casts ? Warning::fp8_casts_outweigh_gemm_savings : Warning::fp8_hides_less_communication);
   }
+  if (network_extrapolated) e.warnings |= bit(Warning::network_profile_extrapolated);
   e.tokens_per_s_per_gpu = e.tokens_per_s / static_cast<double>(e.gpus);
   const double sequences_per_s = e.tokens_per_s / s.model.seq_len;
   e.model_flops_per_step = static_cast<double>(s.training.global_batch) * flops.model_per_sequence;

@@ -12,6 +12,8 @@
 #include "model/memory.hpp"
 #include "model/moe_cost.hpp"
 #include "model/moe_memory.hpp"
+#include "model/nccl_algorithm.hpp"
+#include "model/network_profile.hpp"
 #include "model/recompute.hpp"
 #include "model/state_bytes.hpp"
 #include "model/overlap.hpp"
@@ -37,6 +39,7 @@ double pipeline_p2p_s(const ModelSpec& m, const PlanSpec& plan, int micro_batch,
 struct DpCost {
   double per_microbatch_s = 0;
   double per_step_s = 0;
+  CollectiveAlgorithm algorithm = CollectiveAlgorithm::none;  // of the gradient reduction (FSDP: the gathers)
 };
 
 // What one GPU's data-parallel collectives move and the compute they may hide behind.
@@ -54,12 +57,13 @@ struct DpTraffic {
 // All-gather (or reduce-scatter) of `bytes` over the FSDP shard group. DeepSpeed ZeRO-3 of 2021 gathers each
 // parameter tensor with its own flat ring over every shard rank, so a ring crossing nodes runs at each GPU's NIC
 // share, without the node-level hierarchy (docs/model.md §6.7).
-double shard_collective_s(double bytes, const PlanSpec& plan, const IslandLayout& l) {
+CollectiveCost shard_collective(double bytes, const PlanSpec& plan, const IslandLayout& l) {
   if (plan.stack == Stack::deepspeed_2021 && l.shard_group.nodes > 1) {
     const int ranks = l.shard_group.nodes * l.shard_group.per_node;
-    return ring_all_gather_s(bytes, ranks, l.links.scaleout_bytes_per_s, l.links.scaleout_latency_s);
+    return {ring_all_gather_s(bytes, ranks, l.links.scaleout_bytes_per_s, l.links.scaleout_latency_s),
+            CollectiveAlgorithm::ring, false};
   }
-  return hierarchical_all_gather_s(bytes, l.shard_group, l.links);
+  return nccl_collective(NetworkOp::all_gather, bytes, l.shard_group, l.links);
 }
 
 DpCost dp_cost(const PlanSpec& plan, const IslandLayout& l, const DpTraffic& in) {
@@ -77,8 +81,10 @@ DpCost dp_cost(const PlanSpec& plan, const IslandLayout& l, const DpTraffic& in)
     // FSDP §3.2: 1.5x DDP volume).
     // (Without resharding after forward the backward gathers nothing: FsdpPass::backward_gathers.)
     const double wan_share = in.wan_per_microbatch_s / 3.0;
-    const double ag = shard_collective_s(in.param_bytes, plan, l) + wan_share;
-    const double rs = shard_collective_s(in.grad_bytes, plan, l) + wan_share;
+    const CollectiveCost gather = shard_collective(in.param_bytes, plan, l);
+    c.algorithm = gather.algorithm;
+    const double ag = gather.time_s + wan_share;
+    const double rs = shard_collective(in.grad_bytes, plan, l).time_s + wan_share;
     FsdpPass pass;
     pass.all_gather_s = ag;
     pass.reduce_scatter_s = rs;
@@ -105,12 +111,16 @@ DpCost dp_cost(const PlanSpec& plan, const IslandLayout& l, const DpTraffic& in)
   // dp x cp ranks that hold the same parameters (§6.1). Across islands the extra WAN stage sits between the
   // intra-island halves (model/sync_islands.cpp).
   if (plan.sharding == Sharding::none) {
-    const double ar = hierarchical_all_reduce_s(in.grad_bytes, l.dp_cp_group, l.links) + in.wan_per_step_s;
+    const CollectiveCost reduce = nccl_collective(NetworkOp::all_reduce, in.grad_bytes, l.dp_cp_group, l.links);
+    c.algorithm = reduce.algorithm;
+    const double ar = reduce.time_s + in.wan_per_step_s;
     c.per_step_s = overlapped(plan.overlap_grad_reduce, ar, in.backward_window_s,
                               slowdown(l.dp_cp_group, 2.0 * in.grad_bytes, ar));
     return c;
   }
-  const double rs = hierarchical_reduce_scatter_s(in.grad_bytes, l.dp_cp_group, l.links) + in.wan_per_step_s / 2.0;
+  const CollectiveCost scatter = nccl_collective(NetworkOp::reduce_scatter, in.grad_bytes, l.dp_cp_group, l.links);
+  c.algorithm = scatter.algorithm;
+  const double rs = scatter.time_s + in.wan_per_step_s / 2.0;
   const double ag = hierarchical_all_gather_s(in.param_bytes, l.dp_cp_group, l.links) + in.wan_per_step_s / 2.0;
   const double k = slowdown(l.dp_cp_group, in.grad_bytes + in.param_bytes, rs + ag);
   if (plan.sharding == Sharding::zero2) {
@@ -365,6 +375,13 @@ DpCost dp_cost(const PlanSpec& plan, const IslandLayout& l, const DpTraffic& in)
     }
   }
   st.capacity_bytes = usable_memory_bytes(gpu, s.runtime);
+  st.collectives = CollectiveAlgorithms{lc.tp_algorithm, lc.cp_algorithm, dp_local.algorithm};
+  // A measured network: does every group stay inside the node counts the profile measured (docs/model.md §3.6)?
+  if (island.network_profile != nullptr) {
+    for (const GroupPlacement& g : {l.tp_group, l.cp_group, l.dp_cp_group, l.shard_group, l.replicate_group,
+                                    l.ep_group, l.etp_group, l.edp_group})
+      if (g.per_node * g.nodes > 1 && !profile_covers(*island.network_profile, g.nodes)) st.network_extrapolated = true;
+  }
   st.fits = st.memory_bytes <= st.capacity_bytes;
   return st;
 }

@@ -31,6 +31,8 @@ struct IslandStep {
   // The step is affine in the micro-batch count: fixed_s + microbatches * stage_microbatch_s (balancing uses it).
   double fixed_s = 0;
   bool fp8_casts_outweigh_gemms = false;  // fp8: casts + amax cost more than the GEMMs save against bf16 (§2.2)
+  CollectiveAlgorithms collectives{};   // what the TP, CP and DP collectives were charged with (docs/model.md §3.5)
+  bool network_extrapolated = false;  // a group spans node counts the island's network profile never measured
 };
 
 // `sequences_per_replica`: sequences each model replica of this island processes per optimizer step.

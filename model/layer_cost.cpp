@@ -13,6 +13,7 @@
 #include "model/fp8.hpp"
 #include "model/kernel_time.hpp"
 #include "model/mla.hpp"
+#include "model/nccl_algorithm.hpp"
 #include "model/moe_cost.hpp"
 #include "model/moe_layers.hpp"
 #include "model/overlap.hpp"
@@ -190,11 +191,13 @@ double tp_collective_bytes(const ModelSpec& m, const PlanSpec& plan, int micro_b
   return bytes_per_element * micro_batch * static_cast<double>(m.seq_len) / plan.cp * m.hidden;
 }
 
-double tp_collective_s(const ModelSpec& m, const PlanSpec& plan, int micro_batch, const IslandLayout& l,
-                       double bytes_per_element) {
-  if (plan.tp <= 1) return 0.0;
-  // SP replaces each all-reduce by a reduce-scatter + all-gather of the same total volume.
-  return hierarchical_all_reduce_s(tp_collective_bytes(m, plan, micro_batch, bytes_per_element), l.tp_group, l.links);
+CollectiveCost tp_collective(const ModelSpec& m, const PlanSpec& plan, int micro_batch, const IslandLayout& l,
+                             double bytes_per_element) {
+  if (plan.tp <= 1) return {};
+  // SP replaces each all-reduce by a reduce-scatter + all-gather of the same total volume. NCCL's algorithm choice
+  // (docs/model.md §3.5) is reported with the layer's cost.
+  return nccl_collective(NetworkOp::all_reduce, tp_collective_bytes(m, plan, micro_batch, bytes_per_element), l.tp_group,
+                         l.links);
 }
 
 // Exposed backward TP time of one dense block when each column-parallel layer (QKV, MLP up) runs its backward
@@ -282,7 +285,9 @@ LayerCost layer_cost(const ModelSpec& m, const GpuSpec& gpu, const PlanSpec& pla
   }
   const Fp8Use fp8 = fp8_use(precision, plan.stack);
   const double tp_bytes_per_element = tp_all_gather_bytes_per_element(fp8, plan.sequence_parallel);
-  double tp_one = tp_collective_s(m, plan, micro_batch, layout, tp_bytes_per_element);
+  const CollectiveCost tp_cost = tp_collective(m, plan, micro_batch, layout, tp_bytes_per_element);
+  double tp_one = tp_cost.time_s;
+  c.tp_algorithm = tp_cost.algorithm;
   // Bytes through each GPU per TP collective: an all-reduce's (or RS + AG's) twice the payload, at its average rate
   // (§6.6).
   const double tp_bytes_through = 2.0 * tp_collective_bytes(m, plan, micro_batch, tp_bytes_per_element);
@@ -302,7 +307,9 @@ LayerCost layer_cost(const ModelSpec& m, const GpuSpec& gpu, const PlanSpec& pla
   if (plan.cp > 1) {
     const double kv_bytes = kActivationBytes * 2.0 * micro_batch * static_cast<double>(m.seq_len) *
                             (static_cast<double>(m.kv_heads) * m.head_dim / plan.tp);
-    const double gather = hierarchical_all_gather_s(kv_bytes, layout.cp_group, layout.links);
+    const CollectiveCost cp_cost = nccl_collective(NetworkOp::all_gather, kv_bytes, layout.cp_group, layout.links);
+    const double gather = cp_cost.time_s;
+    c.cp_algorithm = cp_cost.algorithm;
     const double slowdown = collective_contention(gpu, layout.cp_group, kv_bytes, gather);
     cp_fwd = exposed_after_overlap(gather, attn.attention_s, slowdown);
     cp_bwd = exposed_after_overlap(2.0 * gather, attn_bwd, slowdown);

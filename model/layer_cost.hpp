@@ -23,6 +23,8 @@ struct LayerCost {
   double ep_all_to_all_s = 0;  // MoE: one forward's dispatch + combine, averaged per block (model/moe_cost.hpp)
   double ep_experts_fwd_s = 0; // MoE: the routed experts' forward GEMMs, averaged per block (EP overlap windows)
   double ep_experts_memory_fwd_s = 0;  // MoE: their memory-bound kernels (part of forward.memory_s), likewise
+  CollectiveAlgorithm tp_algorithm = CollectiveAlgorithm::none;  // NCCL's choice for the TP collective (§3.5)
+  CollectiveAlgorithm cp_algorithm = CollectiveAlgorithm::none;  // and for the CP all-gather
 };
 
 LayerCost layer_cost(const ModelSpec& model, const GpuSpec& gpu, const PlanSpec& plan, Precision precision,

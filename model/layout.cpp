@@ -61,6 +61,10 @@ IslandLayout make_layout(const IslandSpec& island, const PlanSpec& plan, int sta
   l.links.scaleup_latency_s = island.gpu.scaleup.latency_s;
   l.links.scaleout_bytes_per_s = island.nic_bytes_per_s_per_gpu();
   l.links.scaleout_latency_s = island.node_network.latency_s;
+  l.links.leaf_nodes = island.leaf_nodes();
+  l.links.oversubscription = island.fabric_oversubscription;
+  l.links.hop_latency_s = island.fabric_hop_latency_s;
+  l.links.profile = island.network_profile;
   return l;
 }
 

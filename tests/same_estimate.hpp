@@ -57,14 +57,19 @@ inline bool same(const model::DataParallelDegrees& a, const model::DataParallelD
          a.microbatches == b.microbatches;
 }
 
+inline bool same(const model::CollectiveAlgorithms& a, const model::CollectiveAlgorithms& b) {
+  static_assert(member_count<model::CollectiveAlgorithms>() == 3, "compare the new CollectiveAlgorithms field below");
+  return a.tp == b.tp && a.cp == b.cp && a.dp == b.dp;
+}
+
 inline bool same(const model::IslandEstimate& a, const model::IslandEstimate& b) {
-  static_assert(member_count<model::IslandEstimate>() == 12, "compare the new IslandEstimate field below");
+  static_assert(member_count<model::IslandEstimate>() == 13, "compare the new IslandEstimate field below");
   return same(a.tokens_per_s, b.tokens_per_s) && same(a.tokens_per_s_per_gpu, b.tokens_per_s_per_gpu) &&
          same(a.utilization, b.utilization) && same(a.batch_share, b.batch_share) &&
          same(a.step_time_s, b.step_time_s) && same(a.memory_per_gpu_bytes, b.memory_per_gpu_bytes) &&
          same(a.memory_capacity_bytes, b.memory_capacity_bytes) && same(a.bottleneck, b.bottleneck) &&
          same(a.feasible, b.feasible) && same(a.time, b.time) && same(a.memory, b.memory) &&
-         same(a.degrees, b.degrees);
+         same(a.degrees, b.degrees) && same(a.collectives, b.collectives);
 }
 
 inline bool same(const model::GoodputParts& a, const model::GoodputParts& b) {

@@ -154,7 +154,7 @@ TEST_CASE("TP bytes: with SP the all-gather half moves fp8, so one collective mo
   CHECK(tp_all_gather_bytes_per_element(te, false) == 2.0);  // an all-reduce of the 16-bit output
   CHECK(tp_all_gather_bytes_per_element(fp8_use(Precision::bf16, Stack::megatron_te), true) == 2.0);
 
-  // Llama-3-8B, TP 8 with SP inside one H100 node, no latency: the ring terms scale with the bytes, 1.5 / 2 = 0.75.
+  // Llama-3-8B, TP 8 with SP inside one H100 node, no link latency: the ring terms scale with the bytes, 1.5 / 2 = 0.75.
   IslandSpec island = shardmeter::test::island(h100_sxm(), 8, 3200);
   island.gpu.scaleup.latency_s = 0;
   PlanSpec plan;
@@ -163,8 +163,9 @@ TEST_CASE("TP bytes: with SP the all-gather half moves fp8, so one collective mo
   const IslandLayout l = make_layout(island, plan, 1);
   const LayerCost fp8 = layer_cost(llama3_8b(), island.gpu, plan, Precision::fp8, 1, l);
   const LayerCost bf16 = layer_cost(llama3_8b(), island.gpu, plan, Precision::bf16, 1, l);
-  CHECK(fp8.forward.tp_comm_s == Approx(0.75 * bf16.forward.tp_comm_s));
-  CHECK(fp8.backward.tp_comm_s == Approx(0.75 * bf16.backward.tp_comm_s));
+  // NCCL's fixed base latency per collective (8.4 µs, docs/model.md §3.5) does not scale with the bytes: within 1 %.
+  CHECK(fp8.forward.tp_comm_s == Approx(0.75 * bf16.forward.tp_comm_s).epsilon(0.01));
+  CHECK(fp8.backward.tp_comm_s == Approx(0.75 * bf16.backward.tp_comm_s).epsilon(0.01));
 }
 
 TEST_CASE("Saved activations: TE keeps its fp8 GEMM inputs in fp8") {

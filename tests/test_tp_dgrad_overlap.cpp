@@ -43,8 +43,10 @@ LayerCost cost(const Case& c) {
 //   slowdown = 0.85 × 0.15 / 0.85 + 0.15 × 0.462906 = 0.15 + 0.069436 = 0.219436 (contention_scale 1).
 // Every window is larger: the QKV weight-gradient GEMM alone is 2 × 2048 × 4608 × 12288 FLOP at 0.7 × 312 TFLOP/s
 // ≈ 1.1 ms, so 0.9 × window > 0.38 ms and every collective is hidden whole.
-constexpr double kAllReduce = 3.76412e-4;
-constexpr double kSlowdown = 0.219436;
+constexpr double kAllReduce = 3.76412e-4 + 8.4e-6;  // + NCCL's ring/Simple base latency (docs/model.md §3.5)
+// Contention at the all-reduce's average rate with that latency: 2 × 50,331,648 B / 3.84812e-4 s = 261.591 GB/s,
+//   f_bw = 3 × 261.591e9 / (0.85 × 2.039e12) = 0.452801; slowdown = 0.15 + 0.15 × 0.452801 = 0.217920.
+constexpr double kSlowdown = 0.217920;
 
 }  // namespace
 
@@ -53,8 +55,8 @@ TEST_CASE("tp_dgrad_overlap without SP: both column-parallel all-reduces run und
   const LayerCost async = cost(tp8_a100(false, true));
   CHECK(sync.forward.tp_comm_s == Approx(2 * kAllReduce).epsilon(1e-5));
   CHECK(sync.backward.tp_comm_s == Approx(2 * kAllReduce).epsilon(1e-5));
-  // 2 × slowdown × all-reduce = 2 × 0.219436 × 3.76412e-4 = 1.65197e-4 s exposed.
-  CHECK(async.backward.tp_comm_s == Approx(1.65197e-4).epsilon(1e-4));
+  // 2 × slowdown × all-reduce = 2 × 0.217920 × 3.84812e-4 = 1.67717e-4 s exposed.
+  CHECK(async.backward.tp_comm_s == Approx(1.67717e-4).epsilon(1e-4));
   // The forward and the full recompute's forward keep their synchronous all-reduces.
   CHECK(async.forward.tp_comm_s == sync.forward.tp_comm_s);
   CHECK(async.recompute.tp_comm_s == sync.recompute.tp_comm_s);
@@ -66,9 +68,10 @@ TEST_CASE("tp_dgrad_overlap with SP: row-parallel all-gathers stay exposed, the 
   const LayerCost async = cost(tp8_a100(true, true));
   CHECK(sync.backward.tp_comm_s == Approx(2 * kAllReduce).epsilon(1e-5));
   // 2 all-gathers exposed + per column layer slowdown × (re-gather + reduce-scatter):
-  //   2 × 1.88206e-4 + 2 × 0.219436 × 3.76412e-4 = 3.76412e-4 + 1.65197e-4 = 5.41609e-4 s.
-  CHECK(async.backward.tp_comm_s == Approx(5.41609e-4).epsilon(1e-4));
-  CHECK(2 * kAllReduce * kSlowdown == Approx(1.65197e-4).epsilon(1e-4));
+  //   the all-gathers (the all-reduce less its reduce-scatter half, each collective with NCCL's 8.4 µs base) plus
+  //   2 × 1.88206e-4 + 2 × 0.217920 × 3.84812e-4 = 3.76412e-4 + 1.67717e-4 = 5.44129e-4 s.
+  CHECK(async.backward.tp_comm_s == Approx(5.44129e-4).epsilon(1e-4));
+  CHECK(2 * kAllReduce * kSlowdown == Approx(1.67717e-4).epsilon(1e-4));
 }
 
 TEST_CASE("tp_dgrad_overlap changes nothing at TP 1 or on top of userbuffers TP overlap") {

@@ -80,6 +80,10 @@ nlohmann::json island_json(const m::Scenario& s, const m::Estimate& e, int i) {
   j["memory_capacity_gb"] = number(ie.memory_capacity_bytes / m::kGB);
   j["time"] = time_json(ie.time);
   j["memory"] = memory_json(ie.memory);
+  // NCCL's algorithm (or the measured profile) each kind of collective was charged with (docs/model.md §3.5).
+  j["collectives"] = {{"tp", std::string(model::enum_name(ie.collectives.tp))},
+                      {"cp", std::string(model::enum_name(ie.collectives.cp))},
+                      {"dp", std::string(model::enum_name(ie.collectives.dp))}};
   return j;
 }
 

@@ -51,6 +51,10 @@ constexpr std::array kCommands = {
             "FSDP hardware thresholds (minimum bandwidth for a compute-bound step, largest tokens per GPU and "
             "longest sequence that fit) and, across islands, the WAN bandwidth for 50-99 % compute utilisation",
             run_thresholds},
+    Command{"calibrate-network", "calibrate-network LOG... -o PROFILE.yaml [--nodes N --gpus-per-node G]",
+            "Read nccl-tests logs (all_reduce_perf, all_gather_perf, ...) into a network profile an island names "
+            "with network_profile (docs/network.md)",
+            run_calibrate_network},
 };
 
 }  // namespace

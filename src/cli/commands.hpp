@@ -43,5 +43,6 @@ int run_nightly(const std::vector<std::string>& args, std::ostream& out);    // 
 int run_sweep(const std::vector<std::string>& args, std::ostream& out);      // src/cli/command_sweep.cpp
 int run_thresholds(const std::vector<std::string>& args, std::ostream& out); // src/cli/command_thresholds.cpp
 int run_search(const std::vector<std::string>& args, std::ostream& out);     // src/cli/command_search.cpp
+int run_calibrate_network(const std::vector<std::string>& args, std::ostream& out);  // command_calibrate_network.cpp
 
 }  // namespace shardmeter::cli

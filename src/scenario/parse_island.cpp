@@ -1,7 +1,12 @@
 // cluster.islands[N]: one island entry — its GPU (catalog name or inline map), size, overrides and price.
 #include "src/scenario/parse_island.hpp"
 
+#include <filesystem>
+
+#include "model/network_profile.hpp"
 #include "model/units.hpp"
+#include "src/network/nccl_log.hpp"
+#include "src/scenario/network_profiles.hpp"
 #include "src/scenario/gpu_fields.hpp"
 #include "src/scenario/key_reader.hpp"
 #include "src/scenario/plain_name.hpp"
@@ -93,6 +98,21 @@ m::IslandSpec parse_island(const YamlField& field, int index, const Catalog& cat
   if (multi_node && (entry.scaleout_link.empty() || node_bytes_per_s <= 0)) {
     const std::string_view key = entry.scaleout_link.empty() ? "scaleout_link" : "node_network_gbps";
     throw map.missing(key, "is required: the island spans several nodes and its GPU gives no scale-out network");
+  }
+
+  // network_profile: a measured network (docs/network.md), its path relative to the scenario file.
+  if (map.has("network_profile")) {
+    const YamlField field = map["network_profile"];
+    std::filesystem::path path(field.as_string());
+    if (path.is_relative()) path = std::filesystem::path(field.source().file).parent_path() / path;
+    try {
+      island.network_profile = network_profile(path.string());
+    } catch (const network::LogError& e) {
+      throw field.error(std::string("is not a usable network profile: ") + e.what());
+    }
+    if (island.network_profile->gpus_per_node != island.gpus_per_node)
+      throw field.error("was measured with " + std::to_string(island.network_profile->gpus_per_node) +
+                        " GPUs per node, but the island has " + std::to_string(island.gpus_per_node));
   }
 
   island.price_usd_per_gpu_hour = island.gpu.price_usd_per_gpu_hour;

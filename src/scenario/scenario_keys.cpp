@@ -150,6 +150,11 @@ std::vector<SectionKeys> shipped_sections() {
     {"spot", "", "", D::value("false"), {}, "Billed at spot_price_usd_per_gpu_hour, exposed to preemption", member<&m::IslandSpec::spot>},
     {"preemptions_per_gpu_hour", "", "1/GPU-hour", D::value("0"), R::between(0, 1000), "Spot preemption rate", member<&m::IslandSpec::preemptions_per_gpu_hour>},
     {"price_model", "on_demand | spot | committed_1y | committed_3y", "", D::value("on_demand"), {}, "Which catalog price the island pays (spot: as spot: true; committed: the GPU's 1- or 3-year price)"},
+    {"fabric_topology", "", "", D::value("rail_optimized"), {}, "Scale-out switch layout: rail_optimized (GPU i of every node on rail switch i, DGX SuperPOD) or top_of_rack (docs/model.md §3.5)", member<&m::IslandSpec::fabric_topology>},
+    {"fabric_leaf_nodes", "", "nodes", D::value("0", "{} = by topology: 32 rail_optimized, 4 top_of_rack"), R::between(0, 1e6), "Nodes under one leaf switch; a collective over more crosses the spine (docs/model.md §3.5)", member<&m::IslandSpec::fabric_leaf_nodes>},
+    {"fabric_oversubscription", "", "ratio", D::value("1"), R::between(1, 1000), "Leaf downlink : uplink bandwidth, charged to collectives that span leaves (docs/model.md §3.5)", member<&m::IslandSpec::fabric_oversubscription>},
+    {"fabric_hop_latency_us", "", "µs", D::value("0"), R::between(0, 1e5), "Latency of one switch hop, per network step: 1 hop inside a leaf, 3 across the spine (docs/model.md §3.5)", converted<&m::us_to_s, &m::IslandSpec::fabric_hop_latency_s>},
+    {"network_profile", "path", "", D::described("none"), {}, "Measured network: a profile written by `shardmeter calibrate-network` from nccl-tests logs, relative to the scenario file; the island's collectives then follow it (docs/network.md)"},
   }},
   {Section::gpu_fields, "gpus.NAME:", "GPU fields: entries of scenarios/gpus.yaml, inline `gpu:` maps, and island overrides", {
     {"bf16_tflops", "", "TFLOP/s", kCatalog, kTflops, "Dense bf16/fp16 tensor-core peak per GPU", converted<&m::tflops_to_flops_per_s, &E::gpu, &G::peak_flops_per_s>, kRequiredInCatalog | kRequiredInline | kCited},

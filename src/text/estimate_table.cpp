@@ -205,6 +205,16 @@ std::string format_estimate_table(const LoadedScenario& loaded, const Catalog& c
     row(out, "Result", fmt::format("INFEASIBLE ({})", model::enum_name(e.reject_reason)));
   }
   row(out, "Bottleneck", bottleneck_text(e));
+  // NCCL's algorithm (or the measured profile) each island's TP, CP and DP collectives were charged with (§3.5).
+  std::string charged;
+  for (int i = 0; i < s.cluster.island_entries; ++i) {
+    const m::CollectiveAlgorithms& c = e.islands[static_cast<std::size_t>(i)].collectives;
+    if (!charged.empty()) charged += "; ";
+    if (s.cluster.island_entries > 1)
+      charged += std::string(s.cluster.islands[static_cast<std::size_t>(i)].name.view()) + ": ";
+    charged += fmt::format("TP {}, CP {}, DP {}", m::enum_name(c.tp), m::enum_name(c.cp), m::enum_name(c.dp));
+  }
+  row(out, "Collectives", charged);
   out += "\n";
   describe_time(out, e);
   row(out, "Throughput", fmt::format("{} tokens/s ({} tokens/s per GPU)", grouped(e.tokens_per_s),

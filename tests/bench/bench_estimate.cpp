@@ -16,6 +16,7 @@
 #include "model/enum_names.hpp"
 #include "model/consistency.hpp"
 #include "model/evaluate.hpp"
+#include "model/network_profile.hpp"
 #include "tests/search_test_support.hpp"
 
 using namespace shardmeter;
@@ -86,6 +87,36 @@ std::vector<Case> cases() {
     model::Scenario s = test::gpt13b_base();
     s.plan.tp = 3;  // 40 heads: rejected by the first consistency rule
     out.push_back({"gpt-13b tp3 (inconsistent: rejected)", s});
+  }
+  {
+    // The first case on a measured network (docs/network.md): all-reduce, all-gather and reduce-scatter measured on
+    // 1, 4, 16 and 64 nodes at 9 sizes each, as calibrate-network writes them; every collective looks it up.
+    static const model::NetworkProfile profile = [] {
+      model::NetworkProfile p;
+      p.gpus_per_node = 8;
+      for (model::NetworkOp op : {model::NetworkOp::all_reduce, model::NetworkOp::all_gather,
+                                  model::NetworkOp::reduce_scatter}) {
+        model::ProfileOp& o = p.ops[static_cast<std::size_t>(op)];
+        const int nodes[] = {1, 4, 16, 64};
+        o.runs = 4;
+        for (std::size_t r = 0; r < 4; ++r) {
+          model::ProfileCurve& c = o.curves[r];
+          c.nodes = nodes[r];
+          c.points = 9;
+          for (std::size_t i = 0; i < 9; ++i) {
+            c.bytes[i] = 65536.0 * static_cast<double>(1u << (2 * i));
+            c.busbw_bytes_per_s[i] = 250e9 / (1.0 + 65536.0 * 64 / c.bytes[i]) / nodes[r];
+          }
+        }
+      }
+      return p;
+    }();
+    model::Scenario s = test::llama70b_base();
+    s.cluster.islands[0].gpus = 512;
+    s.plan.tp = 8; s.plan.pp = 4; s.plan.sharding = model::Sharding::zero1;
+    s.training.global_batch = 1024;
+    s.cluster.islands[0].network_profile = &profile;
+    out.push_back({"llama-70b 512xH100 tp8 pp4 zero1, measured network", s});
   }
   return out;
 }

@@ -22,7 +22,8 @@ LAYERS = {
     'results/files': MODEL + ['results', 'results/front'],
     'results/report': MODEL + ['results', 'results/front', 'results/files'],
     'results/export': MODEL + ['results', 'results/front'],
-    'src/scenario': MODEL,
+    'src/network': MODEL,
+    'src/scenario': MODEL + ['src/network'],
     # results/export: a framework search keeps the plans that framework's export writes (results/export/framework.hpp).
     'src/planning': MODEL + ['search', 'results', 'results/front', 'results/files', 'results/export', 'src/scenario'],
     'src/import': MODEL + ['src/scenario'],
@@ -38,7 +39,7 @@ LAYERS = {
                            'src/text'],
     'src/cli': MODEL + ['search', 'results', 'results/front', 'results/files', 'results/report', 'results/export',
                         'src/scenario', 'src/planning', 'src/text', 'src/sweep', 'src/validation', 'src/nightly',
-                        'src/distributed', 'src/import'],
+                        'src/network', 'src/distributed', 'src/import'],
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 
