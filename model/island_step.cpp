@@ -113,7 +113,12 @@ DpCost dp_cost(const PlanSpec& plan, const IslandLayout& l, const DpTraffic& in)
   if (plan.sharding == Sharding::none) {
     const CollectiveCost reduce = nccl_collective(NetworkOp::all_reduce, in.grad_bytes, l.dp_cp_group, l.links);
     c.algorithm = reduce.algorithm;
-    const double ar = reduce.time_s + in.wan_per_step_s;
+    // A ring all-reduce is a reduce-scatter then an all-gather of the same bytes (§3.2): NCCL's large-message
+    // plateau on the all-reduce's latency (§3.5), a selection heuristic, never makes it dearer than those halves,
+    // so DDP is never charged more than ZeRO-1's same traffic.
+    const double halves = nccl_collective(NetworkOp::reduce_scatter, in.grad_bytes, l.dp_cp_group, l.links).time_s +
+                          nccl_collective(NetworkOp::all_gather, in.grad_bytes, l.dp_cp_group, l.links).time_s;
+    const double ar = std::min(reduce.time_s, halves) + in.wan_per_step_s;
     c.per_step_s = overlapped(plan.overlap_grad_reduce, ar, in.backward_window_s,
                               slowdown(l.dp_cp_group, 2.0 * in.grad_bytes, ar));
     return c;
@@ -121,7 +126,10 @@ DpCost dp_cost(const PlanSpec& plan, const IslandLayout& l, const DpTraffic& in)
   const CollectiveCost scatter = nccl_collective(NetworkOp::reduce_scatter, in.grad_bytes, l.dp_cp_group, l.links);
   c.algorithm = scatter.algorithm;
   const double rs = scatter.time_s + in.wan_per_step_s / 2.0;
-  const double ag = hierarchical_all_gather_s(in.param_bytes, l.dp_cp_group, l.links) + in.wan_per_step_s / 2.0;
+  // The updated parameters' all-gather pays NCCL's latency like the reduce-scatter (§3.5): an all-reduce is never
+  // charged more than its two halves.
+  const double ag = nccl_collective(NetworkOp::all_gather, in.param_bytes, l.dp_cp_group, l.links).time_s +
+                    in.wan_per_step_s / 2.0;
   const double k = slowdown(l.dp_cp_group, in.grad_bytes + in.param_bytes, rs + ag);
   if (plan.sharding == Sharding::zero2) {
     // ZeRO-2 reduces every micro-batch.

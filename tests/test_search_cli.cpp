@@ -90,7 +90,8 @@ TEST_CASE("search writes an HDF5 front that read_front reads, with the contract 
                                               "plan.sharding", "training.micro_batch"});
   REQUIRE(info.objectives.size() == 2);
   CHECK(info.objectives[0].name() == "total_cost_usd");
-  CHECK(info.objectives[1].name() == "tokens_per_s");
+  // Without `objectives:` a search maximises effective (loss-equivalent) throughput (docs/search.md, issue 31).
+  CHECK(info.objectives[1].name() == "effective_tokens_per_s");
   CHECK_FALSE(info.created.empty());
 
   const auto& rows = file.front.rows;
