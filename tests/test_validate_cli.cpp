@@ -156,3 +156,35 @@ TEST_CASE("shardmeter calibrate returns the catalog's constants: scenarios/gpus.
   }
   CHECK(sets >= 5);  // a100 × {megatron, torch_fsdp1}, h100 × {megatron_te, torch_fsdp1}, b200 × megatron_te
 }
+
+TEST_CASE("shardmeter validate: oom_false, the published runs the model calls out of memory, per group and in total") {
+  const auto text = run_shardmeter("validate");
+  REQUIRE(text.status == 0);
+  std::smatch m;
+  REQUIRE(std::regex_search(text.out, m,
+                            std::regex(R"(\nout of memory by the model \(oom_false\): ([0-9]+) of ([0-9]+) scored runs\n)")));
+  const nlohmann::json j = nlohmann::json::parse(run_shardmeter("validate --json").out);
+  // The total is the count of scored rows marked `fits: false`, and the groups partition it.
+  int unfit = 0;
+  for (const nlohmann::json& row : j.at("rows"))
+    if (row.at("scored").get<bool>() && !row.at("fits").get<bool>()) ++unfit;
+  CHECK(j.at("overall_oom_false").get<int>() == unfit);
+  CHECK(std::stoi(m[1]) == unfit);
+  CHECK(std::stoi(m[2]) == j.at("overall_runs").get<int>());
+  int by_group = 0;
+  for (const nlohmann::json& g : j.at("groups")) by_group += g.at("oom_false").get<int>();
+  CHECK(by_group == unfit);
+  // Each "MAPE per source" line carries its group's count.
+  const std::string per_source =
+      text.out.substr(text.out.find("MAPE per source"), text.out.find("MAPE per use") - text.out.find("MAPE per source"));
+  int printed = 0;
+  const std::regex group(R"(\n  \S+ +[0-9]+ runs  MAPE +[0-9.]+%  worst +[0-9.]+%  oom_false ([0-9]+))");
+  for (std::sregex_iterator it(per_source.begin(), per_source.end(), group), end; it != end; ++it)
+    printed += std::stoi((*it)[1].str());
+  CHECK(printed == unfit);
+  // The held-out table carries its own count.
+  int heldout_unfit = 0;
+  for (const nlohmann::json& row : j.at("heldout").at("rows"))
+    if (row.at("scored").get<bool>() && !row.at("fits").get<bool>()) ++heldout_unfit;
+  CHECK(j.at("heldout").at("oom_false").get<int>() == heldout_unfit);
+}

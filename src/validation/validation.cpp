@@ -185,6 +185,9 @@ void predict(std::vector<ValidationRun>& runs) {
     const model::Estimate e = model::evaluate(r.scenario);
     r.predicted_step_s = e.step_time_s;
     r.predicted_fits = e.feasible;
+    r.predicted_memory_bytes = e.memory_per_gpu_bytes;
+    r.memory_capacity_bytes = e.memory_capacity_bytes;
+    r.memory = e.memory;
     r.rejected = e.reject_reason == model::RejectReason::out_of_memory ? model::RejectReason::none : e.reject_reason;
   }
 }
@@ -196,6 +199,7 @@ ErrorSummary summarize(const std::vector<const ValidationRun*>& runs) {
     const double e = std::fabs(r->error()) * 100.0;
     sum += e;
     s.worst = std::max(s.worst, e);
+    if (!r->predicted_fits) ++s.oom_false;
     ++s.runs;
   }
   s.mape = s.runs > 0 ? sum / s.runs : 0.0;
