@@ -336,7 +336,7 @@ DpCost dp_cost(const PlanSpec& plan, const IslandLayout& l, const DpTraffic& in)
       st.memory_bytes = middle_total;
     }
   }
-  st.capacity_bytes = usable_memory_bytes(gpu, s.runtime);
+  st.capacity_bytes = usable_memory_bytes(gpu, s.runtime, st.memory);
   st.fits = st.memory_bytes <= st.capacity_bytes;
   return st;
 }

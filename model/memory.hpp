@@ -55,7 +55,13 @@ MemoryBreakdown stage_memory(const Scenario& scenario, const IslandLayout& layou
 // rejects such candidates before the full estimate. Call on a consistent scenario.
 bool model_states_exceed_memory(const Scenario& scenario) noexcept;
 
-// Memory the tensors may use: HBM minus the fragmentation reserve (docs/model.md §7.8).
-double usable_memory_bytes(const GpuSpec& gpu, const RuntimeSpec& runtime) noexcept;
+// The caching allocator's reserve beside a GPU's peak (docs/model.md §7.8): runtime.fragmentation_fraction of the
+// allocations that come and go within a step (activations, logits, FSDP / ZeRO-3 gather buffers). The model states
+// live in buffers allocated once (Megatron's contiguous param/grad buffers, FSDP's flat parameters, DeepSpeed's flat
+// partitions) and leave no holes.
+double allocator_reserve_bytes(const MemoryBreakdown& peak, const RuntimeSpec& runtime) noexcept;
+
+// Memory the tensors of the GPU whose peak is `peak` may use: HBM minus that peak's allocator reserve (§7.8).
+double usable_memory_bytes(const GpuSpec& gpu, const RuntimeSpec& runtime, const MemoryBreakdown& peak) noexcept;
 
 }  // namespace shardmeter::model

@@ -238,7 +238,7 @@ std::vector<SectionKeys> shipped_sections() {
     {"efficiency_loss_per_h_doubling", "", "", D::value("0"), R::between(0, 0.9), "Extra token efficiency lost per doubling of H beyond 30, on top of the fitted model", member<&m::DilocoSpec::efficiency_loss_per_h_doubling>},
   }},
   {Section::runtime, "runtime:", "", {
-    {"fragmentation_fraction", "", "fraction of HBM", D::value("0.07"), R::between(0, 0.5), "Allocator fragmentation reserve (0 to 0.5)", member<&m::RuntimeSpec::fragmentation_fraction>},
+    {"fragmentation_fraction", "", "fraction", D::value("0.07"), R::between(0, 0.5), "Allocator fragmentation reserve, fraction of the transient allocations (activations, logits, FSDP buffers; 0 to 0.5)", member<&m::RuntimeSpec::fragmentation_fraction>},
     {"runtime_overhead_gb", "", "GB", D::value("1.0"), R::between(0, 1e6), "CUDA context + NCCL buffers per GPU", converted<&gb_to_bytes, &m::RuntimeSpec::runtime_overhead_bytes>},
   }},
   {Section::goodput, "goodput:", "", {
