@@ -75,7 +75,7 @@ TEST_CASE("unknown enum value lists the allowed ones") {
 TEST_CASE("unknown GPU lists the catalog") {
   check_rejected("bad_unknown_gpu.yaml", "bad_unknown_gpu.yaml:8:12",
                  "cluster.islands.0.gpu = h100 is not a known GPU (did you mean h100-sxm?); known: a100-sxm-40gb, "
-                 "a100-sxm-80gb, b200, gb200, h100-pcie, h100-sxm, h200-sxm, l40s, mi300x, mi325x, rtx-4090; or give "
+                 "a100-sxm-80gb, b200, gb200, h100-pcie, h100-sxm, h200-sxm, h800, l40s, mi300x, mi325x, rtx-4090; or give "
                  "an inline map of GPU fields");
 }
 
