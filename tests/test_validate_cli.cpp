@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <regex>
 #include <set>
 #include <utility>
@@ -195,4 +196,31 @@ TEST_CASE("shardmeter validate: no more scored runs called out of memory than do
   const nlohmann::json j = nlohmann::json::parse(run_shardmeter("validate --json").out);
   CHECK(j.at("overall_oom_false").get<int>() <= 1);
   CHECK(j.at("heldout").at("oom_false").get<int>() == 0);
+}
+
+TEST_CASE("shardmeter validate: peak memory per GPU scored against the figure its source publishes") {
+  const auto text = run_shardmeter("validate");
+  REQUIRE(text.status == 0);
+  const nlohmann::json j = nlohmann::json::parse(run_shardmeter("validate --json").out);
+  const nlohmann::json& mem = j.at("memory");
+  REQUIRE(mem.at("runs").get<int>() >= 1);
+  // Each row with a published figure: error = (predicted - published) / published; the MAPE is their mean.
+  double sum = 0;
+  int rows = 0;
+  for (const nlohmann::json& row : j.at("rows")) {
+    if (row.at("published_memory_gb").is_null()) continue;
+    const double published = row.at("published_memory_gb").get<double>();
+    const double predicted = row.at("predicted_reserved_gb").get<double>();
+    CHECK(row.at("memory_error_pct").get<double>() == Approx(100.0 * (predicted - published) / published));
+    sum += std::fabs(row.at("memory_error_pct").get<double>());
+    ++rows;
+    // torchtitan docs/performance.md @eaea6f6 Table 1, "FSDP": 82.4 GiB = 82.4 x 2^30 bytes = 88.476 GB.
+    if (row.at("id") == "tt-h100gt-llama3.1-8b-g8") CHECK(published == Approx(88.476).epsilon(1e-4));
+  }
+  CHECK(rows == mem.at("runs").get<int>());
+  CHECK(mem.at("mape_pct").get<double>() == Approx(sum / rows));
+  std::smatch m;
+  REQUIRE(std::regex_search(text.out, m, std::regex(R"(\nmemory MAPE ([0-9.]+)% over ([0-9]+) runs)")));
+  CHECK(std::stoi(m[2]) == rows);
+  CHECK(std::stod(m[1]) == Approx(mem.at("mape_pct").get<double>()).margin(0.05));
 }

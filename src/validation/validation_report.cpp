@@ -35,6 +35,8 @@ struct Groups {
   std::map<std::string, std::vector<const ValidationRun*>> by_source;
   std::map<std::string, std::vector<const ValidationRun*>> by_use;
   std::vector<const ValidationRun*> scored, korthikanti, fully_specified;
+  std::map<std::string, std::vector<const ValidationRun*>> memory_by_source;  // rows with a published peak memory
+  std::vector<const ValidationRun*> memory;
 };
 
 Groups group_runs(const std::vector<ValidationRun>& runs) {
@@ -48,6 +50,10 @@ Groups group_runs(const std::vector<ValidationRun>& runs) {
     }
     if (comparable) g.by_use[std::string(to_string(r.use))].push_back(&r);
     if (comparable && r.source_group == "korthikanti-table5") g.korthikanti.push_back(&r);
+    if (r.memory_scored()) {
+      g.memory_by_source[r.source_group].push_back(&r);
+      g.memory.push_back(&r);
+    }
   }
   return g;
 }
@@ -85,6 +91,10 @@ nlohmann::json rows_json(const std::vector<ValidationRun>& runs) {
     row["memory_gb"] = r.rejected == model::RejectReason::none ? nlohmann::json(r.predicted_memory_bytes / 1e9)
                                                                 : nlohmann::json();
     row["capacity_gb"] = r.memory_capacity_bytes / 1e9;
+    row["published_memory_gb"] = r.published_memory_bytes > 0 ? nlohmann::json(r.published_memory_bytes / 1e9)
+                                                                : nlohmann::json();
+    row["predicted_reserved_gb"] = r.memory_scored() ? nlohmann::json(r.predicted_reserved_bytes / 1e9) : nlohmann::json();
+    row["memory_error_pct"] = r.memory_scored() ? nlohmann::json(100 * r.memory_error()) : nlohmann::json();
     const model::MemoryBreakdown& m = r.memory;
     row["memory_by_class_gb"] = {{"weights", m.weights_bytes / 1e9},      {"gradients", m.gradients_bytes / 1e9},
                                  {"optimizer", m.optimizer_bytes / 1e9},  {"activations", m.activations_bytes / 1e9},
@@ -110,7 +120,7 @@ nlohmann::json groups_json(const std::map<std::string, std::vector<const Validat
 std::string format_validation_report(const std::vector<ValidationRun>& runs) {
   std::string text = row_lines(runs);
   Groups g = group_runs(runs);
-  auto& [by_source, by_use, scored, korthikanti, fully_specified] = g;
+  auto& [by_source, by_use, scored, korthikanti, fully_specified, memory_by_source, memory] = g;
   text += "\nMAPE per source (scored rows: calibrate + holdout):\n";
   for (const auto& [source, rows] : by_source) text += summary_line(source, summarize(rows));
   text += "\nMAPE per use:\n";
@@ -123,6 +133,13 @@ std::string format_validation_report(const std::vector<ValidationRun>& runs) {
         "\nKorthikanti et al. 2022 Table 5 ({} end-to-end rows): average error {:.2f}%, worst {:.1f}% "
         "(best published analytical model, Calculon: 3.65% average, 8.9% worst)\n",
         k.runs, k.mape, k.worst);
+  }
+  if (!memory.empty()) {
+    text += "\nPeak memory per GPU against the published figure (rows whose source publishes it; tensors + allocator "
+            "reserve against the allocator's peak reserved bytes):\n";
+    for (const auto& [source, rows] : memory_by_source) text += summary_line(source, summarize_memory(rows));
+    const ErrorSummary m = summarize_memory(memory);
+    text += fmt::format("memory MAPE {:.1f}% over {} runs (worst {:.1f}%)\n", m.mape, m.runs, m.worst);
   }
   const ErrorSummary all = summarize(scored);
   text += fmt::format("\nout of memory by the model (oom_false): {} of {} scored runs\n", all.oom_false, all.runs);
@@ -139,6 +156,13 @@ std::string validation_json(const std::vector<ValidationRun>& runs, const std::v
   j["overall_mape_pct"] = all.mape;
   j["overall_runs"] = all.runs;
   j["overall_oom_false"] = all.oom_false;
+  nlohmann::json memory_groups = nlohmann::json::array();
+  for (const auto& [source, rows] : g.memory_by_source) {
+    const ErrorSummary e = summarize_memory(rows);
+    memory_groups.push_back({{"source", source}, {"runs", e.runs}, {"mape_pct", e.mape}, {"worst_pct", e.worst}});
+  }
+  const ErrorSummary mem = summarize_memory(g.memory);
+  j["memory"] = {{"groups", memory_groups}, {"mape_pct", mem.mape}, {"worst_pct", mem.worst}, {"runs", mem.runs}};
   if (heldout) {
     const Groups h = group_runs(*heldout);
     const ErrorSummary e = summarize(h.scored);
