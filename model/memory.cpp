@@ -6,6 +6,7 @@
 #include "model/consistency.hpp"
 #include "model/fsdp_exposure.hpp"
 #include "model/fp8.hpp"
+#include "model/mla.hpp"
 #include "model/moe_layers.hpp"
 #include "model/moe_memory.hpp"
 #include "model/pipeline_stages.hpp"
@@ -55,16 +56,26 @@ double layer_activation_bytes(const ModelSpec& m, const PlanSpec& plan, int micr
     return sbh * kept + (flash ? 4.0 * m.heads * static_cast<double>(m.seq_len) / plan.cp * micro_batch / t : 0.0);
   }
   // Not split by TP: QKV input 2, MLP input 2, two norm inputs 4, two dropout masks 1 each [Korthikanti §4.1].
-  const double replicated = 2.0 + 2.0 + 4.0 + 2.0 * d;
+  // recompute_modules layernorm discards the two norms' outputs (the QKV and MLP inputs) and re-runs the norms
+  // from their kept inputs before backward (docs/model.md §7.11).
+  const double norm_outputs = recomputes_module(plan, RecomputeModule::layernorm) ? 0.0 : 2.0 + 2.0;
+  const double replicated = norm_outputs + 4.0 + 2.0 * d;
   // Split by TP: Q 2, K and V 2*g/a each, attention output (projection input) 2, MLP activations
-  // (GELU: input + output = 4f/h; SwiGLU: gate, up, product = 6f/h).
-  const double mlp = (m.ffn_type == FfnType::swiglu ? 6.0 : 4.0) * f_over_h;
-  const double split = 2.0 + 4.0 * kv + 2.0 + mlp;
+  // (GELU: input + output = 4f/h; SwiGLU: gate, up, product = 6f/h). recompute_modules mlp keeps only the dense MLP's
+  // input (counted above), mla_up_proj discards Q, K and V, the outputs of MLA's up-projections (§7.11).
+  const double dense_share = is_moe(m) ? static_cast<double>(dense_layer_count(m)) / m.layers : 1.0;
+  const double mlp_kept = recomputes_module(plan, RecomputeModule::mlp) ? 1.0 - dense_share : 1.0;
+  const double mlp = mlp_kept * (m.ffn_type == FfnType::swiglu ? 6.0 : 4.0) * f_over_h;
+  const double qkv = uses_mla(m) && recomputes_module(plan, RecomputeModule::mla_up_proj) ? 0.0 : 2.0 + 4.0 * kv;
+  const double split = qkv + 2.0 + mlp;
   double bytes = sbh * (replicated / (plan.sequence_parallel ? t : 1.0) + split / t);
 
   // Score-matrix tensors (softmax output 2as^2b, dropout mask as^2b, dropout output 2as^2b) are stored only by
-  // standard attention without selective recompute; FlashAttention keeps O(as) statistics instead.
-  const bool scores_stored = plan.attention == AttentionKernel::standard && plan.recompute == Recompute::none;
+  // standard attention without core-attention recompute; FlashAttention keeps O(as) statistics instead.
+  const bool scores_stored = plan.attention == AttentionKernel::standard &&
+                             (plan.recompute == Recompute::none ||
+                              (plan.recompute == Recompute::selective &&
+                               !recomputes_module(plan, RecomputeModule::core_attn)));
   if (scores_stored) {
     const double a_s2_b = m.heads * static_cast<double>(m.seq_len) / plan.cp * m.seq_len * micro_batch;
     bytes += a_s2_b * (2.0 + 3.0 * d) / t;

@@ -139,6 +139,13 @@ DeployPlan make_deploy_plan(const Row& r, std::size_t row_index, const model::Sc
     p.moe_recompute = std::string(enum_name(s->plan.moe_recompute));
   }
   if (s != nullptr) p.stack = std::string(enum_name(s->plan.stack));
+  if (s != nullptr && s->plan.recompute == model::Recompute::selective) {
+    for (const auto& v : model::enum_names<model::RecomputeModule>())
+      if ((s->plan.recompute_modules >> static_cast<unsigned>(v.value)) & 1u) {
+        if (!p.recompute_modules.empty()) p.recompute_modules += ' ';
+        p.recompute_modules += v.name;
+      }
+  }
   p.ep = moe_column<std::int64_t>(r, "ep", 1);
   p.etp = moe_column<std::int64_t>(r, "etp", 1);
   p.ep_dispatcher = moe_column<std::string>(r, "ep_dispatcher", "alltoall");
@@ -232,6 +239,32 @@ DeployPlan make_deploy_plan(const Row& r, std::size_t row_index, const model::Sc
   p.batch_per_job = p.diloco() ? p.global_batch / std::max<std::int64_t>(1, static_cast<std::int64_t>(p.islands.size()))
                                : p.global_batch;
   return p;
+}
+
+}  // namespace shardmeter::results
+
+namespace shardmeter::results {
+
+std::string DeployPlan::recompute_modules_beyond_megatron_default() const {
+  if (recompute_modules.empty()) return "";
+  std::string beyond;
+  bool core_attn = false;
+  std::size_t at = 0;
+  while (at < recompute_modules.size()) {
+    const std::size_t end = std::min(recompute_modules.find(' ', at), recompute_modules.size());
+    const std::string word = recompute_modules.substr(at, end - at);
+    at = end + 1;
+    if (word == "core_attn") core_attn = true;
+    else if (word != "moe_act" && word != "moe") {
+      if (!beyond.empty()) beyond += ' ';
+      beyond += word;
+    }
+  }
+  if (!core_attn) {
+    if (!beyond.empty()) beyond += ' ';
+    beyond += "(no core_attn)";
+  }
+  return beyond;
 }
 
 }  // namespace shardmeter::results
