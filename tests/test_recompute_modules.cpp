@@ -12,6 +12,7 @@
 #include "model/memory.hpp"
 #include "model/moe_memory.hpp"
 #include "model_fixtures.hpp"
+#include "small_block_fixture.hpp"
 #include "src/scenario/scenario_error.hpp"
 #include "src/scenario/scenario_parse.hpp"
 
@@ -24,19 +25,6 @@ unsigned bits(std::initializer_list<RecomputeModule> modules) {
   unsigned b = 0;
   for (const RecomputeModule x : modules) b |= 1u << static_cast<unsigned>(x);
   return b;
-}
-
-// h 1024, 8 query and 8 key/value heads of 128, SwiGLU f 4096, sequence 1024, no dropout, flash.
-ModelSpec small_block() {
-  ModelSpec m = test::llama3_8b();
-  m.hidden = 1024;
-  m.heads = 8;
-  m.kv_heads = 8;
-  m.head_dim = 128;
-  m.ffn_hidden = 4096;
-  m.seq_len = 1024;
-  m.dropout = false;
-  return m;
 }
 
 // h 8, 2 heads of 4, SwiGLU, 4 blocks: the first dense (ffn 16), three MoE blocks with 4 routed experts of width 6,
@@ -63,7 +51,7 @@ model::Scenario parse(const std::string& plan) {
 }  // namespace
 
 TEST_CASE("recompute_modules: layernorm drops the norm outputs, mlp the MLP's inside (§7.11)") {
-  const ModelSpec m = small_block();
+  const ModelSpec m = test::small_block();
   PlanSpec plan;  // selective, core_attn
   const double sbh = 1048576.0, lse = 32768.0;  // sbh = 1 x 1024 x 1024; LSE 4 x 8 heads x 1024
   // Default: replicated 2 + 2 + 4 = 8, split Q 2 + K, V 4 + attention output 2 + SwiGLU 6 x 4 = 32: 40 sbh.
@@ -91,7 +79,7 @@ TEST_CASE("recompute_modules: layernorm drops the norm outputs, mlp the MLP's in
 }
 
 TEST_CASE("recompute_modules without core_attn: standard attention keeps its score matrix (§7.11)") {
-  const ModelSpec m = small_block();
+  const ModelSpec m = test::small_block();
   PlanSpec plan;
   plan.attention = AttentionKernel::standard;
   CHECK(layer_activation_bytes(m, plan, 1) == Approx(40.0 * 1048576.0));
@@ -115,7 +103,7 @@ TEST_CASE("recompute_modules: mla_up_proj drops Q, K and V; shared_experts the s
 }
 
 TEST_CASE("recompute_modules: mlp re-runs the MLP's two matmuls and its activation (§7.11)") {
-  const ModelSpec m = small_block();
+  const ModelSpec m = test::small_block();
   const GpuSpec gpu = test::h100_sxm();
   PlanSpec plan;
   const IslandLayout l = make_layout(test::island(gpu, 8), plan);
