@@ -946,7 +946,10 @@ TEST_CASE("plan.recompute_modules: megatron writes the modules, torchtitan and d
   CHECK_THROWS_WITH(x.run(results::ExportFormat::torchtitan), Catch::Contains("plan.recompute_modules mlp layernorm"));
   CHECK_THROWS_WITH(x.run(results::ExportFormat::torchtitan_py), Catch::Contains("plan.recompute_modules mlp layernorm"));
   CHECK_THROWS_WITH(x.run(results::ExportFormat::deepspeed), Catch::Contains("plan.recompute_modules mlp layernorm"));
-  // The default (core_attn) writes nothing new.
+  // plan.moe_recompute (which a search axis may set) names the MoE module, whatever the bits say.
+  p.moe_recompute = m::MoeRecompute::layer;
+  CHECK(Exporter(p).plan.recompute_modules == "core_attn layernorm mla_up_proj moe");
+  // core_attn and the MoE module alone (what plan.recompute and plan.moe_recompute say) add no plan-json key.
   const Exporter d(deepseek_v3());
   CHECK(d.run(results::ExportFormat::plan_json).text.find("recompute_modules") == std::string::npos);
 }

@@ -140,8 +140,13 @@ DeployPlan make_deploy_plan(const Row& r, std::size_t row_index, const model::Sc
   }
   if (s != nullptr) p.stack = std::string(enum_name(s->plan.stack));
   if (s != nullptr && s->plan.recompute == model::Recompute::selective) {
+    // moe_act / moe as plan.moe_recompute says (the model reads it; a search axis may have set it).
+    const auto bit = [](model::RecomputeModule x) { return 1u << static_cast<unsigned>(x); };
+    unsigned modules = s->plan.recompute_modules & ~(bit(model::RecomputeModule::moe_act) | bit(model::RecomputeModule::moe));
+    if (s->plan.moe_recompute == model::MoeRecompute::activation) modules |= bit(model::RecomputeModule::moe_act);
+    if (s->plan.moe_recompute == model::MoeRecompute::layer) modules |= bit(model::RecomputeModule::moe);
     for (const auto& v : model::enum_names<model::RecomputeModule>())
-      if ((s->plan.recompute_modules >> static_cast<unsigned>(v.value)) & 1u) {
+      if ((modules >> static_cast<unsigned>(v.value)) & 1u) {
         if (!p.recompute_modules.empty()) p.recompute_modules += ' ';
         p.recompute_modules += v.name;
       }
