@@ -117,6 +117,13 @@ struct EnumNames<MoeRecompute> {
       {{"none", MoeRecompute::none}, {"activation", MoeRecompute::activation}, {"layer", MoeRecompute::layer}}};
 };
 template <>
+struct EnumNames<RecomputeModule> {
+  static constexpr std::array<NamedValue<RecomputeModule>, 7> values{
+      {{"core_attn", RecomputeModule::core_attn}, {"mlp", RecomputeModule::mlp}, {"moe_act", RecomputeModule::moe_act},
+       {"layernorm", RecomputeModule::layernorm}, {"mla_up_proj", RecomputeModule::mla_up_proj},
+       {"moe", RecomputeModule::moe}, {"shared_experts", RecomputeModule::shared_experts}}};
+};
+template <>
 struct EnumNames<MoeRouter> {
   static constexpr std::array<NamedValue<MoeRouter>, 2> values{
       {{"softmax", MoeRouter::softmax}, {"sigmoid", MoeRouter::sigmoid}}};

@@ -48,6 +48,11 @@ enum class EpDispatcher : std::uint8_t { alltoall, deepep };
 // What MoE layers recompute in the backward pass beyond plan.recompute (Megatron --recompute-modules): activation =
 // the experts' activation function (moe_act); layer = the whole routed part, dispatch and combine included (moe).
 enum class MoeRecompute : std::uint8_t { none, activation, layer };
+// The submodules Megatron's selective recompute re-runs (--recompute-granularity selective --recompute-modules;
+// docs/model.md §7.11). Each is one bit of plan.recompute_modules (bit i = value i); moe_act and moe are carried by
+// plan.moe_recompute, which the scenario parser keeps in step with these bits.
+enum class RecomputeModule : std::uint8_t { core_attn, mlp, moe_act, layernorm, mla_up_proj, moe, shared_experts };
+inline constexpr int kRecomputeModuleCount = 7;
 // What the faster islands do in DiLoCo while slower ones finish their H inner steps.
 enum class DilocoFastIslands : std::uint8_t { wait, more_steps };
 

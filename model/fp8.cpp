@@ -1,9 +1,12 @@
 #include "model/fp8.hpp"
 
+#include "model/recompute.hpp"
+
 #include "model/collectives.hpp"
 #include "model/kernel_time.hpp"
 #include "model/mla.hpp"
 #include "model/moe_layers.hpp"
+#include "model/recompute.hpp"
 #include "model/tensor_bytes.hpp"
 
 namespace shardmeter::model {
@@ -180,8 +183,12 @@ double fp8_saved_activation_delta_bytes(const ModelSpec& m, const PlanSpec& plan
   const double saved = kActivationBytes - kFp8Bytes;  // 1 B saved per element now kept in fp8
   const double dense_share = static_cast<double>(dense_layer_count(m)) / m.layers;
   // The norms' outputs feeding QKV and MLP-up (replicated unless SP); the MLP-down input (f wide, split by TP).
-  double delta = -saved * sbh * (1.0 + dense_share) / sp;
-  delta -= saved * dense_share * sbh * static_cast<double>(m.ffn_hidden) / m.hidden / t;
+  // recompute_modules (§7.11): layernorm discards the 16-bit norm outputs, so TE's fp8 copies are kept beside
+  // nothing (+1 B instead of -1 B); mlp checkpoints the dense MLP, which keeps its 16-bit input and no fp8 copy.
+  const double dense_mlp_kept = recomputes_module(plan, RecomputeModule::mlp) ? 0.0 : dense_share;
+  const double norm_delta = recomputes_module(plan, RecomputeModule::layernorm) ? kFp8Bytes : -saved;
+  double delta = norm_delta * sbh * (1.0 + dense_mlp_kept) / sp;
+  delta -= saved * dense_mlp_kept * sbh * static_cast<double>(m.ffn_hidden) / m.hidden / t;
   // The projection input: flash attention keeps its 16-bit output for its backward, TE adds an fp8 copy; standard
   // attention's output is kept only by the projection, now in fp8.
   const double attention_out = sbh * static_cast<double>(m.heads) * m.head_dim / m.hidden / t;
@@ -197,9 +204,11 @@ double fp8_saved_activation_delta_bytes(const ModelSpec& m, const PlanSpec& plan
     const double tokens = micro_batch * static_cast<double>(m.seq_len) / plan.cp;
     const double copies = m.moe.top_k * busiest_expert_share(m.moe);
     const double fc2_width = plan.moe_recompute == MoeRecompute::activation ? 0.0 : m.moe.expert_ffn_hidden;
-    const double shared = static_cast<double>(m.moe.shared_experts) * m.moe.shared_expert_ffn_hidden;
+    // recompute_modules shared_experts: the checkpointed shared experts save neither fp8 copy (§7.11).
+    const bool shared_saved = m.moe.shared_experts > 0 && !recomputes_module(plan, RecomputeModule::shared_experts);
+    const double shared = shared_saved ? static_cast<double>(m.moe.shared_experts) * m.moe.shared_expert_ffn_hidden : 0.0;
     double per_token = -saved * (copies * (m.hidden + fc2_width) + shared) / t;
-    if (m.moe.shared_experts > 0) per_token += kFp8Bytes * m.hidden / sp;
+    if (shared_saved) per_token += kFp8Bytes * m.hidden / sp;
     delta += moe_share * tokens * per_token;
   }
   return delta;

@@ -382,7 +382,7 @@ DpCost dp_cost(const PlanSpec& plan, const IslandLayout& l, const DpTraffic& in)
       st.memory_bytes = middle_total;
     }
   }
-  st.capacity_bytes = usable_memory_bytes(gpu, s.runtime);
+  st.capacity_bytes = usable_memory_bytes(gpu, s.runtime, st.memory);
   st.collectives = CollectiveAlgorithms{lc.tp_algorithm, lc.cp_algorithm, dp_local.algorithm};
   // A measured network: does every group stay inside the node counts the profile measured (docs/model.md §3.6)?
   if (island.network_profile != nullptr) {

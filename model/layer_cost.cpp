@@ -17,6 +17,7 @@
 #include "model/moe_cost.hpp"
 #include "model/moe_layers.hpp"
 #include "model/overlap.hpp"
+#include "model/recompute.hpp"
 #include "model/tensor_bytes.hpp"
 
 namespace shardmeter::model {
@@ -108,6 +109,54 @@ double op_selective_gemms_fwd_s(const ModelSpec& m, const GpuSpec& gpu, Precisio
                         gemm_time_s(x.tokens, h, q_out / x.t, gpu, precision);
   const double dense_share = is_moe(m) ? static_cast<double>(dense_layer_count(m)) / m.layers : 1.0;
   return attention + dense_share * gemm_time_s(x.tokens, f / x.t, h, gpu, precision);
+}
+
+// The forward GEMMs recompute_modules re-runs beyond core attention, per block (docs/model.md §7.11): mlp the dense
+// MLP's two matmuls (in the dense share of the blocks), mla_up_proj MLA's query and key/value up-projections
+// (wq_b r_q -> a(d + d_r), or wq h -> a(d + d_r) without query compression; wkv_b r_kv -> a(d + d_v)),
+// shared_experts the shared experts' two matmuls (in the MoE share). moe_act and moe are moe_block_cost's.
+double selective_modules_gemms_fwd_s(const ModelSpec& m, const GpuSpec& gpu, const PlanSpec& plan,
+                                     Precision precision, const Shape& x) {
+  const double h = m.hidden;
+  const double gated = m.ffn_type == FfnType::swiglu ? 2.0 : 1.0;
+  double s = 0;
+  if (recomputes_module(plan, RecomputeModule::mlp)) {
+    const double dense_share = is_moe(m) ? static_cast<double>(dense_layer_count(m)) / m.layers : 1.0;
+    if (dense_share > 0)
+      s += dense_share * (gemm_time_s(x.tokens, gated * m.ffn_hidden / x.t, h, gpu, precision) +
+                          gemm_time_s(x.tokens, h, m.ffn_hidden / x.t, gpu, precision));
+  }
+  if (uses_mla(m) && recomputes_module(plan, RecomputeModule::mla_up_proj)) {
+    const double q_in = m.mla.q_lora_rank > 0 ? m.mla.q_lora_rank : h;
+    s += gemm_time_s(x.tokens, m.heads * qk_head_dim(m) / x.t, q_in, gpu, precision) +
+         gemm_time_s(x.tokens, m.heads * (m.head_dim + v_head_dim(m)) / x.t, m.mla.kv_lora_rank, gpu, precision);
+  }
+  if (is_moe(m) && m.moe.shared_experts > 0 && recomputes_module(plan, RecomputeModule::shared_experts)) {
+    const double moe_share = static_cast<double>(moe_layer_count(m)) / m.layers;
+    const double width = static_cast<double>(m.moe.shared_experts) * m.moe.shared_expert_ffn_hidden;
+    s += moe_share * (gemm_time_s(x.tokens, gated * width / x.t, h, gpu, precision) +
+                      gemm_time_s(x.tokens, h, width / x.t, gpu, precision));
+  }
+  return s;
+}
+
+// The memory-bound forward kernels recompute_modules re-runs (§7.11): layernorm the two norms (read the input, write
+// the output: 4 bytes per element of width h, replicated unless SP); mlp the dense MLP's activation (SwiGLU reads 2f
+// and writes f, GELU reads and writes f, split by TP).
+double selective_modules_memory_fwd_s(const ModelSpec& m, const GpuSpec& gpu, const PlanSpec& plan, int micro_batch) {
+  const double tokens = micro_batch * static_cast<double>(m.seq_len) / plan.cp;
+  double bytes = 0, kernels = 0;
+  if (recomputes_module(plan, RecomputeModule::layernorm)) {
+    bytes += 2.0 * 2.0 * kActivationBytes * tokens * m.hidden / (plan.sequence_parallel ? plan.tp : 1.0);
+    kernels += 2.0;
+  }
+  if (recomputes_module(plan, RecomputeModule::mlp)) {
+    const double dense_share = is_moe(m) ? static_cast<double>(dense_layer_count(m)) / m.layers : 1.0;
+    bytes += dense_share * (m.ffn_type == FfnType::swiglu ? 3.0 : 2.0) * kActivationBytes * tokens * m.ffn_hidden /
+             plan.tp;
+    kernels += dense_share;
+  }
+  return kernels > 0 ? memory_bound_time_s(bytes, kernels, gpu) : 0.0;
 }
 
 // Core attention forward on one GPU. Flash: causal blocks skipped, one fused kernel. Standard (Megatron
@@ -329,9 +378,13 @@ LayerCost layer_cost(const ModelSpec& m, const GpuSpec& gpu, const PlanSpec& pla
     case Recompute::none:
       break;
     case Recompute::selective:
-      // Re-run core attention only (Korthikanti et al. 2022 §5). FlashAttention already recomputes inside
-      // its backward, so selective recompute adds nothing on top of it.
-      if (plan.attention == AttentionKernel::standard) c.recompute = PassCost{0.0, attn.attention_s, attn.memory_s, 0.0};
+      // core_attn: re-run core attention (Korthikanti et al. 2022 §5). FlashAttention already recomputes inside
+      // its backward, so it adds nothing on top of it. The other modules of plan.recompute_modules add their
+      // forward again (docs/model.md §7.11).
+      if (plan.attention == AttentionKernel::standard && recomputes_module(plan, RecomputeModule::core_attn))
+        c.recompute = PassCost{0.0, attn.attention_s, attn.memory_s, 0.0};
+      c.recompute.gemm_s += selective_modules_gemms_fwd_s(m, gpu, plan, precision, x);
+      c.recompute.memory_s += selective_modules_memory_fwd_s(m, gpu, plan, micro_batch);
       break;
     case Recompute::full:
       // Re-run the whole block forward, including its 2 TP collectives (Shoeybi/Narayanan: 6 per block).

@@ -6,6 +6,8 @@
 #include "model/consistency.hpp"
 #include "model/fsdp_exposure.hpp"
 #include "model/fp8.hpp"
+#include "model/mla.hpp"
+#include "model/moe_layers.hpp"
 #include "model/moe_memory.hpp"
 #include "model/pipeline_stages.hpp"
 #include "model/recompute.hpp"
@@ -17,8 +19,18 @@ namespace {
 constexpr double kUnitGradBytes = 2.0;     // an FSDP unit's unsharded bf16/fp16 gradients
 constexpr double kLogitBytes = 2.0 + 4.0;  // bf16 logits kept for backward + fp32 copy for the loss
 constexpr double kOuterStateBytes = 8.0;   // DiLoCo: fp32 previous outer parameters + outer momentum
+// DeepSpeed ZeRO-3 gathers parameters per submodule, at most stage3_max_live_parameters resident, prefetching up to
+// stage3_prefetch_bucket_size, and reduces gradients in buckets of reduce_bucket_size elements (defaults of
+// deepspeed/runtime/zero/config.py; docs/model.md §7.6).
+constexpr double kDeepSpeedMaxLiveParams = 1e9;
+constexpr double kDeepSpeedPrefetchParams = 5e7;
+constexpr double kDeepSpeedReduceBucketElements = 5e8;
 StageMemoryTerms memory_terms(const Scenario& s, const StageLayers& stages, const Fp8Use& fp8,
                               bool activations) noexcept;
+// The routed experts of the multi-token-prediction modules: one MoE block's experts per depth (§15.5).
+double mtp_routed_params(const ModelSpec& m) noexcept {
+  return m.mtp_layers * static_cast<double>(m.moe.experts) * expert_params(m);
+}
 }  // namespace
 
 double layer_activation_bytes(const ModelSpec& m, const PlanSpec& plan, int micro_batch) noexcept {
@@ -44,16 +56,26 @@ double layer_activation_bytes(const ModelSpec& m, const PlanSpec& plan, int micr
     return sbh * kept + (flash ? 4.0 * m.heads * static_cast<double>(m.seq_len) / plan.cp * micro_batch / t : 0.0);
   }
   // Not split by TP: QKV input 2, MLP input 2, two norm inputs 4, two dropout masks 1 each [Korthikanti §4.1].
-  const double replicated = 2.0 + 2.0 + 4.0 + 2.0 * d;
+  // recompute_modules layernorm discards the two norms' outputs (the QKV and MLP inputs) and re-runs the norms
+  // from their kept inputs before backward (docs/model.md §7.11).
+  const double norm_outputs = recomputes_module(plan, RecomputeModule::layernorm) ? 0.0 : 2.0 + 2.0;
+  const double replicated = norm_outputs + 4.0 + 2.0 * d;
   // Split by TP: Q 2, K and V 2*g/a each, attention output (projection input) 2, MLP activations
-  // (GELU: input + output = 4f/h; SwiGLU: gate, up, product = 6f/h).
-  const double mlp = (m.ffn_type == FfnType::swiglu ? 6.0 : 4.0) * f_over_h;
-  const double split = 2.0 + 4.0 * kv + 2.0 + mlp;
+  // (GELU: input + output = 4f/h; SwiGLU: gate, up, product = 6f/h). recompute_modules mlp keeps only the dense MLP's
+  // input (counted above), mla_up_proj discards Q, K and V, the outputs of MLA's up-projections (§7.11).
+  const double dense_share = is_moe(m) ? static_cast<double>(dense_layer_count(m)) / m.layers : 1.0;
+  const double mlp_kept = recomputes_module(plan, RecomputeModule::mlp) ? 1.0 - dense_share : 1.0;
+  const double mlp = mlp_kept * (m.ffn_type == FfnType::swiglu ? 6.0 : 4.0) * f_over_h;
+  const double qkv = uses_mla(m) && recomputes_module(plan, RecomputeModule::mla_up_proj) ? 0.0 : 2.0 + 4.0 * kv;
+  const double split = qkv + 2.0 + mlp;
   double bytes = sbh * (replicated / (plan.sequence_parallel ? t : 1.0) + split / t);
 
   // Score-matrix tensors (softmax output 2as^2b, dropout mask as^2b, dropout output 2as^2b) are stored only by
-  // standard attention without selective recompute; FlashAttention keeps O(as) statistics instead.
-  const bool scores_stored = plan.attention == AttentionKernel::standard && plan.recompute == Recompute::none;
+  // standard attention without core-attention recompute; FlashAttention keeps O(as) statistics instead.
+  const bool scores_stored = plan.attention == AttentionKernel::standard &&
+                             (plan.recompute == Recompute::none ||
+                              (plan.recompute == Recompute::selective &&
+                               !recomputes_module(plan, RecomputeModule::core_attn)));
   if (scores_stored) {
     const double a_s2_b = m.heads * static_cast<double>(m.seq_len) / plan.cp * m.seq_len * micro_batch;
     bytes += a_s2_b * (2.0 + 3.0 * d) / t;
@@ -89,13 +111,18 @@ bool model_states_exceed_memory(const Scenario& s, const ParameterCounts& params
     }
     const double states = m.weights_bytes + m.gradients_bytes + m.optimizer_bytes + m.outer_state_bytes +
                           m.runtime_overhead_bytes + m.expert_states_bytes;
-    if (states > usable_memory_bytes(island.gpu, s.runtime)) return true;
+    // No transient allocations, so no allocator reserve: the bound holds for any activations (§7.9).
+    if (states > usable_memory_bytes(island.gpu, s.runtime, MemoryBreakdown{})) return true;
   }
   return false;
 }
 
-double usable_memory_bytes(const GpuSpec& gpu, const RuntimeSpec& runtime) noexcept {
-  return gpu.hbm_bytes * (1.0 - runtime.fragmentation_fraction);
+double allocator_reserve_bytes(const MemoryBreakdown& peak, const RuntimeSpec& runtime) noexcept {
+  return runtime.fragmentation_fraction * (peak.activations_bytes + peak.logits_bytes + peak.fsdp_buffers_bytes);
+}
+
+double usable_memory_bytes(const GpuSpec& gpu, const RuntimeSpec& runtime, const MemoryBreakdown& peak) noexcept {
+  return gpu.hbm_bytes - allocator_reserve_bytes(peak, runtime);
 }
 
 StageMemoryTerms stage_memory_terms(const Scenario& s) noexcept {
@@ -186,7 +213,9 @@ MemoryBreakdown stage_memory(const Scenario& s, const IslandLayout& l, const Par
     const bool tied_copy = params.output_head == 0.0 && position == StagePosition::last;
     stage_params += tied_copy ? params.embedding : params.output_head;
     stage_params += params.final_norm;
-    stage_params += params.mtp;  // MoE hook: multi-token prediction sits with the head (docs/model.md §15.5)
+    // MoE hook: multi-token prediction sits with the head (docs/model.md §15.5); its routed experts are split over
+    // EP x ETP like every MoE block's (below), the rest is dense.
+    stage_params += params.mtp - mtp_routed_params(s.model);
   }
   const double p = stage_params / plan.tp;
 
@@ -222,7 +251,20 @@ MemoryBreakdown stage_memory(const Scenario& s, const IslandLayout& l, const Par
   // FSDP transients: the current and the prefetched unit's gathered weights plus one unit's unsharded
   // gradients [Zhao et al. 2023 §3.2.1, §3.4.2; docs/model.md §7.6]. A unit is plan.fsdp_unit_layers blocks (at
   // most the stage's), or the embedding / head on the stage that holds it when that is larger.
-  if (plan.sharding == Sharding::fsdp || plan.sharding == Sharding::hsdp) {
+  const bool deepspeed = plan.stack == Stack::deepspeed || plan.stack == Stack::deepspeed_2021;
+  if (deepspeed && plan.sharding == Sharding::fsdp) {
+    // DeepSpeed ZeRO-3 gathers one submodule (a matrix, or the embedding) at a time, the resident set capped at
+    // stage3_max_live_parameters unless one submodule is larger, plus the prefetch bucket; gradients leave in
+    // reduce buckets (§7.6).
+    const ModelSpec& m = s.model;
+    const double gated = m.ffn_type == FfnType::swiglu ? 2.0 : 1.0;
+    const double qkv = static_cast<double>(m.hidden) * (m.heads + 2.0 * m.kv_heads) * m.head_dim;
+    double submodule = std::max(static_cast<double>(m.hidden) * m.ffn_hidden * gated, qkv) / plan.tp;
+    if (holds_embedding || holds_head) submodule = std::max(submodule, params.embedding / plan.tp);
+    const double resident = std::max(submodule, std::min(kDeepSpeedMaxLiveParams, params.layer / plan.tp));
+    mem.fsdp_buffers_bytes = kWeightBytes * (resident + kDeepSpeedPrefetchParams) +
+                             kUnitGradBytes * std::min(kDeepSpeedReduceBucketElements, stage_params / plan.tp);
+  } else if (plan.sharding == Sharding::fsdp || plan.sharding == Sharding::hsdp) {
     double unit = fsdp_unit_blocks(plan, layers_per_stage) * params.layer;
     if (holds_embedding || holds_head) unit = std::max(unit, params.embedding);
     unit /= plan.tp;
@@ -265,7 +307,10 @@ MemoryBreakdown stage_memory(const Scenario& s, const IslandLayout& l, const Par
   mem.activations_bytes += terms.fp8_saved_delta_bytes * kept_blocks * in_flight;
   if (holds_head) mem.logits_bytes = terms.logits_bytes;
   mem.runtime_overhead_bytes = s.runtime.runtime_overhead_bytes;
-  mem.expert_states_bytes = expert_states_bytes(s, l, params, layers_per_stage);  // MoE hook (§15.5)
+  // MoE hook (§15.5): the stage's MoE blocks, and on the stage with the head the MTP modules' routed experts, counted
+  // in units of the average block's experts.
+  const double mtp_blocks = holds_head && params.expert_layer > 0 ? mtp_routed_params(s.model) / params.expert_layer : 0.0;
+  mem.expert_states_bytes = expert_states_bytes(s, l, params, layers_per_stage + mtp_blocks);
   return mem;
 }
 

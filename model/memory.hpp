@@ -57,7 +57,13 @@ bool model_states_exceed_memory(const Scenario& scenario) noexcept;
 // The same with `params` == count_parameters(scenario.model) already at hand (the search counts them once).
 bool model_states_exceed_memory(const Scenario& scenario, const ParameterCounts& params) noexcept;
 
-// Memory the tensors may use: HBM minus the fragmentation reserve (docs/model.md §7.8).
-double usable_memory_bytes(const GpuSpec& gpu, const RuntimeSpec& runtime) noexcept;
+// The caching allocator's reserve beside a GPU's peak (docs/model.md §7.8): runtime.fragmentation_fraction of the
+// allocations that come and go within a step (activations, logits, FSDP / ZeRO-3 gather buffers). The model states
+// live in buffers allocated once (Megatron's contiguous param/grad buffers, FSDP's flat parameters, DeepSpeed's flat
+// partitions) and leave no holes.
+double allocator_reserve_bytes(const MemoryBreakdown& peak, const RuntimeSpec& runtime) noexcept;
+
+// Memory the tensors of the GPU whose peak is `peak` may use: HBM minus that peak's allocator reserve (§7.8).
+double usable_memory_bytes(const GpuSpec& gpu, const RuntimeSpec& runtime, const MemoryBreakdown& peak) noexcept;
 
 }  // namespace shardmeter::model

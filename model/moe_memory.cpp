@@ -4,6 +4,7 @@
 
 #include "model/memory.hpp"
 #include "model/moe_layers.hpp"
+#include "model/recompute.hpp"
 #include "model/state_bytes.hpp"
 #include "model/tensor_bytes.hpp"
 
@@ -42,8 +43,11 @@ double moe_extra_activation_bytes(const ModelSpec& m, const PlanSpec& plan, int 
   if (plan.recompute == Recompute::op_selective) return -tokens * 2.0 * m.ffn_hidden / plan.tp * moe_layers / m.layers;
   const double expert_per_f = per_f - (plan.moe_recompute == MoeRecompute::activation ? 2.0 : 0.0);
   const double share = busiest_expert_share(m.moe);
+  // recompute_modules shared_experts checkpoints the shared experts: they keep only their input, the norm's output
+  // the block already counts (docs/model.md §7.11).
+  const double shared_kept = recomputes_module(plan, RecomputeModule::shared_experts) ? 0.0 : 1.0;
   const double moe_mlp = (m.moe.top_k * share * m.moe.expert_ffn_hidden +
-                          static_cast<double>(m.moe.shared_experts) * m.moe.shared_expert_ffn_hidden) *
+                          shared_kept * static_cast<double>(m.moe.shared_experts) * m.moe.shared_expert_ffn_hidden) *
                          expert_per_f / plan.tp;
   // The experts' fc1 input, k routed copies of the block input (2 bytes). The dispatch and combine all-to-alls save
   // nothing for backward (Megatron _AllToAll keeps only split sizes), the (un)permutation keeps only its index maps

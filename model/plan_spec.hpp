@@ -33,6 +33,9 @@ struct PlanSpec {
   Sharding sharding = Sharding::none;
   int shard_group = 0;                // hsdp: GPUs per shard group (0 = one node)
   Recompute recompute = Recompute::selective;
+  // recompute: selective: the submodules re-run, a bit set of RecomputeModule (bit i = value i); default core_attn,
+  // Megatron's default (docs/model.md §7.11).
+  unsigned recompute_modules = 1u;
   int recompute_layers = 0;           // recompute: full: blocks per stage checkpointed whole (0 = all; §7.5)
   int fsdp_unit_layers = 1;           // fsdp/hsdp: transformer blocks per FSDP unit (wrapping granularity; §6.3, §7.6)
   AttentionKernel attention = AttentionKernel::flash;

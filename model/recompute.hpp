@@ -14,4 +14,10 @@ constexpr double recomputed_blocks(const PlanSpec& plan, double layers_per_stage
   return std::min<double>(plan.recompute_layers, layers_per_stage);
 }
 
+// Whether recompute: selective re-runs `module` (plan.recompute_modules; docs/model.md §7.11). False under every other
+// policy: none keeps everything, full and op_selective are their own policies.
+constexpr bool recomputes_module(const PlanSpec& plan, RecomputeModule module) noexcept {
+  return plan.recompute == Recompute::selective && ((plan.recompute_modules >> static_cast<unsigned>(module)) & 1u) != 0;
+}
+
 }  // namespace shardmeter::model

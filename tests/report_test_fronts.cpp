@@ -27,6 +27,7 @@ results::PlanPoint plan_point(const PlanPoint& p) {
   s.plan.ep_dispatcher = p.ep_dispatcher;
   s.plan.ep_overlap = p.ep_overlap;
   s.plan.moe_recompute = p.moe_recompute;
+  s.plan.recompute_modules = p.recompute_modules;
   s.model.ffn_hidden = p.ffn_hidden;
   s.model.ffn_type = m::FfnType::swiglu;
   s.model.vocab = 128256;

@@ -44,6 +44,7 @@ struct PlanPoint {
   model::EpDispatcher ep_dispatcher = model::EpDispatcher::alltoall;
   bool ep_overlap = false;
   model::MoeRecompute moe_recompute = model::MoeRecompute::none;
+  unsigned recompute_modules = 1u;  // plan.recompute_modules (bit set; core_attn)
   bool feasible = true;
   double cost_usd = 1e6;
   double tokens_per_s = 1e6;

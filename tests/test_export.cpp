@@ -936,3 +936,40 @@ TEST_CASE("export headers carry the row's model-range warnings and its effective
   // No warning bits: no warning line.
   CHECK_THAT(Exporter(PlanPoint{}).run(results::ExportFormat::megatron).text, !Catch::Contains("# warning:"));
 }
+
+TEST_CASE("plan.recompute_modules: megatron writes the modules, torchtitan and deepspeed refuse them (docs/model.md §7.11)",
+          "[export][megatron]") {
+  PlanPoint p = deepseek_v3();
+  p.moe_recompute = m::MoeRecompute::none;   // the parser keeps it in step with the bits (no moe module here)
+  p.recompute_modules = (1u << static_cast<unsigned>(m::RecomputeModule::core_attn)) |
+                        (1u << static_cast<unsigned>(m::RecomputeModule::layernorm)) |
+                        (1u << static_cast<unsigned>(m::RecomputeModule::mla_up_proj));
+  const Exporter e(p);
+  CHECK(e.plan.recompute_modules == "core_attn layernorm mla_up_proj");
+  const auto a = megatron_args(e.run(results::ExportFormat::megatron).text);
+  CHECK(a.at("--recompute-granularity") == "selective");
+  CHECK(a.at("--recompute-modules") == "core_attn layernorm mla_up_proj");
+  const auto j = nlohmann::json::parse(e.run(results::ExportFormat::plan_json).text);
+  CHECK(j["plan"]["recompute_modules"] == "core_attn layernorm mla_up_proj");
+  // A dense plan with layernorm and mlp: the formats without Megatron's module list refuse and say which.
+  PlanPoint dense;
+  dense.recompute_modules = (1u << static_cast<unsigned>(m::RecomputeModule::core_attn)) |
+                            (1u << static_cast<unsigned>(m::RecomputeModule::layernorm)) |
+                            (1u << static_cast<unsigned>(m::RecomputeModule::mlp));
+  CHECK(megatron_args(Exporter(dense).run(results::ExportFormat::megatron).text).at("--recompute-modules") ==
+        "core_attn mlp layernorm");
+  dense.sharding = m::Sharding::fsdp;   // a layout torchtitan and DeepSpeed take otherwise
+  dense.tp = 1;
+  dense.pp = 1;
+  dense.sequence_parallel = false;
+  const Exporter x(dense);
+  CHECK_THROWS_WITH(x.run(results::ExportFormat::torchtitan), Catch::Contains("plan.recompute_modules mlp layernorm"));
+  CHECK_THROWS_WITH(x.run(results::ExportFormat::torchtitan_py), Catch::Contains("plan.recompute_modules mlp layernorm"));
+  CHECK_THROWS_WITH(x.run(results::ExportFormat::deepspeed), Catch::Contains("plan.recompute_modules mlp layernorm"));
+  // plan.moe_recompute (which a search axis may set) names the MoE module, whatever the bits say.
+  p.moe_recompute = m::MoeRecompute::layer;
+  CHECK(Exporter(p).plan.recompute_modules == "core_attn layernorm mla_up_proj moe");
+  // core_attn and the MoE module alone (what plan.recompute and plan.moe_recompute say) add no plan-json key.
+  const Exporter d(deepseek_v3());
+  CHECK(d.run(results::ExportFormat::plan_json).text.find("recompute_modules") == std::string::npos);
+}

@@ -153,3 +153,38 @@ TEST_CASE("The island step's fullest rank is the largest of rank 0, rank 1 and t
   CHECK(equal_blocks > 100);     // 264: rank 1 is not sized
   CHECK(middle_fuller > 10);     // 175: rank 1 is sized and decides
 }
+
+TEST_CASE("The allocator reserve is the fragmentation fraction of the transient allocations only (docs/model.md §7.8)") {
+  MemoryBreakdown m;
+  m.weights_bytes = 10e9;       // model states: flat buffers, no reserve
+  m.gradients_bytes = 20e9;
+  m.optimizer_bytes = 5e9;
+  m.activations_bytes = 30e9;   // churning allocations
+  m.logits_bytes = 2e9;
+  m.fsdp_buffers_bytes = 8e9;
+  m.runtime_overhead_bytes = 1e9;
+  model::RuntimeSpec rt;
+  rt.fragmentation_fraction = 0.07;
+  // 0.07 x (30 + 2 + 8) GB = 2.8 GB; an 80 GiB H100 (85,899,345,920 B) keeps 83,099,345,920 B for the tensors.
+  CHECK(model::allocator_reserve_bytes(m, rt) == Approx(2.8e9));
+  model::GpuSpec gpu;
+  gpu.hbm_bytes = 85899345920.0;
+  CHECK(model::usable_memory_bytes(gpu, rt, m) == Approx(83099345920.0));
+  // Without transient allocations (the memory screen) the whole HBM is usable.
+  CHECK(model::usable_memory_bytes(gpu, rt, MemoryBreakdown{}) == Approx(85899345920.0));
+}
+
+TEST_CASE("DeepSpeed ZeRO-3 gathers one submodule at a time, not a whole block (docs/model.md §7.6)") {
+  // GPT-3 175B (h 12288, GELU f = 4h) on 64 GPUs, ZeRO-3, no TP: the largest submodule is fc1, 12288 x 49152 =
+  // 603,979,776 parameters, under stage3_max_live_parameters (1e9); a block is 12 h^2 = 1,811,939,328 > 1e9, so the
+  // resident set is the 1e9 cap. Buffers = 2 B x (1e9 + 5e7 prefetch) + 2 B x 5e8 (reduce bucket) = 3.1e9 bytes.
+  model::Scenario s = test::gpt3_on_a100(64, 1, 1);
+  s.plan.sharding = Sharding::fsdp;
+  s.plan.stack = model::Stack::deepspeed_2021;
+  s.model.bias = false;
+  // The first stage holds the embedding (51200 x 12288 = 629,145,600 < 1e9), which does not change the cap.
+  CHECK(memory_of(s).fsdp_buffers_bytes == Approx(2.0 * (1e9 + 5e7) + 2.0 * 5e8));
+  // PyTorch FSDP on the same plan gathers whole blocks: 6 bytes x one block's parameters, several times more.
+  s.plan.stack = model::Stack::torch_fsdp1;
+  CHECK(memory_of(s).fsdp_buffers_bytes > 3.0 * (2.0 * (1e9 + 5e7) + 2.0 * 5e8));
+}

@@ -18,6 +18,7 @@
 #include "model/mla.hpp"
 #include "model/moe_layers.hpp"
 #include "model/moe_cost.hpp"
+#include "model/memory.hpp"
 #include "model/moe_memory.hpp"
 #include "model/parameters.hpp"
 #include "model_fixtures.hpp"
@@ -563,4 +564,21 @@ TEST_CASE("fp8 MoE blocks save the experts' GEMM inputs in fp8 (Transformer Engi
   CHECK(m::fp8_saved_activation_delta_bytes(s.model, s.plan, 2, te) == Approx(-192.0));
   // torchao keeps 16-bit inputs: nothing changes.
   CHECK(m::fp8_saved_activation_delta_bytes(s.model, s.plan, 2, m::fp8_use(m::Precision::fp8, m::Stack::torch_fsdp2)) == 0.0);
+}
+
+TEST_CASE("The MTP module's routed experts are split over EP like every MoE block's (docs/model.md §15.5)") {
+  m::Scenario s = tiny_scenario(4);
+  const m::IslandLayout l = m::make_layout(s.cluster.islands[0], s.plan);
+  const auto only = [&](const m::Scenario& sc) {
+    return m::stage_memory(sc, l, m::count_parameters(sc.model), 8, m::StagePosition::only);
+  };
+  const m::MemoryBreakdown without = only(s);
+  s.model.mtp_layers = 1;
+  const m::ParameterCounts p = m::count_parameters(s.model);
+  const m::MemoryBreakdown with = only(s);
+  // One MTP depth holds one MoE block's 4 experts of 144 = 576 routed parameters: 576 / EP 4 = 144 per GPU, a third
+  // of the 3 MoE blocks' 3 x 576 / 4 = 432, so the expert states grow by a third. The rest of the module is dense,
+  // 2 bytes of weights each.
+  CHECK(with.expert_states_bytes == Approx(without.expert_states_bytes * (432.0 + 144.0) / 432.0));
+  CHECK(with.weights_bytes - without.weights_bytes == Approx(2.0 * (p.mtp - 576.0)));
 }

@@ -8,27 +8,13 @@
 #include "model/memory.hpp"
 #include "model/parameters.hpp"
 #include "model_fixtures.hpp"
+#include "small_block_fixture.hpp"
 
 using namespace shardmeter;
 using namespace shardmeter::model;
 
-namespace {
-// h 1024, 8 query and 8 key/value heads of 128, SwiGLU f 4096, sequence 1024, no dropout.
-ModelSpec small_block() {
-  ModelSpec m = test::llama3_8b();
-  m.hidden = 1024;
-  m.heads = 8;
-  m.kv_heads = 8;
-  m.head_dim = 128;
-  m.ffn_hidden = 4096;
-  m.seq_len = 1024;
-  m.dropout = false;
-  return m;
-}
-}  // namespace
-
 TEST_CASE("op_selective: a block keeps the odd matmuls' outputs, attention's and the block input (§7.5)") {
-  const ModelSpec m = small_block();
+  const ModelSpec m = test::small_block();
   PlanSpec plan;
   plan.recompute = Recompute::op_selective;
   // sbh = 1 x 1024 x 1024 = 1,048,576. Kept, t = 1: input 2 + w2 output 2 + (Q 2 + V 2 g/a = 2 + attention
@@ -45,7 +31,7 @@ TEST_CASE("op_selective: a block keeps the odd matmuls' outputs, attention's and
 }
 
 TEST_CASE("op_selective: HFU adds wk, wo and the MLP's second matmul of every block (§7.5)") {
-  const ModelSpec m = small_block();
+  const ModelSpec m = test::small_block();
   // Per block and sequence: 2 s (h (g + a) d + h f) = 2 x 1024 x (1024 x 2048 + 1024 x 4096)
   // = 2048 x 6,291,456 = 12,884,901,888 FLOPs; 32 blocks (llama3_8b's layer count kept).
   const FlopCounts f = count_flops(m, Recompute::op_selective, 1.0);

@@ -75,8 +75,8 @@ TEST_CASE("unknown enum value lists the allowed ones") {
 TEST_CASE("unknown GPU lists the catalog") {
   check_rejected("bad_unknown_gpu.yaml", "bad_unknown_gpu.yaml:8:12",
                  "cluster.islands.0.gpu = h100 is not a known GPU (did you mean h100-sxm?); known: a10, a100-sxm-40gb, "
-                 "a100-sxm-80gb, a10g, b200, b300, gb200, gb300, h100-pcie, h100-sxm, h20, h200-sxm, l4, l40, l40s, mi300x, "
-                 "mi325x, rtx-4090, v100-sxm2-16gb; or give "
+                 "a100-sxm-80gb, a10g, b200, b300, gb200, gb300, h100-pcie, h100-sxm, h20, h200-sxm, h800, l4, l40, l40s, "
+                 "mi300x, mi325x, rtx-4090, v100-sxm2-16gb; or give "
                  "an inline map of GPU fields");
 }
 

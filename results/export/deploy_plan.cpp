@@ -150,6 +150,18 @@ DeployPlan make_deploy_plan(const Row& r, std::size_t row_index, const model::Sc
   // The stack column (files since the stack was stated everywhere); older files take it from the rebuilt scenario.
   if (r.find("stack") != r.end()) p.stack = text(r, "stack");
   else if (s != nullptr) p.stack = std::string(enum_name(s->plan.stack));
+  if (s != nullptr && s->plan.recompute == model::Recompute::selective) {
+    // moe_act / moe as plan.moe_recompute says (the model reads it; a search axis may have set it).
+    const auto bit = [](model::RecomputeModule x) { return 1u << static_cast<unsigned>(x); };
+    unsigned modules = s->plan.recompute_modules & ~(bit(model::RecomputeModule::moe_act) | bit(model::RecomputeModule::moe));
+    if (s->plan.moe_recompute == model::MoeRecompute::activation) modules |= bit(model::RecomputeModule::moe_act);
+    if (s->plan.moe_recompute == model::MoeRecompute::layer) modules |= bit(model::RecomputeModule::moe);
+    for (const auto& v : model::enum_names<model::RecomputeModule>())
+      if ((modules >> static_cast<unsigned>(v.value)) & 1u) {
+        if (!p.recompute_modules.empty()) p.recompute_modules += ' ';
+        p.recompute_modules += v.name;
+      }
+  }
   p.ep = moe_column<std::int64_t>(r, "ep", 1);
   p.etp = moe_column<std::int64_t>(r, "etp", 1);
   p.ep_dispatcher = moe_column<std::string>(r, "ep_dispatcher", "alltoall");
@@ -246,6 +258,32 @@ DeployPlan make_deploy_plan(const Row& r, std::size_t row_index, const model::Sc
   p.batch_per_job = p.diloco() ? p.global_batch / std::max<std::int64_t>(1, static_cast<std::int64_t>(p.islands.size()))
                                : p.global_batch;
   return p;
+}
+
+}  // namespace shardmeter::results
+
+namespace shardmeter::results {
+
+std::string DeployPlan::recompute_modules_beyond_megatron_default() const {
+  if (recompute_modules.empty()) return "";
+  std::string beyond;
+  bool core_attn = false;
+  std::size_t at = 0;
+  while (at < recompute_modules.size()) {
+    const std::size_t end = std::min(recompute_modules.find(' ', at), recompute_modules.size());
+    const std::string word = recompute_modules.substr(at, end - at);
+    at = end + 1;
+    if (word == "core_attn") core_attn = true;
+    else if (word != "moe_act" && word != "moe") {
+      if (!beyond.empty()) beyond += ' ';
+      beyond += word;
+    }
+  }
+  if (!core_attn) {
+    if (!beyond.empty()) beyond += ' ';
+    beyond += "(no core_attn)";
+  }
+  return beyond;
 }
 
 }  // namespace shardmeter::results

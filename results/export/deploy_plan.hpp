@@ -93,6 +93,9 @@ struct DeployPlan {
   bool ep_overlap = false;
   bool fp8_params = false;                    // training.fp8_params (rebuilt scenario; no column): fp8 weight gathers
   std::string moe_recompute = "none";         // "none" | "activation" | "layer" (rebuilt scenario; no column)
+  // plan.recompute_modules of the rebuilt scenario under recompute selective, Megatron's names in declaration order
+  // (docs/model.md §7.11); empty when not rebuilt or not selective (then core_attn plus moe_recompute's module).
+  std::string recompute_modules;
   std::string stack;                          // plan.stack of the rebuilt scenario; empty when it was not rebuilt
   std::int64_t diloco_inner_steps = 0, diloco_outer_bits = 32, diloco_fragments = 1, diloco_overlap_steps = 0;
   std::int64_t total_gpus = 0;
@@ -121,6 +124,9 @@ struct DeployPlan {
   // With recompute full and recompute_layers N > 0: the blocks checkpointed whole on the fullest stage, min(N, its
   // blocks) (docs/model.md §7.5 counts N per physical stage).
   std::int64_t recomputed_stage_layers() const { return std::min(recompute_layers, fullest_stage_layers()); }
+  // The recompute_modules a format without Megatron's module list cannot express: any of mlp, layernorm,
+  // mla_up_proj, shared_experts, or a list without core_attn; "" when there is none.
+  std::string recompute_modules_beyond_megatron_default() const;
   // Blocks per pipeline rank as the model costs them (model/pipeline_stages.hpp, docs/model.md §5.4).
   model::StageLayers stages() const;
   // Blocks on rank r (0 <= r < pp).

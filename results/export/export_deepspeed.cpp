@@ -86,6 +86,9 @@ void check(const DeployPlan& p) {
     if (p.moe_recompute != "none") refuse("plan.moe_recompute " + p.moe_recompute + ": recompute lives in the model code");
     if (m.mla()) refuse("multi-head latent attention: no DeepSpeed module or key for it");
   }
+  if (const std::string beyond = p.recompute_modules_beyond_megatron_default(); !beyond.empty())
+    throw ExportError(kFormat, "plan.recompute_modules " + beyond + ": DeepSpeed has no per-module recompute key "
+                               "(activation checkpointing wraps what the model code passes it)");
   if (p.interleave > 1)
     throw ExportError(kFormat, fmt::format("interleaved pipeline stages (interleave = {}): the pipeline engine runs one "
                                            "stage per rank", p.interleave));

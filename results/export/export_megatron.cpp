@@ -337,7 +337,11 @@ Exported export_megatron(const DeployPlan& p, const ExportSource& source) {
                                  : p.moe_recompute == "activation" ? "moe_act"
                                  : p.moe_recompute == "layer"      ? "moe"
                                                                    : "";
-  if (p.recompute != "full" && !moe_module.empty()) {
+  if (p.recompute == "selective" && !p.recompute_modules.empty() && p.recompute_modules != "core_attn") {
+    // plan.recompute_modules (docs/model.md §7.11) as written, the moe modules included (TC:1763-1832).
+    arg("--recompute-granularity selective");
+    arg("--recompute-modules " + p.recompute_modules);
+  } else if (p.recompute != "full" && !moe_module.empty()) {
     arg("--recompute-granularity selective");
     arg(std::string("--recompute-modules ") + (p.recompute == "selective" ? "core_attn " : "") + moe_module);
   } else if (p.recompute == "selective") {

@@ -89,6 +89,8 @@ Exported export_plan_json(const DeployPlan& p, const ExportSource& source) {
   plan["overlap_grad_reduce"] = p.overlap_grad_reduce;
   plan["overlap_param_gather"] = p.overlap_param_gather;
   plan["recompute_layers"] = p.recompute_layers;
+  // Only when plan.recompute and plan.moe_recompute do not already say it (docs/model.md §7.11).
+  if (!p.recompute_modules_beyond_megatron_default().empty()) plan["recompute_modules"] = p.recompute_modules;
   plan["reshard_after_forward"] = p.reshard_after_forward;
   plan["tp_comm_overlap"] = p.tp_comm_overlap;
   plan["tp_dgrad_overlap"] = p.tp_dgrad_overlap;

@@ -135,6 +135,10 @@ std::vector<TorchtitanField> torchtitan_training_fields(TorchtitanTarget target,
 
 TorchtitanCheckpointing torchtitan_checkpointing(TorchtitanTarget target, std::string_view format,
                                                  const DeployPlan& p) {
+  if (const std::string beyond = p.recompute_modules_beyond_megatron_default(); !beyond.empty())
+    throw ExportError(std::string(format), "plan.recompute_modules " + beyond + ": [activation_checkpoint] "
+                                           "checkpoints whole blocks (full) or ops by policy (selective), not "
+                                           "Megatron's modules");
   if (p.recompute == "op_selective") return {"selective", target == TorchtitanTarget::v0_2_2 ? "op" : "", ""};
   if (p.recompute == "selective")
     return {"none", "", "ShardMeter's selective = Megatron's core-attention recompute, which FlashAttention "

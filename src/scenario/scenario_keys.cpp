@@ -220,6 +220,7 @@ std::vector<SectionKeys> shipped_sections() {
     {"sharding", "", "", D::value("none"), {}, "Data-parallel sharding (none = plain DDP)", member<&m::PlanSpec::sharding>},
     {"shard_group", "", "GPUs", D::value("0", "{} (= one node)"), R::between(0, kMaxDegree), "hsdp: GPUs per shard group", member<&m::PlanSpec::shard_group>},
     {"recompute", "", "", D::value("selective"), {}, "Activation recomputation: selective = Megatron core attention, op_selective = torchtitan per-op policy (docs/model.md §7.5)", member<&m::PlanSpec::recompute>},
+    {"recompute_modules", "names", "", D::value("core_attn"), {}, "recompute: selective only: the submodules re-run in backward, space- or comma-separated, of core_attn mlp moe_act layernorm mla_up_proj moe shared_experts (Megatron --recompute-modules; moe_act / moe set plan.moe_recompute to activation / layer; docs/model.md §7.11)"},
     {"fsdp_unit_layers", "", "blocks", D::value("1"), R::between(1, 1e6), "fsdp / hsdp only: transformer blocks per FSDP unit (gathered and freed together; more than a stage holds = one unit per stage; docs/model.md §6.3, §7.6)", member<&m::PlanSpec::fsdp_unit_layers>},
     {"recompute_layers", "", "blocks per stage", D::value("0", "{} (= all blocks)"), R::between(0, 1e6), "recompute: full only: blocks per pipeline stage checkpointed whole, the rest keep all activations (Megatron --recompute-num-layers; docs/model.md §7.5)", member<&m::PlanSpec::recompute_layers>},
     {"attention", "", "", D::value("flash"), {}, "Attention kernel", member<&m::PlanSpec::attention>},
@@ -251,7 +252,7 @@ std::vector<SectionKeys> shipped_sections() {
     {"efficiency_loss_per_h_doubling", "", "", D::value("0"), R::between(0, 0.9), "Extra token efficiency lost per doubling of H beyond 30, on top of the fitted model", member<&m::DilocoSpec::efficiency_loss_per_h_doubling>},
   }},
   {Section::runtime, "runtime:", "", {
-    {"fragmentation_fraction", "", "fraction of HBM", D::value("0.07"), R::between(0, 0.5), "Allocator fragmentation reserve (0 to 0.5)", member<&m::RuntimeSpec::fragmentation_fraction>},
+    {"fragmentation_fraction", "", "fraction", D::value("0.07"), R::between(0, 0.5), "Allocator fragmentation reserve, fraction of the transient allocations (activations, logits, FSDP buffers; 0 to 0.5)", member<&m::RuntimeSpec::fragmentation_fraction>},
     {"runtime_overhead_gb", "", "GB", D::value("1.0"), R::between(0, 1e6), "CUDA context + NCCL buffers per GPU", converted<&gb_to_bytes, &m::RuntimeSpec::runtime_overhead_bytes>},
   }},
   {Section::goodput, "goodput:", "", {

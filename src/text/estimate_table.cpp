@@ -133,7 +133,7 @@ void describe_time(std::string& out, const m::Estimate& e) {
 }
 
 void describe_memory(std::string& out, const m::Scenario& s, const m::Estimate& e) {
-  row(out, "Memory per GPU", fmt::format("{} of {} usable (HBM less {} fragmentation reserve)",
+  row(out, "Memory per GPU", fmt::format("{} of {} usable (HBM less an allocator reserve of {} of the transient allocations)",
                                          gb(e.memory_per_gpu_bytes), gb(e.memory_capacity_bytes),
                                          percent(s.runtime.fragmentation_fraction)));
   const m::MemoryBreakdown& mem = e.memory;

@@ -171,6 +171,12 @@ std::vector<ValidationRun> load_validation_runs(const std::string& csv_path, con
     r.use = parse_use(row, csv_path);
     r.fully_specified = row.at("fully_specified") == "true";
     r.line = row.line;
+    // Peak memory per GPU as the source publishes it, in GiB (PyTorch's counters and torchtitan report GiB).
+    if (const std::string gib = row.optional("published_memory_gib"); !gib.empty()) {
+      r.published_memory_bytes = parse_number(row, "published_memory_gib", csv_path) * 1024.0 * 1024.0 * 1024.0;
+      if (r.published_memory_bytes <= 0)
+        throw ScenarioError({csv_path, row.line, 0}, "published_memory_gib", gib, "must be positive");
+    }
     r.published_value = parse_number(row, "value", csv_path);
     r.scenario = parse_scenario(row_document(row, csv_path), catalog);
     const auto gpu = catalog.gpus.find(row.at("gpu"));
@@ -187,21 +193,44 @@ void predict(std::vector<ValidationRun>& runs) {
     const model::Estimate e = model::evaluate(r.scenario);
     r.predicted_step_s = e.step_time_s;
     r.predicted_fits = e.feasible;
+    r.predicted_memory_bytes = e.memory_per_gpu_bytes;
+    r.memory_capacity_bytes = e.memory_capacity_bytes;
+    r.memory = e.memory;
+    // The allocator's peak reserved bytes: the tensors plus the allocator reserve (HBM less the usable capacity),
+    // without the runtime overhead (CUDA context, NCCL buffers) that torch.cuda's counters do not include.
+    const double hbm = r.scenario.cluster.islands[0].gpu.hbm_bytes;
+    r.predicted_reserved_bytes =
+        e.memory_per_gpu_bytes - e.memory.runtime_overhead_bytes + (hbm - e.memory_capacity_bytes);
     r.rejected = e.reject_reason == model::RejectReason::out_of_memory ? model::RejectReason::none : e.reject_reason;
   }
 }
 
-ErrorSummary summarize(const std::vector<const ValidationRun*>& runs) {
+namespace {
+
+// MAPE, worst error and the out-of-memory verdicts over `runs`, with `error` the signed relative error of a row.
+template <class Error>
+ErrorSummary summarize_errors(const std::vector<const ValidationRun*>& runs, Error error) {
   ErrorSummary s;
   double sum = 0;
   for (const ValidationRun* r : runs) {
-    const double e = std::fabs(r->error()) * 100.0;
+    const double e = std::fabs(error(*r)) * 100.0;
     sum += e;
     s.worst = std::max(s.worst, e);
+    if (!r->predicted_fits) ++s.oom_false;
     ++s.runs;
   }
   s.mape = s.runs > 0 ? sum / s.runs : 0.0;
   return s;
+}
+
+}  // namespace
+
+ErrorSummary summarize_memory(const std::vector<const ValidationRun*>& runs) {
+  return summarize_errors(runs, [](const ValidationRun& r) { return r.memory_error(); });
+}
+
+ErrorSummary summarize(const std::vector<const ValidationRun*>& runs) {
+  return summarize_errors(runs, [](const ValidationRun& r) { return r.error(); });
 }
 
 }  // namespace shardmeter::cli

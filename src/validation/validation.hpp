@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "model/estimate.hpp"
 #include "model/reject_reason.hpp"
 #include "model/scenario.hpp"
 #include "src/scenario/catalog.hpp"
@@ -27,9 +28,19 @@ struct ValidationRun {
   bool convertible = true;       // false when the source's FLOP convention is unknown
   double predicted_step_s = 0;
   bool predicted_fits = true;    // the model thinks the plan fits in memory
+  double predicted_memory_bytes = 0;   // the model's peak memory of the fullest GPU
+  double memory_capacity_bytes = 0;    // its usable HBM (docs/model.md §7.8)
+  model::MemoryBreakdown memory{};     // the fullest GPU's memory by tensor class
+  // Peak memory per GPU the source publishes (published_memory_gib column; 0 = not published) and the model's figure
+  // for the same quantity: the allocator's peak reserved bytes, i.e. the tensors plus the allocator reserve, without
+  // the CUDA context and communication buffers PyTorch's counters do not see (docs/accuracy.md, memory validation).
+  double published_memory_bytes = 0;
+  double predicted_reserved_bytes = 0;
   model::RejectReason rejected = model::RejectReason::none;  // an inconsistent row (never out_of_memory)
   double error() const { return (predicted_step_s - measured_step_s) / measured_step_s; }
   bool scored() const { return use != RowUse::reference && convertible && rejected == model::RejectReason::none; }
+  bool memory_scored() const { return published_memory_bytes > 0 && rejected == model::RejectReason::none; }
+  double memory_error() const { return (predicted_reserved_bytes - published_memory_bytes) / published_memory_bytes; }
 };
 
 std::string_view to_string(RowUse use) noexcept;
@@ -49,7 +60,10 @@ struct ErrorSummary {
   int runs = 0;
   double mape = 0;       // mean absolute percentage error, in percent
   double worst = 0;      // largest absolute error, in percent
+  int oom_false = 0;     // published runs (they ran) the model calls out of memory: the target is 0
 };
 ErrorSummary summarize(const std::vector<const ValidationRun*>& runs);
+// The same over the rows' peak-memory errors (memory_error; rows with a published figure).
+ErrorSummary summarize_memory(const std::vector<const ValidationRun*>& runs);
 
 }  // namespace shardmeter::cli

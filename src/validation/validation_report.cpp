@@ -18,13 +18,16 @@ std::string row_note(const ValidationRun& r) {
   if (!r.convertible) return "source's FLOP convention unknown: not scored";
   if (r.rejected != model::RejectReason::none) return "inconsistent plan: not scored";
   std::string note;
-  if (!r.predicted_fits) note = "model: does not fit in memory";
+  if (!r.predicted_fits)
+    note = fmt::format("model: does not fit in memory ({:.1f} of {:.1f} GB)", r.predicted_memory_bytes / 1e9,
+                       r.memory_capacity_bytes / 1e9);
   if (r.use == RowUse::reference) note += note.empty() ? "reference: not scored" : "; reference: not scored";
   return note;
 }
 
 std::string summary_line(const std::string& label, const ErrorSummary& s) {
-  return fmt::format("  {:<28} {:>4} runs  MAPE {:5.1f}%  worst {:5.1f}%\n", label, s.runs, s.mape, s.worst);
+  return fmt::format("  {:<28} {:>4} runs  MAPE {:5.1f}%  worst {:5.1f}%  oom_false {}\n", label, s.runs, s.mape,
+                     s.worst, s.oom_false);
 }
 
 // The rows each summary is taken over, gathered once for the text and the JSON report.
@@ -32,6 +35,8 @@ struct Groups {
   std::map<std::string, std::vector<const ValidationRun*>> by_source;
   std::map<std::string, std::vector<const ValidationRun*>> by_use;
   std::vector<const ValidationRun*> scored, korthikanti, fully_specified;
+  std::map<std::string, std::vector<const ValidationRun*>> memory_by_source;  // rows with a published peak memory
+  std::vector<const ValidationRun*> memory;
 };
 
 Groups group_runs(const std::vector<ValidationRun>& runs) {
@@ -45,6 +50,10 @@ Groups group_runs(const std::vector<ValidationRun>& runs) {
     }
     if (comparable) g.by_use[std::string(to_string(r.use))].push_back(&r);
     if (comparable && r.source_group == "korthikanti-table5") g.korthikanti.push_back(&r);
+    if (r.memory_scored()) {
+      g.memory_by_source[r.source_group].push_back(&r);
+      g.memory.push_back(&r);
+    }
   }
   return g;
 }
@@ -78,6 +87,19 @@ nlohmann::json rows_json(const std::vector<ValidationRun>& runs) {
     row["measured"] = r.convertible ? nlohmann::json(r.measured_step_s) : nlohmann::json();
     row["predicted"] = comparable ? nlohmann::json(r.predicted_step_s) : nlohmann::json();
     row["error_pct"] = comparable ? nlohmann::json(100 * r.error()) : nlohmann::json();
+    row["fits"] = r.predicted_fits;  // false: the model calls a run that ran out of memory
+    row["memory_gb"] = r.rejected == model::RejectReason::none ? nlohmann::json(r.predicted_memory_bytes / 1e9)
+                                                                : nlohmann::json();
+    row["capacity_gb"] = r.memory_capacity_bytes / 1e9;
+    row["published_memory_gb"] = r.published_memory_bytes > 0 ? nlohmann::json(r.published_memory_bytes / 1e9)
+                                                                : nlohmann::json();
+    row["predicted_reserved_gb"] = r.memory_scored() ? nlohmann::json(r.predicted_reserved_bytes / 1e9) : nlohmann::json();
+    row["memory_error_pct"] = r.memory_scored() ? nlohmann::json(100 * r.memory_error()) : nlohmann::json();
+    const model::MemoryBreakdown& m = r.memory;
+    row["memory_by_class_gb"] = {{"weights", m.weights_bytes / 1e9},      {"gradients", m.gradients_bytes / 1e9},
+                                 {"optimizer", m.optimizer_bytes / 1e9},  {"activations", m.activations_bytes / 1e9},
+                                 {"fsdp_buffers", m.fsdp_buffers_bytes / 1e9}, {"logits", m.logits_bytes / 1e9},
+                                 {"runtime", m.runtime_overhead_bytes / 1e9}, {"experts", m.expert_states_bytes / 1e9}};
     rows.push_back(row);
   }
   return rows;
@@ -87,7 +109,8 @@ nlohmann::json groups_json(const std::map<std::string, std::vector<const Validat
   nlohmann::json groups = nlohmann::json::array();
   for (const auto& [source, rows] : by_source) {
     const ErrorSummary e = summarize(rows);
-    groups.push_back({{"source", source}, {"runs", e.runs}, {"mape_pct", e.mape}, {"worst_pct", e.worst}});
+    groups.push_back({{"source", source}, {"runs", e.runs}, {"mape_pct", e.mape}, {"worst_pct", e.worst},
+                      {"oom_false", e.oom_false}});
   }
   return groups;
 }
@@ -97,7 +120,7 @@ nlohmann::json groups_json(const std::map<std::string, std::vector<const Validat
 std::string format_validation_report(const std::vector<ValidationRun>& runs) {
   std::string text = row_lines(runs);
   Groups g = group_runs(runs);
-  auto& [by_source, by_use, scored, korthikanti, fully_specified] = g;
+  auto& [by_source, by_use, scored, korthikanti, fully_specified, memory_by_source, memory] = g;
   text += "\nMAPE per source (scored rows: calibrate + holdout):\n";
   for (const auto& [source, rows] : by_source) text += summary_line(source, summarize(rows));
   text += "\nMAPE per use:\n";
@@ -111,7 +134,15 @@ std::string format_validation_report(const std::vector<ValidationRun>& runs) {
         "(best published analytical model, Calculon: 3.65% average, 8.9% worst)\n",
         k.runs, k.mape, k.worst);
   }
+  if (!memory.empty()) {
+    text += "\nPeak memory per GPU against the published figure (rows whose source publishes it; tensors + allocator "
+            "reserve against the allocator's peak reserved bytes):\n";
+    for (const auto& [source, rows] : memory_by_source) text += summary_line(source, summarize_memory(rows));
+    const ErrorSummary m = summarize_memory(memory);
+    text += fmt::format("memory MAPE {:.1f}% over {} runs (worst {:.1f}%)\n", m.mape, m.runs, m.worst);
+  }
   const ErrorSummary all = summarize(scored);
+  text += fmt::format("\nout of memory by the model (oom_false): {} of {} scored runs\n", all.oom_false, all.runs);
   text += fmt::format("\noverall MAPE {:.1f}% over {} runs\n", all.mape, all.runs);
   return text;
 }
@@ -125,11 +156,19 @@ std::string validation_json(const std::vector<ValidationRun>& runs, const std::v
   const ErrorSummary all = summarize(g.scored);
   j["overall_mape_pct"] = all.mape;
   j["overall_runs"] = all.runs;
+  j["overall_oom_false"] = all.oom_false;
+  nlohmann::json memory_groups = nlohmann::json::array();
+  for (const auto& [source, rows] : g.memory_by_source) {
+    const ErrorSummary e = summarize_memory(rows);
+    memory_groups.push_back({{"source", source}, {"runs", e.runs}, {"mape_pct", e.mape}, {"worst_pct", e.worst}});
+  }
+  const ErrorSummary mem = summarize_memory(g.memory);
+  j["memory"] = {{"groups", memory_groups}, {"mape_pct", mem.mape}, {"worst_pct", mem.worst}, {"runs", mem.runs}};
   if (heldout) {
     const Groups h = group_runs(*heldout);
     const ErrorSummary e = summarize(h.scored);
     j["heldout"] = {{"rows", rows_json(*heldout)}, {"groups", groups_json(h.by_source)}, {"mape_pct", e.mape},
-                    {"worst_pct", e.worst}, {"runs", e.runs}};
+                    {"worst_pct", e.worst}, {"runs", e.runs}, {"oom_false", e.oom_false}};
   }
   if (!decentralized.empty()) j["decentralized"] = nlohmann::json::parse(decentralized);
   return results::json_text(j);
@@ -142,7 +181,8 @@ std::string format_heldout_report(const std::vector<ValidationRun>& runs) {
   text += "\nHeld-out runs by source:\n";
   for (const auto& [source, rows] : g.by_source) text += summary_line(source, summarize(rows));
   const ErrorSummary all = summarize(g.scored);
-  text += fmt::format("\nheld-out MAPE {:.1f}% over {} runs (worst {:.1f}%)\n", all.mape, all.runs, all.worst);
+  text += fmt::format("\nheld-out MAPE {:.1f}% over {} runs (worst {:.1f}%), oom_false {}\n", all.mape, all.runs, all.worst,
+                      all.oom_false);
   return text;
 }
 

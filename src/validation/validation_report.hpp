@@ -9,10 +9,12 @@
 namespace shardmeter::cli {
 
 std::string format_validation_report(const std::vector<ValidationRun>& runs);
-// `shardmeter validate --json`: {"rows": [{id, source, use, scored, measured, predicted, error_pct}], "groups":
-// [{source, runs, mape_pct, worst_pct}] (scored rows per source group), "overall_mape_pct", "overall_runs"}; times in
-// seconds per step, null where a row cannot be compared.
-// With `heldout`, also "heldout": {rows, groups, mape_pct, worst_pct, runs} for the held-out table.
+// `shardmeter validate --json`: {"rows": [{id, source, use, scored, measured, predicted, error_pct, fits,
+// memory_gb, capacity_gb, memory_by_class_gb}], "groups":
+// [{source, runs, mape_pct, worst_pct, oom_false}] (scored rows per source group), "overall_mape_pct", "overall_runs",
+// "overall_oom_false"}; times in seconds per step, null where a row cannot be compared; oom_false counts the scored
+// runs the model calls out of memory.
+// With `heldout`, also "heldout": {rows, groups, mape_pct, worst_pct, runs, oom_false} for the held-out table.
 // `decentralized`: anchor_json_text of the decentralized anchors (its "decentralized" member), or empty.
 std::string validation_json(const std::vector<ValidationRun>& runs, const std::vector<ValidationRun>* heldout = nullptr,
                             const std::string& decentralized = {});
