@@ -122,7 +122,9 @@ double allocator_reserve_bytes(const MemoryBreakdown& peak, const RuntimeSpec& r
 }
 
 double usable_memory_bytes(const GpuSpec& gpu, const RuntimeSpec& runtime, const MemoryBreakdown& peak) noexcept {
-  return gpu.hbm_bytes - allocator_reserve_bytes(peak, runtime);
+  // Never below zero (§7.8): transient allocations so large that their reserve alone exceeds the HBM leave nothing
+  // usable, and the plan reads as the fullest (memory / 0) rather than as no memory at all.
+  return std::max(0.0, gpu.hbm_bytes - allocator_reserve_bytes(peak, runtime));
 }
 
 StageMemoryTerms stage_memory_terms(const Scenario& s) noexcept {

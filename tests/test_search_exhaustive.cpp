@@ -2,6 +2,7 @@
 // pruning, with constraints, and on spaces with nothing feasible.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 
@@ -181,8 +182,19 @@ TEST_CASE("constraints and GPU quotas are honoured") {
   // Reference values from the unconstrained front.
   const search::SearchResult free = search::search(space, search::Goal{}, exhaustive());
   REQUIRE(free.front.size() >= 3);
-  const double median_cost = free.front[free.front.size() / 2].estimate.total_cost_usd;
-  const double min_tps = free.front[1].estimate.tokens_per_s;
+  // The limits come from a front point the quota below allows (at most 64 H100), so some plan meets every limit;
+  // the quota itself removes the front's larger H100 plans.
+  std::vector<const search::FrontPoint*> allowed;
+  for (const search::FrontPoint& p : free.front) {
+    const model::IslandSpec& isl = p.scenario.cluster.islands[0];
+    if (isl.gpu.name.view() != "h100-sxm" || isl.total_gpus() <= 64) allowed.push_back(&p);
+  }
+  REQUIRE(allowed.size() < free.front.size());   // the quota cuts the unconstrained front
+  REQUIRE_FALSE(allowed.empty());
+  const search::FrontPoint& reference = *allowed[allowed.size() / 2];
+  const double median_cost =
+      std::max(free.front[free.front.size() / 2].estimate.total_cost_usd, reference.estimate.total_cost_usd);
+  const double min_tps = reference.estimate.tokens_per_s;
 
   search::Goal goal;
   using search::Limit;
