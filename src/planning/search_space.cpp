@@ -28,9 +28,11 @@ search::Space build_search_space(const LoadedScenario& base, const SearchSection
   // A stack the scenario leaves out is pinned for every candidate (implied_stack_pin).
   std::optional<LoadedScenario> pinned;
   if (const std::optional<Override> pin = implied_stack_pin(base)) {
-    ScenarioDocument doc = base.doc;
-    apply_override(doc, *pin);
-    pinned = load_scenario(std::move(doc), catalog);
+    // Parsed, not checked: a search's base plan need not be consistent on its own (the axes change it; a re-planned
+    // sweep point holds a base layout the new size cannot run), and each candidate is checked as it is visited.
+    pinned = LoadedScenario{base.doc, {}, base.name};
+    apply_override(pinned->doc, *pin);
+    pinned->scenario = parse_scenario(pinned->doc, catalog);
   }
   const LoadedScenario& from = pinned ? *pinned : base;
   std::vector<search::Axis> axes;
