@@ -111,6 +111,10 @@ TEST_CASE("format_si never re-parses its output: subnormals, carries and extreme
   CHECK(results::format_usd(5e-324) == "$4.94e-324");
   CHECK(results::format_si(std::nan("")) == "n/a");
   CHECK(results::format_change(std::numeric_limits<double>::infinity()) == "n/a");
+  // Finite ratios that overflow once scaled to percent (found by fuzz_nightly_index: "-inf%").
+  CHECK(results::format_change(-1.7e308) == "n/a");
+  CHECK(results::format_percent(1.7e308) == "n/a");
+  CHECK(results::format_change(1e300) != "n/a");   // 1e302 % is still a number
 }
 
 TEST_CASE("a subnormal total_cost_usd in a front: report, export and --baseline exit 2 naming file, row and column",
@@ -381,6 +385,18 @@ TEST_CASE("search: a --set on a key a search axis also sets holds it fixed, the 
   CHECK_THAT(none.err, Catch::Contains("nothing is left to search"));
 }
 
+#if defined(__SANITIZE_ADDRESS__)
+constexpr double kCtrlCBoundMs = 1500;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr double kCtrlCBoundMs = 1500;
+#else
+constexpr double kCtrlCBoundMs = 500;
+#endif
+#else
+constexpr double kCtrlCBoundMs = 500;
+#endif
+
 TEST_CASE("Ctrl-C stops an annealing search with a huge budget at once", "[hardening][search]") {
   // Before: 6-10 s (each of the 16 chains not yet started still allocated and cleared its cache after the stop).
   // Measured from SIGINT to the process's exit, the partial front written (with fsync) and printed included: the
@@ -411,6 +427,9 @@ TEST_CASE("Ctrl-C stops an annealing search with a huge budget at once", "[harde
   CHECK(done == pid);
   CHECK((WIFEXITED(raw) && WEXITSTATUS(raw) == 130));
   WARN("Ctrl-C to exit: " << waited_ms << " ms");
-  CHECK(waited_ms < 500);   // 164 ms measured on the loaded 2-core machine, the fsync of front.h5 included
+  // 164-352 ms measured on the loaded 2-core machine in the Release build, the fsync of front.h5 included; the
+  // AddressSanitizer build (make test-sanitize) runs the same exit path about 3x slower (509 ms measured beside a
+  // fuzzer), so it gets 3x the bound.
+  CHECK(waited_ms < kCtrlCBoundMs);
   CHECK(dir.files() == std::vector<std::string>{"front.h5"});
 }
