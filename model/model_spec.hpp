@@ -26,6 +26,10 @@ struct ModelSpec {
   int mtp_layers = 0;            // multi-token prediction depth (DeepSeek-V3: 1), beyond `layers`
   MoeSpec moe;                   // mixture-of-experts layers (docs/model.md §15)
   MlaSpec mla;                   // multi-head latent attention (docs/model.md §15.2)
+  // Numerics that cost nothing (no FLOP, byte or second depends on them) but define the model a framework trains:
+  // carried for the exports and imports (docs/export.md "Model flags").
+  double rope_theta = 10000;     // RoPE base θ (Su et al. 2021, RoFormer §3.4.2; Megatron --rotary-base default)
+  double norm_eps = 1e-5;        // epsilon of the norm layers (Megatron --norm-epsilon, torch.nn.LayerNorm default)
 };
 
 }  // namespace shardmeter::model

@@ -10,6 +10,7 @@ struct TrainingSpec {
   std::int64_t global_batch = 0;   // sequences per optimizer step (all replicas)
   int micro_batch = 1;             // sequences per micro-step per model replica
   double tokens = 0;               // training budget in tokens (wall-clock and total cost)
+  double warmup_tokens = 0;        // learning-rate warm-up at the start of `tokens`; costs nothing, the exports write it
   Precision precision = Precision::bf16;
   Optimizer optimizer = Optimizer::adamw;
   int grad_reduce_bytes = 2;       // bytes per gradient element on the wire (2 = bf16/fp16, 4 = fp32)

@@ -55,6 +55,7 @@ TEST_CASE("hf_config: each family's published config.json is its shipped preset"
       {"deepseek-v3", "deepseek-v3", ", mtp_layers: 1, yarn_factor: 40"},
       {"gpt-oss-20b", "gpt-oss-20b", ""},
       {"gpt-oss-120b", "gpt-oss-120b", ""},
+      {"mpt-7b", "mpt-7b", ", position_embedding: alibi, bias: false, vocab: 50432"},
   };
   for (const Family& f : families) {
     INFO(f.file);
@@ -184,6 +185,28 @@ TEST_CASE("hf_config: errors name the file, line, field and value", "[import][hf
   SECTION("not with a preset") {
     const ScenarioError e = scenario_error("{hf_config: " + kHf + "llama3-8b.json, preset: llama3-8b, seq_len: 8}");
     CHECK(e.key() == "model.hf_config");
+  }
+  SECTION("MPT: an attn_config field with no model key, at its line") {
+    const ScenarioError e = hf_error(
+        "{\"model_type\": \"mpt\", \"d_model\": 64, \"n_layers\": 2, \"n_heads\": 4, \"vocab_size\": 100,\n"
+        "\"attn_config\": {\"alibi\": true,\n  \"qk_ln\": true}}");
+    CHECK(e.key() == "attn_config.qk_ln");
+    CHECK(e.where().line == 3);
+    CHECK(e.problem().find("norms on the queries and keys") != std::string::npos);
+  }
+  SECTION("MPT: an MLP kind ShardMeter does not have") {
+    const ScenarioError e = hf_error(
+        "{\"model_type\": \"mpt\", \"d_model\": 64, \"n_layers\": 2, \"n_heads\": 4, \"vocab_size\": 100,\n"
+        "\"ffn_config\": {\"ffn_type\": \"mptglu\"}}");
+    CHECK(e.key() == "ffn_config.ffn_type");
+    CHECK(e.where().line == 2);
+  }
+  SECTION("MPT: an unknown attn_config field") {
+    const ScenarioError e = hf_error(
+        "{\"model_type\": \"mpt\", \"d_model\": 64, \"n_layers\": 2, \"n_heads\": 4, \"vocab_size\": 100,\n"
+        "\"attn_config\": {\"mystery\": 1}}");
+    CHECK(e.key() == "attn_config.mystery");
+    CHECK(e.problem().find("cannot map") != std::string::npos);
   }
   SECTION("a missing file") {
     const ScenarioError e = scenario_error("{hf_config: " + kHf + "nope.json, seq_len: 8}");

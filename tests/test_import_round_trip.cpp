@@ -41,11 +41,11 @@ const std::map<results::ExportFormat, std::vector<std::string>> kCarried = {
       "plan.interleave", "plan.sequence_parallel", "plan.sharding", "plan.recompute", "plan.recompute_layers",
       "plan.overlap_grad_reduce", "plan.overlap_param_gather", "plan.tp_comm_overlap", "plan.ep", "plan.etp",
       "plan.pp_embedding_layers", "plan.pp_head_layers", "training.global_batch", "training.micro_batch",
-      "training.precision"}},
+      "training.precision", "model.rope_theta", "model.norm_eps", "training.warmup_tokens"}},
     {results::ExportFormat::torchtitan,
      {"model.seq_len", "plan.tp", "plan.pp", "plan.cp", "plan.interleave", "plan.sequence_parallel", "plan.sharding",
       "plan.recompute", "plan.sync", "training.global_batch", "training.micro_batch", "training.precision",
-      "training.tokens"}},
+      "training.tokens", "training.warmup_tokens"}},
     {results::ExportFormat::deepspeed,
      {"plan.tp", "plan.pp", "plan.cp", "plan.sharding", "plan.overlap_grad_reduce", "training.micro_batch",
       "training.precision"}},
@@ -138,6 +138,15 @@ void round_trip(const std::string& scenario, const fs::path& work, std::map<resu
       const double tokens = merged.loaded.scenario.training.tokens, planned = plan.trained_tokens;
       CHECK(tokens >= planned);
       CHECK(tokens - planned <= static_cast<double>(plan.global_batch * plan.model.seq_len));
+      // The warm-up comes back in whole steps of the planned one (the shipped scenarios have none: 0 = 0), and
+      // Megatron's arguments carry the model's numerics.
+      const double warmup = merged.loaded.scenario.training.warmup_tokens;
+      CHECK(warmup >= rebuilt->training.warmup_tokens);
+      CHECK(warmup - rebuilt->training.warmup_tokens <= static_cast<double>(plan.global_batch * plan.model.seq_len));
+      if (format == results::ExportFormat::megatron) {
+        CHECK(merged.loaded.scenario.model.rope_theta == rebuilt->model.rope_theta);
+        CHECK(merged.loaded.scenario.model.norm_eps == rebuilt->model.norm_eps);
+      }
       // The written scenario reads back to the same scenario.
       const ScenarioDocument again = scenario_document_from_text("again", merged.yaml);
       CHECK(m::evaluate(load_scenario(again, catalog).scenario).step_time_s == e.step_time_s);

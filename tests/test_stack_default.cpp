@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "model/enum_names.hpp"
 #include "model/evaluate.hpp"
 #include "search/space.hpp"
@@ -74,6 +76,53 @@ TEST_CASE("estimate prints the stack and whether it was chosen", "[stack][cli]")
   CHECK(set.out.find("Stack                 deepspeed\n") != std::string::npos);
   const auto json = shardmeter::testing::run_shardmeter(scenario + "--set plan.sharding=hsdp --json");
   CHECK(json.out.find("\"stack\": \"torch_fsdp2\"") != std::string::npos);
+  // --json says which, as the table's "chosen" does: plan.stack_source given | implied.
+  CHECK(nlohmann::json::parse(json.out).at("plan").at("stack_source") == "implied");
+  const auto given = shardmeter::testing::run_shardmeter(scenario + "--set plan.sharding=hsdp --set plan.stack=torch_fsdp2 --json");
+  CHECK(nlohmann::json::parse(given.out).at("plan").at("stack_source") == "given");
+}
+
+TEST_CASE("a search file records where its candidates' stack came from", "[stack][search][cli]") {
+  const auto run = [](const std::string& extra) {
+    const std::string path = (std::filesystem::temp_directory_path() /
+                              ("stack-source-" + std::to_string(std::hash<std::string>{}(extra)) + ".json")).string();
+    const auto r = shardmeter::testing::run_shardmeter(
+        "search '" SHARDMETER_SOURCE_DIR "/scenarios/llama3-8b-finetune.yaml' -q --json '" + path + "' " + extra);
+    REQUIRE(r.status == 0);
+    std::ifstream in(path);
+    const nlohmann::json j = nlohmann::json::parse(in);
+    std::filesystem::remove(path);
+    return j.at("run").at("stack_source").get<std::string>();
+  };
+  CHECK(run("") == "implied");
+  CHECK(run("--set plan.stack=torch_fsdp2") == "given");
+  CHECK(run("--framework megatron") == "framework");
+}
+
+TEST_CASE("plan.stack beside a GPU-type axis is refused at the stack axis, saying why", "[stack][search]") {
+  const std::string text = R"(name: stack-gpu
+model: {preset: llama3-8b, seq_len: 4096}
+training: {global_batch: 256, micro_batch: 1, tokens: 1e10}
+cluster: {islands: [{name: one, gpu: h100-sxm, gpus: 64}]}
+plan: {tp: 1, sharding: zero1, stack: megatron_te}
+search:
+  axes:
+    cluster.islands.0.gpu: [a100-sxm-80gb, h100-sxm]
+    plan.stack: [megatron_te, torch_fsdp2]
+)";
+  const shardmeter::cli::LoadedScenario base = load_scenario(
+      scenario_document_from_text("stack-gpu.yaml", text, {}), shardmeter::test::shipped_catalog());
+  const SearchSection section = read_search_section(base.doc, shardmeter::test::shipped_catalog(), base.scenario);
+  try {
+    build_search_space(base, section, shardmeter::test::shipped_catalog());
+    FAIL("the two axes were accepted");
+  } catch (const shardmeter::cli::ScenarioError& e) {
+    const std::string what = e.what();
+    CHECK(what.find("stack-gpu.yaml:9") != std::string::npos);
+    CHECK(what.find("search.axes.plan.stack") != std::string::npos);
+    CHECK(what.find("cannot be searched together with search.axes.cluster.islands.0.gpu") != std::string::npos);
+    CHECK(what.find("per (GPU type, stack)") != std::string::npos);
+  }
 }
 
 TEST_CASE("PyTorch-FSDP runs estimated without plan.stack land within 8 % of the published figures",

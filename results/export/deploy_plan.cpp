@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "model/enum_names.hpp"
+#include "model/evaluate.hpp"
 #include "results/front/front_picks.hpp"
 #include "results/front/plan_labels.hpp"
 
@@ -73,6 +74,12 @@ void split_of(const DeployPlan& p, model::ModelSpec& m, model::PlanSpec& plan) {
 std::int64_t DeployPlan::train_steps() const {
   const double per_step = tokens_per_step();
   return per_step > 0 ? static_cast<std::int64_t>(std::ceil(trained_tokens / per_step)) : 0;
+}
+
+std::int64_t DeployPlan::warmup_steps() const {
+  const double per_step = tokens_per_step();
+  if (per_step <= 0 || warmup_tokens <= 0) return 0;
+  return std::min(train_steps(), static_cast<std::int64_t>(std::ceil(warmup_tokens / per_step)));
 }
 
 std::int64_t DeployModel::moe_layers() const {
@@ -144,8 +151,25 @@ DeployPlan make_deploy_plan(const Row& r, std::size_t row_index, const model::Sc
     m.attention_window = s->model.attention_window;
     m.full_attention_every = s->model.full_attention_every;
     m.dropout = s->model.dropout;
+    m.rope_theta = s->model.rope_theta;
+    m.norm_eps = s->model.norm_eps;
     p.moe_recompute = std::string(enum_name(s->plan.moe_recompute));
     p.fp8_params = s->training.fp8_params;
+    if (p.fp8_params) {
+      model::Scenario off = *s;
+      off.training.fp8_params = false;
+      const model::Estimate e = model::evaluate(off);
+      Recosted r;
+      r.feasible = e.feasible;
+      r.reject_reason = e.feasible ? "" : std::string(enum_name(e.reject_reason));
+      r.tokens_per_s = e.tokens_per_s;
+      r.effective_tokens_per_s = e.effective_tokens_per_s;
+      r.total_cost_usd = e.total_cost_usd;
+      r.wall_clock_s = e.wall_clock_s;
+      r.mfu = e.mfu;
+      r.memory_per_gpu_bytes = e.memory_per_gpu_bytes;
+      p.without_fp8_gathers = r;
+    }
   }
   // The stack column (files since the stack was stated everywhere); older files take it from the rebuilt scenario.
   if (r.find("stack") != r.end()) p.stack = text(r, "stack");
@@ -173,6 +197,10 @@ DeployPlan make_deploy_plan(const Row& r, std::size_t row_index, const model::Sc
   // token_efficiency is 1 for synchronous plans; files without the column predate DiLoCo's extra tokens.
   const double efficiency = r.find("token_efficiency") != r.end() ? number(r, "token_efficiency") : 1.0;
   p.trained_tokens = efficiency > 0 ? p.training_tokens / efficiency : p.training_tokens;
+  if (s != nullptr) {
+    p.warmup_tokens = s->training.warmup_tokens;
+    p.warmup_known = true;
+  }
   p.tp = integer(r, "tp");
   p.pp = integer(r, "pp");
   p.cp = integer(r, "cp");

@@ -60,11 +60,23 @@ struct DeployModel {
   std::int64_t attention_window = 0;      // model.attention_window (gpt-oss: 128); 0 = full causal attention
   std::int64_t full_attention_every = 0;  // model.full_attention_every (gpt-oss: 2)
   bool dropout = true;                    // model.dropout; true (the frameworks' default) when not rebuilt
+  // model.rope_theta and model.norm_eps (no column holds them); 0 = not known (not rebuilt): the formats then write
+  // nothing, except Megatron's --rotary-base for a llama3 flavor's dimensions (export_megatron.cpp).
+  double rope_theta = 0, norm_eps = 0;
 
   bool moe() const { return experts > 0; }
   bool mla() const { return kv_lora_rank > 0; }
   // MoE blocks: after dense_layers, every moe_every-th block (model/moe_layers.hpp moe_layer_count).
   std::int64_t moe_layers() const;
+};
+
+// The plan re-costed without a feature a target framework does not run (model::evaluate of the rebuilt scenario
+// with that feature off), for a format that writes the plan without it and says so in its header.
+struct Recosted {
+  bool feasible = false;
+  std::string reject_reason;                  // model::enum_name of the reason, "" when feasible
+  double tokens_per_s = 0, effective_tokens_per_s = 0, total_cost_usd = 0, wall_clock_s = 0, mfu = 0;
+  double memory_per_gpu_bytes = 0;
 };
 
 struct DeployPlan {
@@ -77,6 +89,10 @@ struct DeployPlan {
   // The tokens the plan trains and is costed for: training_tokens / token_efficiency (DiLoCo trains more to reach
   // the same loss, docs/model.md §10.3; synchronous plans: the same). Every format writes its length from it.
   double trained_tokens = 0;
+  // training.warmup_tokens of the rebuilt scenario (no column holds it); warmup_known false when not rebuilt, and
+  // the formats then write no warm-up (the framework's default applies; the header says so).
+  double warmup_tokens = 0;
+  bool warmup_known = false;
   std::int64_t tp = 1, pp = 1, cp = 1, interleave = 1;
   // The pipeline split (plan.pp_first/last_stage_layers, plan.pp_embedding/head_layers; docs/model.md §5.4).
   std::int64_t pp_first_stage_layers = 0, pp_last_stage_layers = 0, pp_embedding_layers = 0, pp_head_layers = 0;
@@ -92,6 +108,9 @@ struct DeployPlan {
   std::string ep_dispatcher = "alltoall";     // "alltoall" | "deepep"
   bool ep_overlap = false;
   bool fp8_params = false;                    // training.fp8_params (rebuilt scenario; no column): fp8 weight gathers
+  // With fp8_params: the rebuilt scenario re-costed with training.fp8_params false (the torchtitan-py target has no
+  // fp8 all-gather, export_torchtitan_py.cpp); nullopt otherwise.
+  std::optional<Recosted> without_fp8_gathers;
   std::string moe_recompute = "none";         // "none" | "activation" | "layer" (rebuilt scenario; no column)
   // plan.recompute_modules of the rebuilt scenario under recompute selective, Megatron's names in declaration order
   // (docs/model.md §7.11); empty when not rebuilt or not selective (then core_attn plus moe_recompute's module).
@@ -113,6 +132,9 @@ struct DeployPlan {
   // Optimizer steps that train trained_tokens: each step trains global_batch x seq_len tokens over the whole job
   // (DiLoCo: over every island together), rounded up to a whole step.
   std::int64_t train_steps() const;
+  // Optimizer steps of learning-rate warm-up: warmup_tokens over the tokens of one step, rounded up, at most
+  // train_steps() (what every format writes as its warm-up).
+  std::int64_t warmup_steps() const;
   double tokens_per_step() const { return static_cast<double>(global_batch) * static_cast<double>(model.seq_len); }
   bool multi_island() const { return islands.size() > 1; }
   // GPUs of one job: every GPU (synchronous) or one island's (DiLoCo).

@@ -124,6 +124,16 @@ Exported export_deepspeed(const DeployPlan& p, const ExportSource& source) {
   j["steps_per_print"] = 100;
   // DeepSpeed's config has no run length (the training loop has): carried for the loop, which DeepSpeed ignores.
   j["shardmeter_train_steps"] = p.train_steps();
+  // Nor a warm-up without the peak learning rate (WarmupLR's warmup_max_lr, runtime/lr_schedules.py), which is the
+  // user's: the steps are carried for the loop or the scheduler section the user adds.
+  if (p.warmup_known) {
+    j["shardmeter_warmup_steps"] = p.warmup_steps();
+    if (p.warmup_steps() > 0)
+      out.notes.push_back(fmt::format("deepspeed: warm the learning rate up linearly over {} steps: add \"scheduler\": "
+                                      "{{\"type\": \"WarmupLR\", \"params\": {{\"warmup_num_steps\": {}, "
+                                      "\"warmup_type\": \"linear\", \"warmup_max_lr\": <your peak>}}}}",
+                                      p.warmup_steps(), p.warmup_steps()));
+  }
   if (p.model.moe()) {
     const DeployModel& m = p.model;
     // Not read by DeepSpeed: the arguments of deepspeed.moe.layer.MoE for every MoE block of the model code.

@@ -101,6 +101,13 @@ MegatronSplit megatron_split(const DeployPlan& p) {
   return s;
 }
 
+// A real number as a flag value: integers without a decimal point (500000), others in the shortest form that reads
+// back exactly (1e-06).
+std::string flag_number(double v) {
+  if (v == static_cast<double>(static_cast<std::int64_t>(v)) && v < 1e15) return std::to_string(static_cast<std::int64_t>(v));
+  return fmt::format("{}", v);
+}
+
 bool blackwell(const std::string& gpu) { return gpu == "b200" || gpu == "gb200" || gpu == "b300" || gpu == "gb300"; }
 
 // --moe-layer-freq as Megatron's pattern expression (A:244-252 allows digits, [ ] ( ) + * and commas): block i is
@@ -206,6 +213,10 @@ void check(const DeployPlan& p) {
                                            "also needs the original context length and beta corrections "
                                            "(--yarn-original-max-position-embeddings, --yarn-beta-fast / -slow, A:2315-2326), "
                                            "which the model keys do not hold", p.model.yarn_factor));
+  if (p.model.position_embedding == "rope" && p.model.rope_theta > 0 &&
+      p.model.rope_theta != static_cast<double>(static_cast<std::int64_t>(p.model.rope_theta)))
+    throw ExportError(kFormat, fmt::format("model.rope_theta {}: --rotary-base takes an integer (A: type=int)",
+                                           p.model.rope_theta));
   if (p.cp > 1 && p.model.seq_len % (2 * p.cp) != 0)
     throw ExportError(kFormat, fmt::format("sequence length {} with cp {}: Megatron needs it divisible by 2 x cp",
                                            p.model.seq_len, p.cp));
@@ -260,10 +271,15 @@ Exported export_megatron(const DeployPlan& p, const ExportSource& source) {
   if (m.attention_window > 0) arg(fmt::format("--window-size {},0", m.attention_window - 1));
   if (m.attention_window > 0 && m.full_attention_every > 0)
     arg(fmt::format("--window-attn-skip-freq {}", m.full_attention_every));
-  // RoPE base: Megatron's default --rotary-base is 10000 (Llama 2, Mistral 7B); Llama 3 raised it to 500,000
-  // (Llama Team 2024, arXiv 2407.21783 §3.2.1; torchtitan models/llama3/__init__.py rope_theta=500000), and a
-  // model with a llama3 flavor's dimensions gets it.
-  if (m.position_embedding == "rope" && llama3_flavor(m)) arg("--rotary-base 500000");
+  // RoPE base and norm epsilon (A: --rotary-base, default 10000; --norm-epsilon, default 1e-5): model.rope_theta and
+  // model.norm_eps of the rebuilt scenario, written always, so the file says them whatever Megatron's defaults. A
+  // front row whose scenario was not rebuilt has neither: a model with a llama3 flavor's dimensions then gets
+  // Llama 3's 500,000 (Llama Team 2024, arXiv 2407.21783 §3.2.1; torchtitan models/llama3/__init__.py).
+  if (m.position_embedding == "rope") {
+    if (m.rope_theta > 0) arg("--rotary-base " + flag_number(m.rope_theta));
+    else if (llama3_flavor(m)) arg("--rotary-base 500000");
+  }
+  if (m.norm_eps > 0) arg("--norm-epsilon " + flag_number(m.norm_eps));
   // Vocabulary padding: Megatron pads the tokenizer's vocabulary to a multiple of make_vocab_size_divisible_by x tp
   // (megatron/training/tokenizer/tokenizer.py _vocab_size_with_padding, default 128); the largest power of two up
   // to 128 that keeps the costed vocabulary unpadded is written (Llama-3's 128,256 on tp 8: 32).
@@ -330,6 +346,8 @@ Exported export_megatron(const DeployPlan& p, const ExportSource& source) {
   arg(fmt::format("--global-batch-size {}", p.global_batch));
   // The costed length (docs/export.md, "Training length"): steps x global batch x sequence = the trained tokens.
   arg(fmt::format("--train-iters {}", p.train_steps()));
+  // training.warmup_tokens as whole steps (A: --lr-warmup-iters, default 0); the decay and the peak are the user's.
+  if (p.warmup_known) arg(fmt::format("--lr-warmup-iters {}", p.warmup_steps()));
   // ShardMeter's selective recompute is core attention (Megatron's default module); plan.moe_recompute adds the
   // experts' activation (moe_act) or the whole routed part (moe) under selective granularity. Full recompute
   // recomputes everything and takes no modules.

@@ -60,13 +60,18 @@ Exported export_plan_json(const DeployPlan& p, const ExportSource& source) {
   j["model"]["yarn_factor"] = m.extras_known ? json(m.yarn_factor) : json(nullptr);
   j["model"]["attention_window"] = m.extras_known ? json(m.attention_window) : json(nullptr);
   j["model"]["full_attention_every"] = m.extras_known ? json(m.full_attention_every) : json(nullptr);
+  // model.rope_theta and model.norm_eps (they cost nothing; docs/export.md "Model flags"), null when not rebuilt.
+  j["model"]["rope_theta"] = m.rope_theta > 0 ? json(m.rope_theta) : json(nullptr);
+  j["model"]["norm_eps"] = m.norm_eps > 0 ? json(m.norm_eps) : json(nullptr);
   if (m.mla())
     j["model"]["mla"] = {{"q_lora_rank", m.q_lora_rank}, {"kv_lora_rank", m.kv_lora_rank},
                          {"rope_head_dim", m.rope_head_dim}, {"v_head_dim", m.v_head_dim}};
   j["training"] = {{"global_batch", p.global_batch}, {"micro_batch", p.micro_batch}, {"precision", p.precision},
                    {"tokens", p.training_tokens},
                    {"trained_tokens", p.trained_tokens},
-                   {"steps", p.train_steps()}};
+                   {"steps", p.train_steps()},
+                   {"warmup_tokens", p.warmup_known ? json(p.warmup_tokens) : json(nullptr)},
+                   {"warmup_steps", p.warmup_known ? json(p.warmup_steps()) : json(nullptr)}};
   json plan = {{"tp", p.tp},
                {"pp", p.pp},
                {"cp", p.cp},

@@ -106,6 +106,10 @@ Exported export_torchtitan(const DeployPlan& p, const ExportSource& source) {
   if (known || p.precision == "fp8") t += "\n[model]\n";
   if (known) {
     t += fmt::format("name = \"{}\"\nflavor = \"{}\"\n", p.diloco() ? "llama3_ft" : known->name, known->flavor);
+    if (const std::string differs = torchtitan_numerics_mismatch(*known, p.model); !differs.empty()) {
+      t += "# " + comment_text(differs) + "\n";
+      out.notes.push_back("torchtitan: " + differs);
+    }
   } else {
     out.notes.push_back(fmt::format("torchtitan: the model is none of torchtitan's {} flavors: register one with "
                                     "the dimensions of the header's model line and set [model] name and flavor",
@@ -120,6 +124,7 @@ Exported export_torchtitan(const DeployPlan& p, const ExportSource& source) {
          "in fp8, as costed\nprecompute_float8_dynamic_scale_for_fsdp = true\n";
   t += "\n[training]\n" + toml_lines(torchtitan_training_fields(TorchtitanTarget::v0_2_2, p));
   t += "\n[parallelism]\n" + toml_lines(torchtitan_parallelism_fields(TorchtitanTarget::v0_2_2, kFormat, p));
+  if (const auto warmup = torchtitan_warmup_field(p)) t += "\n[lr_scheduler]\n" + toml_lines({*warmup});
 
   t += "\n[activation_checkpoint]\n";
   const TorchtitanCheckpointing ac = torchtitan_checkpointing(TorchtitanTarget::v0_2_2, kFormat, p);

@@ -31,6 +31,15 @@ namespace {
 
 constexpr const char* kFormat = "torchtitan-py";
 
+// Why fp8 all-gathers are written off: torchtitan v0.2.2 spelled them [quantize.linear.float8]
+// enable_fsdp_float8_all_gather (config/job_config.py Float8Linear, for torchao's tensorwise scaling); at
+// main@b5bcd76 Float8LinearConverter.Config (components/quantization/float8.py) holds only recipe_name ("rowwise" |
+// "rowwise_with_gw_hp"), filter_fqns and emulate, and no source file under torchtitan/ names an fp8 all-gather.
+constexpr const char* kNoFp8Gathers =
+    "training.fp8_params off: torchtitan main@b5bcd76 has no fp8 all-gather (Float8LinearConverter.Config holds "
+    "recipe_name rowwise | rowwise_with_gw_hp, filter_fqns, emulate; v0.2.2's enable_fsdp_float8_all_gather is "
+    "gone), so FSDP gathers the weights in bf16";
+
 std::string_view check(const DeployPlan& p) {
   check_torchtitan_plan(kFormat, p);
   if (p.diloco())
@@ -43,11 +52,18 @@ std::string_view check(const DeployPlan& p) {
                                            "its ParallelDims has expert_parallel_degree but no expert tensor "
                                            "parallelism (distributed/parallel_dims.py:139-192; use torchtitan, the "
                                            "v0.2.2 TOML)", p.model.experts));
-  if (p.precision == "fp8" && p.fp8_params)
-    throw ExportError(kFormat, "training.fp8_params (weights all-gathered in fp8): the plan is costed with FSDP's fp8 "
-                               "all-gathers, and this target's Float8LinearConverter.Config field for them is not "
-                               "verified at main@b5bcd76 (use torchtitan, the v0.2.2 TOML, which spells it "
-                               "enable_fsdp_float8_all_gather)");
+  // training.fp8_params: main@b5bcd76 has no fp8 all-gather (kNoFp8Gathers); the plan is written without it and
+  // re-costed so (DeployPlan::without_fp8_gathers), which needs the row's scenario and a plan that still fits.
+  if (p.precision == "fp8" && p.fp8_params) {
+    if (!p.without_fp8_gathers)
+      throw ExportError(kFormat, "training.fp8_params (weights all-gathered in fp8), which main@b5bcd76 does not "
+                                 "run, and the row's scenario could not be rebuilt to re-cost the plan without it "
+                                 "(use torchtitan, the v0.2.2 TOML, which spells it enable_fsdp_float8_all_gather)");
+    if (!p.without_fp8_gathers->feasible)
+      throw ExportError(kFormat, "training.fp8_params (weights all-gathered in fp8), which main@b5bcd76 does not "
+                                 "run: without it the plan is " + p.without_fp8_gathers->reject_reason +
+                                 " (use torchtitan, the v0.2.2 TOML, which spells it enable_fsdp_float8_all_gather)");
+  }
   const auto flavor = llama3_flavor(p.model);
   if (!flavor)
     throw ExportError(kFormat, fmt::format("a model of {} layers, hidden {}, {} heads ({} KV): the config function "
@@ -71,6 +87,17 @@ Exported export_torchtitan_py(const DeployPlan& p, const ExportSource& source) {
   Exported out;
   std::string& t = out.text;
   t = export_header_comment(ExportFormat::torchtitan_py, p, source);
+  if (p.precision == "fp8" && p.fp8_params) {
+    // The figures of the plan this file trains, in place of the row's (which assume fp8 gathers).
+    const Recosted& r = *p.without_fp8_gathers;
+    t += "# " + comment_text(fmt::format("re-costed with {}: {}, {} tokens/s, {} days, MFU {}, {} GB per GPU (the "
+                                         "predicted line above is the row's, with fp8 all-gathers)",
+                                         kNoFp8Gathers, format_usd(r.total_cost_usd), format_si(r.tokens_per_s),
+                                         format_fixed(r.wall_clock_s / 86400.0, 1), format_percent(r.mfu),
+                                         format_fixed(r.memory_per_gpu_bytes / 1e9, 1))) + "\n";
+    out.notes.push_back(std::string("torchtitan-py: ") + kNoFp8Gathers + "; the header's re-costed line gives the "
+                        "plan's figures without them");
+  }
   t += fmt::format("# degrees: data_parallel_shard {} x data_parallel_replicate {} x tp {} x pp {} x cp {} = {} GPUs\n",
                    p.dp_shard, p.dp_replicate, p.tp, p.pp, p.cp, p.dp_shard * p.dp_replicate * p.model_parallel);
   t += "# Run: MODULE=<this file's module> CONFIG=shardmeter_plan ./run_train.sh (torchrun on every node)\n";
@@ -92,12 +119,21 @@ Exported export_torchtitan_py(const DeployPlan& p, const ExportSource& source) {
                      "Config(model_compile_enabled=False)],\n    )\n", flavor);
   else
     t += fmt::format("    config.model_spec = model_registry(\"{}\")\n", flavor);
+  if (const auto known = torchtitan_v0_2_2_model(p.model)) {
+    if (const std::string differs = torchtitan_numerics_mismatch(*known, p.model); !differs.empty()) {
+      t += "    # " + comment_text(differs) + "\n";
+      out.notes.push_back("torchtitan-py: " + differs);
+    }
+  }
   t += "    config.compile = CompileConfig()  # the plan assumes no torch.compile\n";
 
   t += "    config.training = TrainingConfig(\n" +
        python_arguments(torchtitan_training_fields(TorchtitanTarget::main, p), "        ") + "    )\n";
   t += "    config.parallelism = ParallelismConfig(\n" +
        python_arguments(torchtitan_parallelism_fields(TorchtitanTarget::main, kFormat, p), "        ") + "    )\n";
+  // The recipe's scheduler keeps its decay; the warm-up is the plan's.
+  if (const auto warmup = torchtitan_warmup_field(p))
+    t += fmt::format("    config.lr_scheduler.warmup_steps = {}  # {}\n", warmup->python, warmup->comment);
   if (ac_class.empty())
     t += "    config.activation_checkpoint = None" + (ac.comment.empty() ? "" : "  # " + ac.comment) + "\n";
   else t += "    config.activation_checkpoint = " + ac_class + ".Config()\n";

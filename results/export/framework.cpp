@@ -10,7 +10,7 @@ namespace {
 // torchrun launches whatever training script the user has, so its plans keep the scenario's stack.
 constexpr std::array<Framework, 5> kFrameworks = {{
     {"torchtitan", ExportFormat::torchtitan, model::Stack::torch_fsdp2},
-    {"torchtitan-py", ExportFormat::torchtitan_py, model::Stack::torch_fsdp2},
+    {"torchtitan-py", ExportFormat::torchtitan_py, model::Stack::torch_fsdp2, false},
     {"megatron", ExportFormat::megatron, model::Stack::megatron_te},
     {"deepspeed", ExportFormat::deepspeed, model::Stack::deepspeed},
     {"torchrun", ExportFormat::torchrun, std::nullopt},

@@ -18,6 +18,9 @@ struct Framework {
   std::string_view name;               // as --framework takes it: the export format's name
   ExportFormat format;                 // the export that launches it
   std::optional<model::Stack> stack;   // the stack its plans are costed on; none = the scenario's (torchrun)
+  // Whether it runs fp8 weight all-gathers (training.fp8_params); a search for one that does not costs its plans
+  // with the key off, as its export writes them (torchtitan-py: export_torchtitan_py.cpp).
+  bool fp8_gathers = true;
 };
 std::span<const Framework> frameworks() noexcept;
 const Framework* find_framework(std::string_view name) noexcept;

@@ -24,16 +24,25 @@ constexpr std::array<Flavor, 3> kLlama3 = {{
     {"405B", 126, 16384, 128, 8},
 }};
 
+// The llama3 flavors' numerics: rope_theta=500000 in each (models/llama3/__init__.py), norm_eps the
+// TransformerModelArgs default 1e-5 (models/llama3/model/args.py:36); main@b5bcd76 the same (ComplexRoPE.Config
+// theta=500000, RMSNorm.Config eps 1e-5 in models/common/nn_modules.py).
+constexpr double kLlama3RopeTheta = 500000, kLlama3NormEps = 1e-5;
+
 struct MoeFlavor {
   std::string_view name, flavor;
   std::int64_t layers, hidden, heads, kv_heads, experts, top_k, shared_experts, expert_ffn_hidden, dense_layers;
+  double rope_theta, norm_eps;
 };
 // torchtitan v0.2.2: models/qwen3/__init__.py:145-192, models/deepseek_v3/__init__.py:130-156 (its n_kv_heads is
-// n_heads: MLA).
+// n_heads: MLA). Numerics: qwen3 rope_theta 1000000 (30B-A3B) and 5000000 (235B-A22B, where Qwen/Qwen3-235B-A22B's
+// config.json has 1e6), norm_eps the Qwen3ModelArgs default 1e-6 (models/qwen3/model/args.py:33); deepseek_v3 the
+// DeepSeekV3ModelArgs defaults rope_theta 10000, norm_eps 1e-5 (models/deepseek_v3/model/args.py:62, 81; the
+// published config.json has rms_norm_eps 1e-6).
 constexpr std::array<MoeFlavor, 3> kMoe = {{
-    {"qwen3", "30B-A3B", 48, 2048, 32, 4, 128, 8, 0, 768, 0},
-    {"qwen3", "235B-A22B", 94, 4096, 64, 4, 128, 8, 0, 1536, 0},
-    {"deepseek_v3", "671B", 61, 7168, 128, 128, 256, 8, 1, 2048, 3},
+    {"qwen3", "30B-A3B", 48, 2048, 32, 4, 128, 8, 0, 768, 0, 1e6, 1e-6},
+    {"qwen3", "235B-A22B", 94, 4096, 64, 4, 128, 8, 0, 1536, 0, 5e6, 1e-6},
+    {"deepseek_v3", "671B", 61, 7168, 128, 128, 256, 8, 1, 2048, 3, 10000, 1e-5},
 }};
 
 }  // namespace
@@ -41,15 +50,27 @@ constexpr std::array<MoeFlavor, 3> kMoe = {{
 std::optional<TorchtitanModel> torchtitan_v0_2_2_model(const DeployModel& m) {
   if (m.attention_window > 0) return std::nullopt;   // no llama3 / qwen3 / deepseek_v3 flavor has sliding windows
   if (!m.moe()) {
-    if (const auto flavor = llama3_flavor(m)) return TorchtitanModel{"llama3", *flavor};
+    if (const auto flavor = llama3_flavor(m)) return TorchtitanModel{"llama3", *flavor, kLlama3RopeTheta, kLlama3NormEps};
     return std::nullopt;
   }
   for (const MoeFlavor& f : kMoe)
     if (f.layers == m.layers && f.hidden == m.hidden && f.heads == m.heads && f.kv_heads == m.kv_heads &&
         f.experts == m.experts && f.top_k == m.top_k && f.shared_experts == m.shared_experts &&
         f.expert_ffn_hidden == m.expert_ffn_hidden && f.dense_layers == m.dense_layers && m.moe_every == 1)
-      return TorchtitanModel{f.name, f.flavor};
+      return TorchtitanModel{f.name, f.flavor, f.rope_theta, f.norm_eps};
   return std::nullopt;
+}
+
+std::string torchtitan_numerics_mismatch(const TorchtitanModel& f, const DeployModel& m) {
+  std::string out;
+  const auto differs = [](double model, double flavor) { return model > 0 && std::fabs(model - flavor) > 1e-9 * flavor; };
+  if (m.position_embedding == "rope" && differs(m.rope_theta, f.rope_theta))
+    out += fmt::format("rope_theta {} where the model has {}", f.rope_theta, m.rope_theta);
+  if (differs(m.norm_eps, f.norm_eps))
+    out += fmt::format("{}norm_eps {} where the model has {}", out.empty() ? "" : ", ", f.norm_eps, m.norm_eps);
+  if (out.empty()) return out;
+  return fmt::format("torchtitan's {} flavor {} trains with {} (no config field changes them; the cost is the "
+                     "same, the numerics differ)", f.name, f.flavor, out);
 }
 
 TorchtitanStages torchtitan_stages(std::string_view format, const DeployPlan& p) {
@@ -131,6 +152,13 @@ std::vector<TorchtitanField> torchtitan_training_fields(TorchtitanTarget target,
   if (!v0 && p.pp > 1)
     f.push_back(bool_field("disable_cuda_graphs", true, "CUDA graphs do not support pipeline parallelism yet"));
   return f;
+}
+
+std::optional<TorchtitanField> torchtitan_warmup_field(const DeployPlan& p) {
+  if (!p.warmup_known) return std::nullopt;
+  return int_field("warmup_steps", p.warmup_steps(),
+                   p.warmup_tokens > 0 ? fmt::format("training.warmup_tokens {} as whole steps", format_si(p.warmup_tokens))
+                                       : "training.warmup_tokens 0: no warm-up (torchtitan's default is 200 steps)");
 }
 
 TorchtitanCheckpointing torchtitan_checkpointing(TorchtitanTarget target, std::string_view format,

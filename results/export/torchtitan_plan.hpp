@@ -37,9 +37,16 @@ std::optional<std::string_view> llama3_flavor(const DeployModel& model);
 // A model torchtitan v0.2.2 registers, as [model] name and flavor: the llama3 flavors, and the MoE flavors whose
 // layers, hidden size, heads, KV heads, experts, top-k, shared experts and expert width are the model's
 // (models/qwen3/__init__.py:145-192 "30B-A3B", "235B-A22B"; models/deepseek_v3/__init__.py:130-156 "671B").
+// Each flavor fixes its RoPE base and norm epsilon (TransformerModelArgs / Qwen3ModelArgs / DeepSeekV3ModelArgs
+// rope_theta, norm_eps); v0.2.2's [model] section has no field that changes them (config/job_config.py Model: name,
+// flavor, hf_assets_path, converters).
 struct TorchtitanModel {
   std::string_view name, flavor;
+  double rope_theta = 0, norm_eps = 0;
 };
+// "" when the model's model.rope_theta / model.norm_eps (known when the scenario was rebuilt) are the flavor's;
+// else a sentence naming the flavor's values and the model's, for the export's header and notes.
+std::string torchtitan_numerics_mismatch(const TorchtitanModel& flavor, const DeployModel& model);
 std::optional<TorchtitanModel> torchtitan_v0_2_2_model(const DeployModel& model);
 
 // The two targets' [training] and [parallelism] fields as one list, rendered by each writer in its syntax (TOML
@@ -56,6 +63,10 @@ std::vector<TorchtitanField> torchtitan_training_fields(TorchtitanTarget target,
 // Throws ExportError (via torchtitan_stages) when the pipeline cannot be split.
 std::vector<TorchtitanField> torchtitan_parallelism_fields(TorchtitanTarget target, std::string_view format,
                                                            const DeployPlan& plan);
+// [lr_scheduler] warmup_steps (v0.2.2 config/job_config.py LRScheduler, default 200; main: Trainer.Config
+// lr_scheduler, LRSchedulersContainer.Config warmup_steps): training.warmup_tokens as whole steps. nullopt when the
+// scenario was not rebuilt (the warm-up is unknown).
+std::optional<TorchtitanField> torchtitan_warmup_field(const DeployPlan& plan);
 std::string toml_lines(const std::vector<TorchtitanField>& fields);                          // "name = value\n"
 std::string python_arguments(const std::vector<TorchtitanField>& fields, std::string_view indent);  // "name=value,\n"
 

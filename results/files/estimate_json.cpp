@@ -90,7 +90,8 @@ nlohmann::json island_json(const m::Scenario& s, const m::Estimate& e, int i) {
 }  // namespace
 
 std::string estimate_json(const m::Scenario& s, const m::Estimate& e, std::string_view name,
-                          std::span<const std::string> uncalibrated_gpus, JsonLayout layout) {
+                          std::span<const std::string> uncalibrated_gpus, JsonLayout layout,
+                          std::string_view stack_source) {
   nlohmann::json j;
   j["name"] = std::string(name);
   for (const m::Metric& metric : m::metrics()) j[std::string(metric.name)] = number(metric.get(e));
@@ -134,6 +135,7 @@ std::string estimate_json(const m::Scenario& s, const m::Estimate& e, std::strin
   for (int i = 0; i < s.cluster.island_entries; ++i) j["islands"].push_back(island_json(s, e, i));
   nlohmann::json plan = nlohmann::json::object();
   for (const ScenarioColumn& column : job_scenario_columns()) plan[column.name] = cell_json(column.get(s, -1));
+  if (!stack_source.empty()) plan["stack_source"] = std::string(stack_source);
   j["plan"] = plan;
   j["uncalibrated_gpus"] = std::vector<std::string>(uncalibrated_gpus.begin(), uncalibrated_gpus.end());
   // Invalid UTF-8 in a name is replaced, never thrown (results/markup.hpp: json_text).

@@ -46,6 +46,7 @@ ordered to_json(const RunInfo& info) {
   run[n::kCreated] = info.created;
   if (info.uncalibrated_gpus) run[n::kUncalibratedGpus] = *info.uncalibrated_gpus;
   if (info.uncalibrated_gpu_stacks) run[n::kUncalibratedGpuStacks] = *info.uncalibrated_gpu_stacks;
+  if (!info.stack_source.empty()) run[n::kStackSource] = info.stack_source;
   run[n::kScenario] = info.scenario_text;
   return run;
 }
@@ -81,6 +82,7 @@ RunInfo run_info_from_json(const nlohmann::json& run, std::int64_t schema_versio
       info.uncalibrated_gpus = run.at(n::kUncalibratedGpus).get<std::vector<std::string>>();
     if (run.contains(n::kUncalibratedGpuStacks))
       info.uncalibrated_gpu_stacks = run.at(n::kUncalibratedGpuStacks).get<std::vector<std::string>>();
+    if (run.contains(n::kStackSource)) info.stack_source = run.at(n::kStackSource).get<std::string>();
     info.scenario_text = run.at(n::kScenario).get<std::string>();
     return info;
   } catch (const nlohmann::json::exception& e) {

@@ -131,6 +131,7 @@ RunInfo decode_info(Cursor& c) {
   info.created = c.str();
   if (c.flag()) info.uncalibrated_gpus = c.strs();
   if (c.flag()) info.uncalibrated_gpu_stacks = c.strs();
+  info.stack_source = c.str();
   return info;
 }
 
@@ -175,6 +176,7 @@ std::string run_info_frame(const RunInfo& info) {
   if (info.uncalibrated_gpus) put_strs(out, *info.uncalibrated_gpus);
   put_u8(out, info.uncalibrated_gpu_stacks.has_value());
   if (info.uncalibrated_gpu_stacks) put_strs(out, *info.uncalibrated_gpu_stacks);
+  put_str(out, info.stack_source);
   return out;
 }
 

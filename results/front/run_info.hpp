@@ -35,6 +35,10 @@ struct RunInfo {
   // The same per (GPU type, stack) of the front's rows, "b200:torch_fsdp2" (results/front/calibration_marks.hpp);
   // nullopt in files written before the status depended on the stack (then uncalibrated_gpus marks every row).
   std::optional<std::vector<std::string>> uncalibrated_gpu_stacks;
+  // Where the candidates' plan.stack came from: "given" (the scenario sets it), "implied" (the stack rule chose it
+  // from the base plan's sharding and every candidate keeps it), "framework" (--framework / search.framework fixed
+  // it) or "searched" (a search axis varies it); "" in files written before it was recorded.
+  std::string stack_source;
 
   friend bool operator==(const RunInfo&, const RunInfo&) = default;
 };

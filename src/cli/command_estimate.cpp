@@ -14,6 +14,7 @@
 #include "src/planning/search_section.hpp"
 #include "src/scenario/calibration_status.hpp"
 #include "src/scenario/scenario_parse.hpp"
+#include "src/scenario/stack_source.hpp"
 #include "src/text/estimate_table.hpp"
 
 namespace shardmeter::cli {
@@ -59,7 +60,7 @@ std::string run_batch(const CommandLine& line, const Catalog& catalog) {
       const LoadedScenario loaded = load_line(words, line, catalog);
       lines_out += results::estimate_json(loaded.scenario, model::evaluate(loaded.scenario), loaded.name,
                                           uncalibrated_in(catalog, loaded.scenario),
-                                          results::JsonLayout::one_line);
+                                          results::JsonLayout::one_line, stack_source(loaded.doc));
     } catch (const ScenarioError& e) {
       throw prefixed(e, where);
     } catch (const UsageError& e) {
@@ -98,7 +99,8 @@ int run_estimate(const std::vector<std::string>& args, std::ostream& out) {
   const model::Estimate estimate = model::evaluate(loaded.scenario);
 
   if (line.json()) {
-    out << results::estimate_json(loaded.scenario, estimate, loaded.name, uncalibrated_in(catalog, loaded.scenario));
+    out << results::estimate_json(loaded.scenario, estimate, loaded.name, uncalibrated_in(catalog, loaded.scenario),
+                                  results::JsonLayout::indented, stack_source(loaded.doc));
   } else {
     out << format_estimate_table(loaded, catalog, estimate);
   }

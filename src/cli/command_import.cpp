@@ -20,6 +20,7 @@
 #include "src/scenario/calibration_status.hpp"
 #include "src/scenario/input_limits.hpp"
 #include "src/text/estimate_table.hpp"
+#include "src/scenario/stack_source.hpp"
 
 namespace shardmeter::cli {
 
@@ -119,7 +120,8 @@ int run_import(const std::vector<std::string>& args, std::ostream& out) {
     const model::Estimate estimate = model::evaluate(merged.loaded.scenario);
     if (line.json())
       out << results::estimate_json(merged.loaded.scenario, estimate, merged.loaded.name,
-                                    uncalibrated_in(catalog, merged.loaded.scenario));
+                                    uncalibrated_in(catalog, merged.loaded.scenario), results::JsonLayout::indented,
+                                    stack_source(merged.loaded.doc));
     else
       out << format_estimate_table(merged.loaded, catalog, estimate);
   }

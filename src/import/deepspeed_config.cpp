@@ -76,7 +76,7 @@ ImportedScenario import_deepspeed(const std::string& path) {
   };
   std::set<std::string> read = {"train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps",
                                 "zero_optimization", "bf16", "fp16", "tensor_parallel", "pipeline",
-                                "shardmeter_moe_layer", "shardmeter_train_steps"};
+                                "shardmeter_moe_layer", "shardmeter_train_steps", "shardmeter_warmup_steps"};
   for (const auto& [key, value] : j.root().items())
     if (read.count(key) == 0 && kLeftOut.count(key) == 0)
       r.fail(key, "is a DeepSpeed key the import does not map: it is neither a batch, sharding, precision or "
@@ -138,6 +138,11 @@ ImportedScenario import_deepspeed(const std::string& path) {
     out.tokens_from_steps = TokensFromSteps{steps, r.at("shardmeter_train_steps"), r.said("shardmeter_train_steps")};
   } else {
     out.notes.push_back("no shardmeter_train_steps: training.tokens is the base scenario's (or --tokens)");
+  }
+
+  if (r.has("shardmeter_warmup_steps")) {
+    const long long steps = r.integer("shardmeter_warmup_steps", 0);
+    out.warmup_from_steps = TokensFromSteps{steps, r.at("shardmeter_warmup_steps"), r.said("shardmeter_warmup_steps")};
   }
 
   // ---- ZeRO ------------------------------------------------------------------------------------------------------

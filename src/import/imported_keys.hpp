@@ -39,6 +39,7 @@ struct ImportedScenario {
   std::vector<ImportedKey> keys;             // in the order read; a later key overrides an earlier one
   std::optional<BatchFromWorld> batch_from_world;
   std::optional<TokensFromSteps> tokens_from_steps;
+  std::optional<TokensFromSteps> warmup_from_steps;   // DeepSpeed's shardmeter_warmup_steps, the same way
   std::vector<std::string> notes;            // what the file cannot say and where it was taken from instead
   bool has_model = false;                    // the file describes the whole model (else the base scenario must)
 

@@ -37,7 +37,7 @@ const std::vector<std::string_view> kSkipped = {
     "--merge-file", "--lr", "--lr-", "--min-lr", "--weight-decay", "--start-weight-decay", "--end-weight-decay", "--clip-grad",
     "--adam-", "--sgd-momentum", "--init-method-std", "--seed", "--save", "--load", "--save-interval", "--eval-",
     "--log-", "--wandb-", "--tensorboard-", "--timing-log-", "--exit-", "--ckpt-", "--no-load-", "--no-save-",
-    "--rotary-base", "--rotary-percent", "--rotary-seq-len-interpolation-factor", "--norm-epsilon",
+    "--rotary-percent", "--rotary-seq-len-interpolation-factor",
     "--max-position-embeddings", "--make-vocab-size-divisible-by", "--attention-backend", "--transformer-impl",
     "--distributed-backend", "--num-workers", "--moe-router-load-balancing-type", "--moe-aux-loss-coeff",
     "--moe-z-loss-coeff", "--moe-router-dtype", "--moe-flex-dispatcher-backend", "--moe-router-topk-scaling-factor",
@@ -424,6 +424,16 @@ ImportedScenario import_megatron(const std::string& text, const std::string& fil
   const std::string norm = a.has("--normalization") ? a.text("--normalization") : "LayerNorm";
   if (norm != "LayerNorm" && norm != "RMSNorm") a.fail("--normalization", "is not LayerNorm or RMSNorm");
   set("model.norm", norm == "RMSNorm" ? "rmsnorm" : "layernorm", "--normalization");
+  // Numerics no cost depends on, read so the scenario is the model Megatron trains (A: --rotary-base default
+  // 10000, --norm-epsilon default 1e-5).
+  const auto real = [&](std::string_view f, double fallback, double lo, double hi) {
+    if (!a.has(f)) return fmt::format("{}", fallback);
+    const double v = a.number(f);
+    if (!(v >= lo && v <= hi)) a.fail(f, fmt::format("is not between {} and {}", lo, hi));
+    return fmt::format("{}", v);
+  };
+  set("model.rope_theta", real("--rotary-base", 10000, 1, 1e12), "--rotary-base");
+  set("model.norm_eps", real("--norm-epsilon", 1e-5, 1e-12, 0.1), "--norm-epsilon");
   set("model.tied_embeddings", a.has("--untie-embeddings-and-output-weights") ? "false" : "true",
       "--untie-embeddings-and-output-weights");
   set("model.bias", a.has("--disable-bias-linear") ? "false" : "true", "--disable-bias-linear");
@@ -570,6 +580,26 @@ ImportedScenario import_megatron(const std::string& text, const std::string& fil
         "--train-samples");
   } else {
     out.notes.push_back("no --train-iters or --train-samples: training.tokens is the base scenario's (or --tokens)");
+  }
+  // The warm-up (A: --lr-warmup-iters default 0, or --lr-warmup-samples, or --lr-warmup-fraction of the run).
+  const double step_tokens =
+      static_cast<double>(a.integer("--global-batch-size")) * static_cast<double>(a.integer("--seq-length"));
+  if (a.has("--lr-warmup-fraction")) {
+    const double fraction = a.number("--lr-warmup-fraction");
+    if (fraction > 1) a.fail("--lr-warmup-fraction", "is above 1");
+    const double run = a.has("--train-iters") ? static_cast<double>(a.integer("--train-iters")) * step_tokens
+                       : a.has("--train-samples")
+                           ? static_cast<double>(a.integer("--train-samples")) * static_cast<double>(a.integer("--seq-length"))
+                           : -1;
+    if (run < 0) a.fail("--lr-warmup-fraction", "is a fraction of a run length neither --train-iters nor --train-samples gives");
+    set("training.warmup_tokens", fmt::format("{:.17g}", fraction * run), "--lr-warmup-fraction");
+  } else if (a.has("--lr-warmup-samples")) {
+    set("training.warmup_tokens", fmt::format("{:.17g}", static_cast<double>(a.integer("--lr-warmup-samples")) *
+                                                              static_cast<double>(a.integer("--seq-length"))),
+        "--lr-warmup-samples");
+  } else {
+    const double iters = a.has("--lr-warmup-iters") ? static_cast<double>(a.integer("--lr-warmup-iters")) : 0;
+    set("training.warmup_tokens", fmt::format("{:.17g}", iters * step_tokens), "--lr-warmup-iters");
   }
 
   // ---- memory: recompute and sharding ------------------------------------------------------------------------------

@@ -104,15 +104,17 @@ MergedScenario merge_import(const ImportedScenario& imported, const ImportBase& 
       apply_override(doc, Override{"training.global_batch", keys.keys.back().value,
                                    std::string(kImportMark) + std::to_string(keys.keys.size() - 1)});
     }
-    if (keys.tokens_from_steps && base.tokens < 0) {
-      const TokensFromSteps& t = *keys.tokens_from_steps;
+    // Steps x global batch x seq_len, once the batch and the model are known.
+    const auto from_steps = [&](const TokensFromSteps& t, const std::string& key) {
       const model::Scenario s = parse_scenario(doc, catalog);
       const double tokens = static_cast<double>(t.steps) * static_cast<double>(s.training.global_batch) *
                             static_cast<double>(s.model.seq_len);
-      keys.set("training.tokens", fmt::format("{:.17g}", tokens), t.from, t.said);
-      apply_override(doc, Override{"training.tokens", keys.keys.back().value,
+      keys.set(key, fmt::format("{:.17g}", tokens), t.from, t.said);
+      apply_override(doc, Override{key, keys.keys.back().value,
                                    std::string(kImportMark) + std::to_string(keys.keys.size() - 1)});
-    }
+    };
+    if (keys.tokens_from_steps && base.tokens < 0) from_steps(*keys.tokens_from_steps, "training.tokens");
+    if (keys.warmup_from_steps) from_steps(*keys.warmup_from_steps, "training.warmup_tokens");
     MergedScenario out;
     out.loaded = load_scenario(doc, catalog);
     YAML::Emitter emitter;

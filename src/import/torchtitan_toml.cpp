@@ -151,6 +151,11 @@ ImportedScenario import_torchtitan(const std::string& text, const std::string& f
   set("training.tokens",
       fmt::format("{:.17g}", static_cast<double>(steps) * static_cast<double>(global) * static_cast<double>(seq)),
       "training.steps");
+  // The warm-up (config/job_config.py LRScheduler.warmup_steps, default 200; lr_scheduler.py caps it at the steps).
+  const long long warmup = std::min(steps, t.integer("lr_scheduler.warmup_steps", 200, 0));
+  set("training.warmup_tokens",
+      fmt::format("{:.17g}", static_cast<double>(warmup) * static_cast<double>(global) * static_cast<double>(seq)),
+      "lr_scheduler.warmup_steps");
   const std::string param = t.string("training.mixed_precision_param", "bfloat16");
   if (param != "bfloat16") t.fail("training.mixed_precision_param", "is not bfloat16: fp32 training is not costed");
   if (t.has("training.mixed_precision_reduce")) {

@@ -28,6 +28,7 @@
 #include "src/scenario/calibration_status.hpp"
 #include "src/scenario/scenario_error.hpp"
 #include "src/scenario/version.hpp"
+#include "src/scenario/stack_source.hpp"
 
 namespace shardmeter::cli {
 
@@ -71,6 +72,10 @@ SearchJobResult run_search_job(const SearchJobOptions& options, const Catalog& c
   };
   job.scenario = load(options.overrides);
   SearchSection section = read_search_section(job.scenario.doc, catalog, job.scenario.scenario);
+  // Where the candidates' stack comes from (RunInfo::stack_source), before a framework or the rule pins it.
+  std::string stack_from(stack_source(job.scenario.doc));
+  for (const AxisSpec& axis : section.axes)
+    if (axis.key == "plan.stack") stack_from = "searched";
   // A framework (--framework, else search.framework) fixes the stack its plans are costed on: the scenario is
   // loaded again with plan.stack set, as `--set plan.stack=...` would, so the provenance shows it.
   job.framework = options.framework.empty() ? section.framework : options.framework;
@@ -88,6 +93,18 @@ SearchJobResult run_search_job(const SearchJobOptions& options, const Catalog& c
                               "varies plan.stack, which the framework " + job.framework + " fixes to " + stack);
       std::vector<Override> overrides = options.overrides;
       overrides.push_back({"plan.stack", stack, "--framework " + job.framework});
+      stack_from = "framework";
+      // A framework without fp8 all-gathers trains the plan with training.fp8_params off: cost it so.
+      if (!framework->fp8_gathers)
+        for (const AxisSpec& axis : section.axes)
+          if (axis.key == "training.fp8_params")
+            throw ScenarioError(axis.where, "search.axes." + axis.key, "",
+                                "varies training.fp8_params, which the framework " + job.framework +
+                                    " cannot run (it has no fp8 all-gather; docs/export.md)");
+      if (!framework->fp8_gathers && job.scenario.scenario.training.fp8_params) {
+        overrides.push_back({"training.fp8_params", "false",
+                             "--framework " + job.framework + " (no fp8 all-gather)"});
+      }
       job.scenario = load(overrides);
       section = read_search_section(job.scenario.doc, catalog, job.scenario.scenario);
     }
@@ -255,6 +272,7 @@ SearchJobResult run_search_job(const SearchJobOptions& options, const Catalog& c
   info.objectives = job.result.objectives;
   info.axes = axis_names;
   info.created = options.created;
+  info.stack_source = stack_from;
   // The GPU types of the front's rows whose constants no published run fits on the row's stack, per type and per
   // (type, stack): the report, the export headers and the search table flag them per row.
   std::set<std::string> gpus, pairs;

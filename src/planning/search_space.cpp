@@ -43,6 +43,25 @@ search::Space build_search_space(const LoadedScenario& base, const SearchSection
     if (e.other_axis() >= 0) {
       // Two axes change the same bytes (search::Space is where that is checked): blame the later one, as written.
       const AxisSpec& spec = section.axes[static_cast<std::size_t>(e.axis())];
+      const AxisSpec& other = section.axes[static_cast<std::size_t>(e.other_axis())];
+      // plan.stack beside an island's GPU type: a catalog GPU's efficiency constants are per stack (gpus.yaml
+      // efficiency.stacks) and are resolved into the island's GPU fields when the scenario is read
+      // (scenario_parse.cpp apply_stack_efficiency), so both axes write them. No axis of maps can join keys of two
+      // sections; the model would have to pick the set by plan.stack at evaluation, which the calibration fit
+      // (src/validation/calibration.cpp) writes around. docs/search.md "The stack" says what to do instead.
+      const auto is_gpu = [](const std::string& key) {
+        return key.starts_with("cluster.islands.") && key.ends_with(".gpu");
+      };
+      if ((spec.key == "plan.stack" && is_gpu(other.key)) || (is_gpu(spec.key) && other.key == "plan.stack")) {
+        const AxisSpec& stack = spec.key == "plan.stack" ? spec : other;
+        const AxisSpec& gpu = spec.key == "plan.stack" ? other : spec;
+        throw ScenarioError(stack.where, "search.axes.plan.stack", "[" + join(stack.values) + "]",
+                            fmt::format("cannot be searched together with search.axes.{}: the catalog's efficiency "
+                                        "constants are per (GPU type, stack) and are fixed when the scenario is "
+                                        "read, so both axes set them; search once per stack (--set plan.stack=NAME, "
+                                        "or --framework NAME) and compare the fronts (docs/search.md, \"The "
+                                        "stack\")", gpu.key));
+      }
       throw ScenarioError(spec.where, "search.axes." + spec.key, "[" + join(spec.values) + "]",
                           fmt::format("sets some of the same scenario fields as search.axes.{} (axes must vary "
                                       "independent keys; merge them into one axis of maps instead)",

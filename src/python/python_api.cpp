@@ -15,6 +15,7 @@
 #include "results/files/row_layout.hpp"
 #include "src/planning/search_section.hpp"
 #include "src/scenario/calibration_status.hpp"
+#include "src/scenario/stack_source.hpp"
 
 namespace shardmeter::python {
 
@@ -36,7 +37,8 @@ std::string estimate_json(const ScenarioSource& source, const std::vector<cli::O
   const cli::LoadedScenario loaded = cli::load_scenario(read_document(source, overrides), catalog);
   cli::read_search_section(loaded.doc, catalog, loaded.scenario);
   return results::estimate_json(loaded.scenario, model::evaluate(loaded.scenario), loaded.name,
-                                cli::uncalibrated_in(catalog, loaded.scenario));
+                                cli::uncalibrated_in(catalog, loaded.scenario), results::JsonLayout::indented,
+                                cli::stack_source(loaded.doc));
 }
 
 results::Table evaluate_many(const ScenarioSource& source, const std::vector<std::vector<cli::Override>>& rows,

@@ -17,20 +17,21 @@ namespace {
 
 using json = nlohmann::json;
 
-// Fields that change nothing ShardMeter costs, in every family: ids, initialisation, numerics of the norm and the
-// rotary base, the context limit, inference-only settings. Read (their presence is fine), never mapped.
+// Fields that change nothing ShardMeter costs, in every family: ids, initialisation, the context limit,
+// inference-only settings. Read (their presence is fine), never mapped. (The norm epsilon and the rotary base cost
+// nothing either but are mapped, to model.norm_eps and model.rope_theta, so exports write them.)
 const std::set<std::string, std::less<>> kUnmodelled = {
     "_name_or_path", "architectures", "auto_map", "bos_token_id", "eos_token_id", "pad_token_id", "torch_dtype",
-    "dtype", "transformers_version", "initializer_range", "use_cache", "rms_norm_eps", "layer_norm_eps", "rope_theta",
+    "dtype", "transformers_version", "initializer_range", "use_cache",
     "max_position_embeddings", "pretraining_tp", "tokenizer_class", "output_router_logits", "router_aux_loss_coef",
     "router_jitter_noise", "quantization_config", "rope_interleave", "attn_implementation", "is_decoder",
     "tie_encoder_decoder", "return_dict", "output_hidden_states", "output_attentions", "use_bfloat16",
     "initial_context_length", "routed_scaling_factor", "norm_topk_prob", "topk_method", "n_group", "topk_group",
-    "aux_loss_alpha", "seq_aux", "ep_size", "rotary_emb_base", "rotary_pct",
+    "aux_loss_alpha", "seq_aux", "ep_size", "rotary_pct",
     "use_parallel_residual", "classifier_dropout", "partial_rotary_factor", "rope_parameters"};
 
 const std::vector<std::string> kFamilies = {"llama",      "mistral",     "mixtral", "qwen2",   "qwen3",
-                                            "qwen3_moe",  "deepseek_v3", "gpt_oss", "gpt_neox"};
+                                            "qwen3_moe",  "deepseek_v3", "gpt_oss", "gpt_neox", "mpt"};
 
 std::string number_text(double v) {
   if (v == std::floor(v) && std::fabs(v) < 1e15) return std::to_string(static_cast<long long>(v));
@@ -48,6 +49,7 @@ public:
   }
   void seen(const std::string& path) { used_.insert(path); }
   [[noreturn]] void fail(const std::string& path, const std::string& problem) const { throw json_.error(path, problem); }
+  const nlohmann::json* find(const std::string& path) const { return json_.find(path); }
 
   std::optional<long long> integer(const std::string& path) {
     seen(path);
@@ -108,6 +110,20 @@ private:
   const LocatedJson& json_;
   std::set<std::string, std::less<>> used_;
 };
+
+// The numerics no cost depends on but the trained model does: the norm epsilon and the rotary base (model.norm_eps,
+// model.rope_theta). Absent fields leave the keys' defaults (1e-5, 10000).
+void map_numerics(Mapper& m, const std::string& eps_field, const std::vector<std::string>& theta_fields) {
+  if (const auto eps = m.number(eps_field)) {
+    if (!(*eps > 0 && *eps <= 0.1)) m.fail(eps_field, "is not a norm epsilon between 0 and 0.1");
+    m.set("norm_eps", number_text(*eps), eps_field);
+  }
+  for (const std::string& field : theta_fields)
+    if (const auto theta = m.number(field)) {
+      if (!(*theta >= 1)) m.fail(field, "is not a rotary base of 1 or more");
+      m.set("rope_theta", number_text(*theta), field);
+    }
+}
 
 // rope_scaling: none, or a scaling of the rotary frequencies. Only YaRN changes a cost (docs/model.md §15.4: the
 // Megatron stacks run it unfused); the others rescale frequencies at no cost and are accepted.
@@ -209,6 +225,7 @@ void map_gated_decoder(Mapper& m, HfModel& out) {
   m.set_int("vocab", m.required_integer("vocab_size"), "vocab_size");
   m.set("norm", "rmsnorm", "model_type");
   m.set("position_embedding", "rope", "model_type");
+  map_numerics(m, "rms_norm_eps", {"rope_theta"});
   map_rope_scaling(m);
   map_window(m, static_cast<int>(layers), t == "qwen2" || t == "qwen3" || t == "qwen3_moe");
 
@@ -295,6 +312,8 @@ void map_gpt_neox(Mapper& m) {
   m.set_int("vocab", m.required_integer("vocab_size"), "vocab_size");
   m.set("norm", "layernorm", "model_type");
   m.set("position_embedding", "rope", "model_type");
+  // transformers renamed GPT-NeoX's rotary_emb_base to rope_theta; a file gives one of them.
+  map_numerics(m, "layer_norm_eps", {"rotary_emb_base", "rope_theta"});
   map_rope_scaling(m);
   const bool bias = m.boolean("attention_bias").value_or(true);
   if (!bias) m.fail("attention_bias", "is false: GPT-NeoX's MLP keeps its biases, and model.bias is all or none");
@@ -302,6 +321,127 @@ void map_gpt_neox(Mapper& m) {
   m.set("tied_embeddings", m.boolean("tie_word_embeddings").value_or(false) ? "true" : "false", "tie_word_embeddings");
   const double dropout = std::max(m.number("attention_dropout").value_or(0.0), m.number("hidden_dropout").value_or(0.0));
   m.set("dropout", dropout > 0 ? "true" : "false", "hidden_dropout");
+}
+
+// MPT (mosaicml/mpt-*, model_type "mpt"; fields of MPTConfig in llm-foundry llmfoundry/models/mpt/
+// configuration_mpt.py, which the checkpoints ship as configuration_mpt.py): GELU MLP of expansion_ratio x d_model,
+// (low-precision) LayerNorm, tied embeddings, and ALiBi (attn_config.alibi), RoPE (attn_config.rope) or learned
+// positions (learned_pos_emb), in that order of precedence (MPTConfig._validate_config turns learned_pos_emb off
+// under ALiBi or RoPE).
+void map_mpt(Mapper& m, HfModel& out) {
+  const long long hidden = m.required_integer("d_model");
+  const long long heads = m.required_integer("n_heads");
+  if (heads <= 0 || hidden % heads != 0) m.fail("n_heads", "does not divide d_model = " + std::to_string(hidden));
+  m.set_int("layers", m.required_integer("n_layers"), "n_layers");
+  m.set_int("hidden", hidden, "d_model");
+  m.set_int("heads", heads, "n_heads");
+  m.set_int("vocab", m.required_integer("vocab_size"), "vocab_size");
+  m.seen("max_seq_len");   // the context limit, as max_position_embeddings elsewhere
+
+  // The MLP: ffn_config (later llm-foundry) names its kind and may give the width; else expansion_ratio x d_model.
+  m.seen("ffn_config");
+  if (m.has("ffn_config")) {
+    const std::string kind = m.string("ffn_config.ffn_type").value_or("mptmlp");
+    if (kind != "mptmlp")
+      m.fail("ffn_config.ffn_type", "is not mptmlp: ShardMeter maps MPT's plain GELU MLP (mptglu's gated GELU is no "
+                                    "ffn_type it has, and the MoE kinds need keys MPT's file does not give)");
+    if (const auto act = m.string("ffn_config.ffn_act_fn.name"); act && act->rfind("gelu", 0) != 0)
+      m.fail("ffn_config.ffn_act_fn.name", "is not a GELU: MPT's MLP is ffn_type gelu");
+    m.seen("ffn_config.ffn_act_fn");
+  }
+  if (const auto given = m.has("ffn_config.ffn_hidden_size") ? m.integer("ffn_config.ffn_hidden_size") : std::nullopt) {
+    m.seen("expansion_ratio");
+    m.set_int("ffn_hidden", *given, "ffn_config.ffn_hidden_size");
+  } else {
+    const auto ratio = m.number("expansion_ratio");
+    const double r = ratio.value_or(4.0);
+    const double width = r * static_cast<double>(hidden);
+    if (!(r > 0) || width != std::floor(width))
+      m.fail("expansion_ratio", "does not give a whole MLP width with d_model = " + std::to_string(hidden));
+    m.set_int("ffn_hidden", static_cast<long long>(width), ratio ? "expansion_ratio" : "model_type");
+  }
+  m.set("ffn_type", "gelu", "model_type");
+
+  const std::string norm = m.string("norm_type").value_or("low_precision_layernorm");
+  if (norm == "layernorm" || norm == "low_precision_layernorm") m.set("norm", "layernorm", "norm_type");
+  else if (norm == "rmsnorm" || norm == "low_precision_rmsnorm") m.set("norm", "rmsnorm", "norm_type");
+  else m.fail("norm_type", "is not layernorm, low_precision_layernorm, rmsnorm or low_precision_rmsnorm");
+  m.set("bias", m.boolean("no_bias").value_or(false) ? "false" : "true", "no_bias");
+  m.set("tied_embeddings", m.boolean("tie_word_embeddings").value_or(true) ? "true" : "false", "tie_word_embeddings");
+
+  // attn_config: every sub-field is mapped, cost-neutral, or refused at its line.
+  m.seen("attn_config");
+  long long kv = heads;
+  std::string position = m.boolean("learned_pos_emb").value_or(true) ? "learned" : "";
+  std::string position_from = "learned_pos_emb";
+  if (m.has("attn_config")) {
+    const nlohmann::json* attn = m.find("attn_config");
+    if (!attn->is_object()) m.fail("attn_config", "is not an object");
+    for (const auto& item : attn->items()) {
+      const std::string name = item.key();
+      const std::string path = "attn_config." + name;
+      static const std::set<std::string, std::less<>> neutral = {
+          "attn_impl", "alibi_bias_max", "clip_qkv", "softmax_scale", "attn_uses_sequence_id", "rope_impl",
+          "rope_dail_config", "rope_hf_config", "flash_attn_version", "fused_qkv", "attn_logit_softcapping"};
+      if (neutral.count(name) != 0) {
+        m.seen(path);
+        continue;
+      }
+      if (name == "attn_type") {
+        const std::string type = *m.string(path);
+        if (type == "multiquery_attention") kv = 1;
+        else if (type == "grouped_query_attention") kv = m.required_integer("attn_config.kv_n_heads");
+        else if (type != "multihead_attention")
+          m.fail(path, "is not multihead_attention, grouped_query_attention or multiquery_attention");
+      } else if (name == "kv_n_heads") {
+        m.seen(path);   // read with attn_type grouped_query_attention
+      } else if (name == "alibi") {
+        if (m.boolean(path).value_or(false)) {
+          position = "alibi";
+          position_from = path;
+        }
+      } else if (name == "rope") {
+        if (m.boolean(path).value_or(false) && position != "alibi") {
+          position = "rope";
+          position_from = path;
+        }
+      } else if (name == "rope_theta") {
+        m.seen(path);   // set below with attn_config.rope
+      } else if (name == "attn_pdrop") {
+        m.seen(path);   // read with the dropout below
+      } else if (name == "qk_ln" || name == "qk_gn" || name == "prefix_lm") {
+        if (m.boolean(path).value_or(false))
+          m.fail(path, name == "prefix_lm" ? "is true: a prefix-LM attends bidirectionally over the prefix, which "
+                                             "ShardMeter's causal attention cost does not describe"
+                                           : "is true: norms on the queries and keys are layers no model key holds");
+      } else if (name == "sliding_window_size") {
+        if (const auto w = m.integer(path); w && *w != -1)
+          m.fail(path, "is not -1: give the window as model.attention_window (keys attended, itself included) "
+                       "after checking llm-foundry's window convention");
+      } else {
+        m.fail(path, "is a field of attn_config ShardMeter cannot map: it is neither a model key nor known to leave "
+                     "the cost unchanged (docs/import.md)");
+      }
+    }
+  }
+  if (kv <= 0 || heads % kv != 0) m.fail("attn_config.kv_n_heads", "does not divide n_heads");
+  m.set_int("kv_heads", kv, "attn_config.attn_type");
+  if (position.empty())
+    m.fail("learned_pos_emb", "is false and attn_config turns neither alibi nor rope on: a model without position "
+                              "information is no position_embedding ShardMeter has");
+  m.set("position_embedding", position, position_from);
+  if (position == "rope") {
+    if (const auto theta = m.number("attn_config.rope_theta")) m.set("rope_theta", number_text(*theta), "attn_config.rope_theta");
+  }
+  const double dropout = std::max({m.number("emb_pdrop").value_or(0.0), m.number("resid_pdrop").value_or(0.0),
+                                   m.number("attn_config.attn_pdrop").value_or(0.0)});
+  m.set("dropout", dropout > 0 ? "true" : "false", "resid_pdrop");
+  // Training-only or inference-only settings: initialisation, logits scaling, the embedding-gradient fraction.
+  for (const char* f : {"init_config", "init_device", "verbose", "tokenizer_name", "logit_scale", "embedding_fraction",
+                        "use_pad_tok_in_ffn", "final_logit_softcapping", "block_overrides", "norm_config"})
+    m.seen(f);
+  if (m.has("moe_loss_weight")) m.fail("moe_loss_weight", "belongs to llm-foundry's MoE MLP, which the import does not map");
+  (void)out;
 }
 
 }  // namespace
@@ -329,6 +469,8 @@ HfModel map_hf_config(LocatedJson json) {
     m.fail("model_type", "is not a model family ShardMeter maps; known: " + join(kFamilies));
   if (*type == "gpt_neox")
     map_gpt_neox(m);
+  else if (*type == "mpt")
+    map_mpt(m, out);
   else
     map_gated_decoder(m, out);
   m.check_all_read();

@@ -123,6 +123,9 @@ std::vector<SectionKeys> shipped_sections() {
     {"kv_lora_rank", "", "", D::value("0"), R::between(0, kMaxDim), "MLA key/value latent rank; > 0 selects multi-head latent attention", member<&m::ModelSpec::mla, &m::MlaSpec::kv_lora_rank>},
     {"rope_head_dim", "", "", D::value("0"), R::between(0, kMaxDim), "MLA decoupled rotary dimension per head", member<&m::ModelSpec::mla, &m::MlaSpec::rope_head_dim>},
     {"v_head_dim", "", "", D::derived("= head_dim", &erased<m::ModelSpec, &v_head_dim_from_head_dim>), kDim, "MLA value dimension per head", member<&m::ModelSpec::mla, &m::MlaSpec::v_head_dim>},
+    // Numerics the exports write and the imports read; they change no cost (docs/export.md "Model flags").
+    {"rope_theta", "", "", D::value("10000"), R::between(1, 1e12), "RoPE base θ (Hugging Face rope_theta, Megatron --rotary-base, torchtitan rope_theta); used with position_embedding rope, costs nothing", member<&m::ModelSpec::rope_theta>},
+    {"norm_eps", "", "", D::value("1e-5"), R::between(1e-12, 0.1), "Epsilon of the norm layers (Hugging Face rms_norm_eps / layer_norm_eps, Megatron --norm-epsilon, torchtitan norm_eps); costs nothing", member<&m::ModelSpec::norm_eps>},
   }},
   {Section::training, "training:", "", {
     {"global_batch", "", "sequences", D::required("required", "is required (sequences per optimizer step)"), R::between(1, 1e9), "Sequences per optimizer step, all replicas", member<&m::TrainingSpec::global_batch>},
@@ -135,6 +138,7 @@ std::vector<SectionKeys> shipped_sections() {
     {"grad_reduce_dtype", "", "", D::value("bf16"), {}, "Gradient all-reduce element type (2, 2 or 4 bytes); on the megatron stacks also the main gradients' in memory (docs/model.md §7.1)", mapped<&grad_reduce_bytes, &m::TrainingSpec::grad_reduce_bytes>},
     {"optimizer_state_dtype", "", "", D::value("fp32"), {}, "Element type of the optimizer's moment states (adamw m and v, the sgd_momentum / lion momentum); bf16 as Megatron's --exp-avg-dtype bf16 or NeMo's optim.dtype: bf16 (not with adamw_8bit; docs/model.md §7.2)", member<&m::TrainingSpec::optimizer_state_dtype>},
     {"master_weights", "", "", D::value("fp32"), {}, "fp32: an fp32 master copy of the weights in the optimizer state; none: the 16-bit weights are updated directly (docs/model.md §7.2)", member<&m::TrainingSpec::master_weights>},
+    {"warmup_tokens", "", "tokens", D::value("0", "{} (= no warm-up)"), R::between(0, 1e18), "Linear learning-rate warm-up at the start of the run, in tokens; costs nothing: the exports write it as whole optimizer steps (Megatron --lr-warmup-iters, torchtitan warmup_steps; docs/export.md \"Training length\")", member<&m::TrainingSpec::warmup_tokens>},
   }},
   {Section::cluster, "cluster:", "", {
     {"islands", "list", "", D::required("required", "is required (a list of island entries)"), {}, "1 to 8 island entries (see cluster.islands[N])"},

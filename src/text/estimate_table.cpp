@@ -17,6 +17,7 @@
 #include "src/scenario/calibration_status.hpp"
 #include "src/scenario/enum_names.hpp"
 #include "src/text/text_format.hpp"
+#include "src/scenario/stack_source.hpp"
 
 namespace shardmeter::cli {
 
@@ -105,7 +106,7 @@ void describe_scenario(std::string& out, const LoadedScenario& loaded, const Cat
   row(out, "Plan", plan);
   // The stack is part of the plan: say whether the scenario chose it or the sharding implied it (docs/scenarios.md,
   // "The software stack").
-  row(out, "Stack", scalar_at(loaded.doc, "plan.stack")
+  row(out, "Stack", stack_source(loaded.doc) == kStackGiven
                         ? std::string(model::enum_name(p.stack))
                         : fmt::format("{} (chosen: plan.stack is not set and plan.sharding is {}; set plan.stack to "
                                       "choose another)", model::enum_name(p.stack), model::enum_name(p.sharding)));

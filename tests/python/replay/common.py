@@ -45,6 +45,21 @@ def ceil_div(a, b):
     return -(-a // b)
 
 
+def check_warmup(c, steps, tokens_per_step, plan, what):
+    """The warm-up a file writes is the plan's training.warmup_tokens in whole steps (docs/export.md, "The stack and
+    the run length"): plan-json's training.warmup_steps, which covers warmup_tokens by less than one step (capped at
+    the run's steps). A plan whose scenario was not rebuilt has null there and the file writes none."""
+    planned = plan["training"].get("warmup_steps")
+    if planned is None:
+        c.require(steps is None, f"{what}: a warm-up for a plan without one")
+        return
+    if not c.require(steps == planned, f"{what}: {steps} warm-up steps, the plan {planned}"):
+        return
+    warmup = plan["training"]["warmup_tokens"]
+    c.require(steps * tokens_per_step >= warmup or steps == plan["training"]["steps"],
+              f"{what}: {steps} steps x {tokens_per_step} tokens do not cover the plan's {warmup:.6g} warm-up tokens")
+
+
 def check_tokens_trained(c, steps, tokens_per_step, plan, what):
     """The run length a file writes trains the tokens the plan was costed for (docs/export.md, "The stack and the run
     length"): steps x tokens per step covers plan-json's training.trained_tokens by less than one step."""

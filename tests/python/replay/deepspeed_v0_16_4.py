@@ -5,7 +5,7 @@ TPC = deepspeed/runtime/tensor_parallel/config.py, all at that tag.
 """
 import json
 
-from common import Checks, check_tokens_trained
+from common import Checks, check_tokens_trained, check_warmup
 
 # DeepSpeedZeroConfig fields and aliases (ZC:86-347); pydantic extra="forbid" (runtime/config_utils.py:105-110).
 ZERO_KEYS = {"stage", "contiguous_gradients", "reduce_scatter", "reduce_bucket_size", "use_multi_rank_bucket_allreduce",
@@ -46,6 +46,8 @@ def check(text, plan):
     # Run length: carried for the training loop (DeepSpeed's config has none).
     check_tokens_trained(c, j.get("shardmeter_train_steps"), plan["training"]["global_batch"] * plan["model"]["seq_len"],
                          plan, "shardmeter_train_steps")
+    check_warmup(c, j.get("shardmeter_warmup_steps"), plan["training"]["global_batch"] * plan["model"]["seq_len"],
+                 plan, "shardmeter_warmup_steps")
     zero = j.get("zero_optimization", {})
     for key in zero:
         c.require(key in ZERO_KEYS, f"zero_optimization.{key} is not a field (extra=forbid)")

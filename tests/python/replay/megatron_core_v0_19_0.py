@@ -7,7 +7,7 @@ tag. Flags generated from dataclass fields follow A:2290-2291 and megatron/train
 import re
 import shlex
 
-from common import Checks, check_tokens_trained
+from common import Checks, check_tokens_trained, check_warmup
 
 INT, SWITCH = "int", "switch"
 # Every flag the export may write, with its kind or its choices.
@@ -57,7 +57,9 @@ FLAGS = {
     # The run length (training_config.py: train_iters).
     "--train-iters": INT,
     # RoPE base and vocabulary padding (A: _add_network_size_args).
-    "--rotary-base": INT, "--make-vocab-size-divisible-by": INT,
+    "--rotary-base": INT, "--make-vocab-size-divisible-by": INT, "--norm-epsilon": "float",
+    # The learning-rate warm-up (A: _add_learning_rate_args).
+    "--lr-warmup-iters": INT,
     "--fp8-param-gather": SWITCH,                                                         # A: _add_training_args
 }
 RECOMPUTE_MODULES = {"core_attn", "moe_act", "layernorm", "mla_up_proj", "mlp", "moe", "shared_experts",
@@ -196,6 +198,13 @@ def check(text, plan):
     c.require(a.get("--seq-length") == plan["model"]["seq_len"], "--seq-length differs from the plan's")
     check_tokens_trained(c, a.get("--train-iters"), (a.get("--global-batch-size") or 0) * (a.get("--seq-length") or 0),
                          plan, "--train-iters")
+    check_warmup(c, a.get("--lr-warmup-iters"), (a.get("--global-batch-size") or 0) * (a.get("--seq-length") or 0),
+                 plan, "--lr-warmup-iters")
+    # The model's numerics, where plan-json has them (a rebuilt scenario).
+    if plan["model"].get("norm_eps") is not None:
+        c.require(a.get("--norm-epsilon") == plan["model"]["norm_eps"], "--norm-epsilon differs from the plan's")
+    if plan["model"].get("rope_theta") is not None and a.get("--position-embedding-type") == "rope":
+        c.require(a.get("--rotary-base") == plan["model"]["rope_theta"], "--rotary-base differs from the plan's")
     # Sliding windows (TC:240-247; transformer/utils.py is_layer_window_attention): window_size (left, right) with
     # left the keys before the query, so the plan's window of w keys is (w - 1, 0); every N-th block full.
     window, every = plan["model"].get("attention_window"), plan["model"].get("full_attention_every")

@@ -8,7 +8,7 @@ import sys
 import types
 from dataclasses import dataclass, field
 
-from common import Checks, ceil_div, check_tokens_trained
+from common import Checks, ceil_div, check_tokens_trained, check_warmup
 from torchtitan_v0_2_2 import SCHEDULES, SINGLE, stage_layers
 
 
@@ -133,7 +133,18 @@ def model_registry(flavor, attn_backend="flex", tp_gemm_backend="default", conve
     return ModelSpec("llama3", flavor, FLAVORS[flavor][0], list(converters or []))
 
 
-# TM:torchtitan/trainer.py:66-120 (Trainer.Config's fields).
+# TM:torchtitan/components/optimizer/lr_scheduler.py:25-60 (LRSchedulersContainer.Config).
+class LRSchedulersContainer:
+    @dataclass(kw_only=True, slots=True)
+    class Config:
+        warmup_steps: int = 200
+        total_steps: object = None
+        decay_ratio: object = None
+        decay_type: str = "linear"
+        min_lr_factor: float = 0.0
+
+
+# TM:torchtitan/trainer.py:66-120 (Trainer.Config's fields; lr_scheduler at :100-102).
 class Trainer:
     @dataclass(kw_only=True, slots=True)
     class Config:
@@ -145,7 +156,7 @@ class Trainer:
         tokenizer: object = None
         dataloader: object = None
         optimizer: object = None
-        lr_scheduler: object = None
+        lr_scheduler: LRSchedulersContainer.Config = field(default_factory=lambda: LRSchedulersContainer.Config())
         training: TrainingConfig = field(default_factory=TrainingConfig)
         parallelism: ParallelismConfig = field(default_factory=ParallelismConfig)
         checkpoint: object = None
@@ -247,6 +258,7 @@ def check(text, plan):
     per_step = tr.num_tokens_per_train_step if tr.num_tokens_per_train_step >= 0 else per_rank * dp
     c.require(per_step == plan["training"]["global_batch"] * seq, "tokens per step != global batch x sequence")
     check_tokens_trained(c, tr.steps, per_step, plan, "TrainingConfig.steps")
+    check_warmup(c, config.lr_scheduler.warmup_steps, per_step, plan, "lr_scheduler.warmup_steps")
     if c.require(per_step % (per_rank * dp) == 0, "num_tokens_per_train_step not divisible by one iteration's tokens"):
         accumulation = per_step // (per_rank * dp)
         expected = 1 if pp > 1 else plan["job"]["gradient_accumulation_steps"]

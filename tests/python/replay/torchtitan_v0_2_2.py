@@ -4,7 +4,7 @@ Short name TT = pytorch/torchtitan@v0.2.2.
 """
 import tomllib
 
-from common import Checks, ceil_div, check_tokens_trained
+from common import Checks, ceil_div, check_tokens_trained, check_warmup
 
 # JobConfig sections and fields (TT:torchtitan/config/job_config.py, dataclasses Job .. Debug, JobConfig at 999-1024).
 FIELDS = {
@@ -220,6 +220,12 @@ def check(text, plan):
     c.require(global_batch == plan["training"]["global_batch"], "global_batch_size != the plan's global batch")
     # Run length: `steps` optimizer steps of global_batch_size sequences (under TorchFT over every replica group).
     check_tokens_trained(c, training.get("steps"), global_batch * training.get("seq_len", 2048), plan, "training.steps")
+    # Warm-up (TT:config/job_config.py LRScheduler.warmup_steps, default 200).
+    lr = toml.get("lr_scheduler", {})
+    c.require(set(lr) <= {"warmup_steps", "total_steps", "decay_ratio", "decay_type", "min_lr_factor"},
+              "[lr_scheduler] has a field LRScheduler does not")
+    check_warmup(c, lr.get("warmup_steps"), global_batch * training.get("seq_len", 2048), plan,
+                 "lr_scheduler.warmup_steps")
     if c.require(global_batch % (local * degree) == 0,
                  f"global_batch_size {global_batch} not divisible by local {local} x batch degree {degree}"):
         accumulation = global_batch // (local * degree)
