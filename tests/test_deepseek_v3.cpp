@@ -6,6 +6,7 @@
 #include <string>
 
 #include "catalog_fixture.hpp"
+#include "tiny_mla_fixture.hpp"
 #include "model/consistency.hpp"
 #include "model/dualpipe.hpp"
 #include "model/evaluate.hpp"
@@ -21,32 +22,12 @@ using namespace shardmeter::model;
 
 namespace {
 
-unsigned bits(std::initializer_list<RecomputeModule> modules) {
-  unsigned b = 0;
-  for (const RecomputeModule x : modules) b |= 1u << static_cast<unsigned>(x);
-  return b;
-}
-
 ModelSpec deepseek_v3_block() {
   ModelSpec s;
   s.layers = 61; s.hidden = 7168; s.heads = 128; s.kv_heads = 128; s.head_dim = 128; s.ffn_hidden = 18432;
   s.vocab = 129280; s.seq_len = 4096;
   s.ffn_type = FfnType::swiglu; s.norm = NormType::rmsnorm; s.dropout = false; s.bias = false;
   s.mla.q_lora_rank = 1536; s.mla.kv_lora_rank = 512; s.mla.rope_head_dim = 64; s.mla.v_head_dim = 128;
-  return s;
-}
-
-// h 8, 2 heads of 4, SwiGLU, 4 blocks: the first dense (ffn 16), three MoE blocks with 4 routed experts of width 6,
-// top-2, one shared expert of width 6; MLA with latents r_q 5, r_kv 6, rope 2, value heads 3.
-ModelSpec tiny_moe_mla() {
-  ModelSpec s;
-  s.layers = 4; s.hidden = 8; s.heads = 2; s.kv_heads = 2; s.head_dim = 4; s.ffn_hidden = 16;
-  s.vocab = 10; s.seq_len = 16;
-  s.ffn_type = FfnType::swiglu; s.norm = NormType::rmsnorm; s.position_embedding = PositionEmbedding::rope;
-  s.bias = false; s.tied_embeddings = false; s.dropout = false;
-  s.moe.experts = 4; s.moe.top_k = 2; s.moe.shared_experts = 1;
-  s.moe.expert_ffn_hidden = 6; s.moe.shared_expert_ffn_hidden = 6; s.moe.dense_layers = 1;
-  s.mla.q_lora_rank = 5; s.mla.kv_lora_rank = 6; s.mla.rope_head_dim = 2; s.mla.v_head_dim = 3;
   return s;
 }
 
@@ -75,7 +56,7 @@ TEST_CASE("MLA saves its latents, Q and K of d + d_r, V of d_v and the output (�
   CHECK(mla_saved_sbh(m, plan).attention_out == Approx(2.285714).epsilon(1e-6));
   CHECK(mla_saved_sbh(m, plan).latents == Approx(1.160714).epsilon(1e-6));
   // mla_up_proj discards Q, K and V.
-  plan.recompute_modules = bits({RecomputeModule::core_attn, RecomputeModule::mla_up_proj});
+  plan.recompute_modules = test::recompute_bits({RecomputeModule::core_attn, RecomputeModule::mla_up_proj});
   CHECK(mla_saved_sbh(m, plan).qkv == 0.0);
   // Without MLA: nothing.
   ModelSpec gqa = m;
@@ -84,7 +65,7 @@ TEST_CASE("MLA saves its latents, Q and K of d + d_r, V of d_v and the output (�
 }
 
 TEST_CASE("An MLA block's activations with the MLA terms, by hand (§7.3, §7.13)") {
-  const ModelSpec m = tiny_moe_mla();
+  const ModelSpec m = test::tiny_moe_mla();
   PlanSpec plan;  // selective, core_attn, flash, TP 1
   // sbh = 2 x 16 x 8 = 256. Replicated: norm outputs 4 + norm inputs 4 = 8, latents 2 x (10 + 8 + 6) / 8 = 6.
   // Split: Q and K 2 x 6, V 3 per head, 2 heads: 2 x 30 / 8 = 7.5; output 2 x 2 x 3 / 8 = 1.5; SwiGLU 6 x 16 / 8 = 12.
@@ -93,7 +74,7 @@ TEST_CASE("An MLA block's activations with the MLA terms, by hand (§7.3, §7.13
 }
 
 TEST_CASE("fp8 activation cache: E5M6 attention output and fp8 SwiGLU inputs (§7.12)") {
-  const ModelSpec m = tiny_moe_mla();
+  const ModelSpec m = test::tiny_moe_mla();
   const Fp8Use fp8 = fp8_use(Precision::fp8, Stack::megatron_te);
   PlanSpec plan;
   CHECK(fp8_activation_cache_delta_bytes(m, plan, 2, fp8) == 0.0);  // off
