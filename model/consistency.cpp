@@ -113,6 +113,12 @@ Blame interleave_has_pipeline(const Scenario& s, int) noexcept {
   return blame(F::plan_interleave, s.plan.interleave, F::plan_pp, s.plan.pp);
 }
 
+// plan.fp8_activation_cache stores activations in fp8 and E5M6 beside fp8 GEMMs (§7.12): fp8 training only.
+Blame fp8_activation_cache_needs_fp8(const Scenario& s, int) noexcept {
+  if (!s.plan.fp8_activation_cache || s.training.precision == Precision::fp8) return {};
+  return blame(F::plan_fp8_activation_cache, 1, F::training_precision, static_cast<double>(s.training.precision));
+}
+
 Blame diloco_has_islands(const Scenario& s, int) noexcept {
   if (s.plan.sync != SyncMode::diloco || s.cluster.total_islands() >= 2) return {};
   return blame(F::plan_sync, 0, F::cluster_islands, s.cluster.total_islands());
@@ -203,6 +209,21 @@ Blame global_batch_fills_replicas(const Scenario& s, int) noexcept {
     return {};
   return blame(F::training_global_batch, static_cast<double>(tr.global_batch), F::training_micro_batch,
                static_cast<double>(tr.micro_batch * std::max(dp, 1)));
+}
+
+// DualPipe (docs/model.md §5.8; deepseek-ai/DualPipe@bb214e8 DualPipe.step asserts "num_ranks % 2 == 0" and
+// "num_chunks % 2 == 0 and num_chunks >= num_ranks * 2", and pairs stage r with stage pp - 1 - r of one model chunk
+// each, so no interleaving): an even pp >= 2, interleave 1, and for one island entry an even micro-batch count of at
+// least 2 pp. Runs after the batch rule, which makes the data-parallel degree positive.
+Blame dualpipe_pipeline_valid(const Scenario& s, int) noexcept {
+  if (s.plan.pipeline_schedule != PipelineSchedule::dualpipe) return {};
+  if (s.plan.interleave > 1) return blame(F::plan_pipeline_schedule, 1, F::plan_interleave, s.plan.interleave);
+  if (s.plan.pp < 2 || s.plan.pp % 2 != 0) return blame(F::plan_pipeline_schedule, 1, F::plan_pp, s.plan.pp);
+  if (s.cluster.island_entries != 1) return {};
+  const std::int64_t microbatches =
+      s.training.global_batch / (static_cast<std::int64_t>(s.training.micro_batch) * total_data_parallel(s));
+  if (microbatches % 2 == 0 && microbatches >= 2 * std::int64_t{s.plan.pp}) return {};
+  return blame(F::plan_pipeline_schedule, 1, F::training_global_batch, static_cast<double>(s.training.global_batch));
 }
 
 // The interleaved schedule of one island entry needs a micro-batch count that is a multiple of pp. Runs after
@@ -306,6 +327,12 @@ constexpr std::array kRules = {
     ConsistencyRule{R::interleave_needs_pipeline, kJob,
                     kDataParallel | FieldSet{F::plan_interleave, F::training_global_batch, F::training_micro_batch},
                     &interleave_divides_microbatches},
+    ConsistencyRule{R::pipeline_split_invalid, kJob,
+                    kDataParallel | FieldSet{F::plan_pipeline_schedule, F::plan_pp, F::plan_interleave,
+                                             F::training_global_batch, F::training_micro_batch},
+                    &dualpipe_pipeline_valid},
+    ConsistencyRule{R::fp8_not_supported, kJob, {F::plan_fp8_activation_cache, F::training_precision},
+                    &fp8_activation_cache_needs_fp8},
     // Last, so that only this reason's inputs hold the GPU's fp8 peak (search/README.md, "Axis order").
     ConsistencyRule{R::fp8_not_supported, kJob,
                     {F::training_precision, F::training_fp8_params, F::training_fp8_recipe, F::plan_stack},

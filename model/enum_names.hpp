@@ -117,6 +117,11 @@ struct EnumNames<MoeRecompute> {
       {{"none", MoeRecompute::none}, {"activation", MoeRecompute::activation}, {"layer", MoeRecompute::layer}}};
 };
 template <>
+struct EnumNames<PipelineSchedule> {
+  static constexpr std::array<NamedValue<PipelineSchedule>, 2> values{
+      {{"1f1b", PipelineSchedule::one_f_one_b}, {"dualpipe", PipelineSchedule::dualpipe}}};
+};
+template <>
 struct EnumNames<RecomputeModule> {
   static constexpr std::array<NamedValue<RecomputeModule>, 7> values{
       {{"core_attn", RecomputeModule::core_attn}, {"mlp", RecomputeModule::mlp}, {"moe_act", RecomputeModule::moe_act},
@@ -205,6 +210,7 @@ constexpr bool names_in_declaration_order() noexcept {
 static_assert(names_in_declaration_order<RejectReason>() && names_in_declaration_order<Bottleneck>() &&
               names_in_declaration_order<Sharding>() && names_in_declaration_order<Recompute>() &&
               names_in_declaration_order<Stack>() && names_in_declaration_order<StateDtype>() &&
-              names_in_declaration_order<MasterWeights>());
+              names_in_declaration_order<MasterWeights>() &&
+              names_in_declaration_order<PipelineSchedule>());
 
 }  // namespace shardmeter::model

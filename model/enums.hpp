@@ -53,6 +53,9 @@ enum class MoeRecompute : std::uint8_t { none, activation, layer };
 // plan.moe_recompute, which the scenario parser keeps in step with these bits.
 enum class RecomputeModule : std::uint8_t { core_attn, mlp, moe_act, layernorm, mla_up_proj, moe, shared_experts };
 inline constexpr int kRecomputeModuleCount = 7;
+// The pipeline schedule (docs/model.md §5.8, §7.4): one_f_one_b is 1F1B, interleaved when plan.interleave > 1;
+// dualpipe is DeepSeek-V3's bidirectional DualPipe (arXiv 2412.19437 §3.2.1): each rank holds stages r and pp-1-r.
+enum class PipelineSchedule : std::uint8_t { one_f_one_b, dualpipe };
 // What the faster islands do in DiLoCo while slower ones finish their H inner steps.
 enum class DilocoFastIslands : std::uint8_t { wait, more_steps };
 

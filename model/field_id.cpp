@@ -59,6 +59,8 @@ constexpr std::array<FieldRow, kFieldIdCount> kFields = {{
     SHARDMETER_FIELD(plan_pp_last_stage_layers, "plan.pp_last_stage_layers", plan.pp_last_stage_layers),
     SHARDMETER_FIELD(plan_pp_embedding_layers, "plan.pp_embedding_layers", plan.pp_embedding_layers),
     SHARDMETER_FIELD(plan_pp_head_layers, "plan.pp_head_layers", plan.pp_head_layers),
+    SHARDMETER_FIELD(plan_pipeline_schedule, "plan.pipeline_schedule", plan.pipeline_schedule),
+    SHARDMETER_FIELD(plan_fp8_activation_cache, "plan.fp8_activation_cache", plan.fp8_activation_cache),
 }};
 
 #undef SHARDMETER_FIELD

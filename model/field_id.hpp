@@ -49,6 +49,8 @@ enum class FieldId : std::uint8_t {
   plan_pp_last_stage_layers,
   plan_pp_embedding_layers,
   plan_pp_head_layers,
+  plan_pipeline_schedule,
+  plan_fp8_activation_cache,
   count_,  // number of ids (keep last)
 };
 

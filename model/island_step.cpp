@@ -5,6 +5,7 @@
 
 #include "model/collectives.hpp"
 #include "model/contention.hpp"
+#include "model/dualpipe.hpp"
 #include "model/fp8.hpp"
 #include "model/fsdp_exposure.hpp"
 #include "model/kernel_time.hpp"
@@ -288,6 +289,8 @@ DpCost dp_cost(const PlanSpec& plan, const IslandLayout& l, const DpTraffic& in)
   t.wan_s = mb * ((dp_all.per_microbatch_s - dp_local.per_microbatch_s) + (plan.pp > 1 ? p2p_wan : 0.0)) +
             (dp_all.per_step_s - dp_local.per_step_s);
   t.bubble_s = plan.pp > 1 ? std::max(0.0, all_ranks_mb - slowest_mb) / plan.interleave : 0.0;
+  // DualPipe: (pp/2 - 1)(F&B + B - 3W) of the slowest stage's micro-batch (docs/model.md §5.8).
+  if (uses_dualpipe(plan)) t.bubble_s = dualpipe_bubble_s(plan.pp, slowest_mb);
 
   // Tied embeddings split across first and last stage: their gradients are all-reduced between the two.
   if (plan.pp > 1 && m.tied_embeddings) {

@@ -6,7 +6,10 @@
 #include "model/consistency.hpp"
 #include "model/fsdp_exposure.hpp"
 #include "model/fp8.hpp"
+#include "model/fp8_activation_cache.hpp"
+#include "model/dualpipe.hpp"
 #include "model/mla.hpp"
+#include "model/mla_memory.hpp"
 #include "model/moe_layers.hpp"
 #include "model/moe_memory.hpp"
 #include "model/pipeline_stages.hpp"
@@ -62,13 +65,16 @@ double layer_activation_bytes(const ModelSpec& m, const PlanSpec& plan, int micr
   const double replicated = norm_outputs + 4.0 + 2.0 * d;
   // Split by TP: Q 2, K and V 2*g/a each, attention output (projection input) 2, MLP activations
   // (GELU: input + output = 4f/h; SwiGLU: gate, up, product = 6f/h). recompute_modules mlp keeps only the dense MLP's
-  // input (counted above), mla_up_proj discards Q, K and V, the outputs of MLA's up-projections (§7.11).
+  // input (counted above), mla_up_proj discards Q, K and V, the outputs of MLA's up-projections (§7.11, §7.13).
   const double dense_share = is_moe(m) ? static_cast<double>(dense_layer_count(m)) / m.layers : 1.0;
   const double mlp_kept = recomputes_module(plan, RecomputeModule::mlp) ? 1.0 - dense_share : 1.0;
   const double mlp = mlp_kept * (m.ffn_type == FfnType::swiglu ? 6.0 : 4.0) * f_over_h;
-  const double qkv = uses_mla(m) && recomputes_module(plan, RecomputeModule::mla_up_proj) ? 0.0 : 2.0 + 4.0 * kv;
-  const double split = qkv + 2.0 + mlp;
-  double bytes = sbh * (replicated / (plan.sequence_parallel ? t : 1.0) + split / t);
+  // MLA saves its latents, Q and K of d + d_r and V of d_v per head, and an a*d_v-wide output (§7.13).
+  const MlaSavedSbh mla = mla_saved_sbh(m, plan);
+  const double attention =
+      uses_mla(m) ? (mla.qkv + mla.attention_out) * t : 2.0 + 4.0 * kv + 2.0;  // Q, K, V and the output, x t
+  const double split = attention + mlp;
+  double bytes = sbh * ((replicated + mla.latents) / (plan.sequence_parallel ? t : 1.0) + split / t);
 
   // Score-matrix tensors (softmax output 2as^2b, dropout mask as^2b, dropout output 2as^2b) are stored only by
   // standard attention without core-attention recompute; FlashAttention keeps O(as) statistics instead.
@@ -177,7 +183,8 @@ StageMemoryTerms memory_terms(const Scenario& s, const StageLayers& stages, cons
   } else {
     if (plan.recompute == Recompute::op_selective)
       t.recompute_working_set_bytes = t.per_kept_layer_bytes - t.per_layer_bytes;  // what the block re-creates
-    t.fp8_saved_delta_bytes = fp8_saved_activation_delta_bytes(m, plan, b, t.fp8);
+    t.fp8_saved_delta_bytes = fp8_saved_activation_delta_bytes(m, plan, b, t.fp8) +
+                              fp8_activation_cache_delta_bytes(m, plan, b, t.fp8);  // §7.12
   }
   const double tokens = b * static_cast<double>(m.seq_len) / plan.cp;
   t.logits_bytes = kLogitBytes * tokens * m.vocab / plan.tp;  // vocab-parallel loss [docs/model.md §7.7]
@@ -200,19 +207,24 @@ MemoryBreakdown stage_memory(const Scenario& s, const IslandLayout& l, const Par
   const PlanSpec& plan = s.plan;
   // This rank's blocks (docs/model.md §5.4) and its pipeline rank: 0, 1 (the fullest middle rank) or pp - 1.
   const StageLayers& stages = terms.stages;
-  const double layers_per_stage = position == StagePosition::middle ? stages.middle
-                                  : position == StagePosition::last ? stages.last
-                                                                    : stages.first;
+  // DualPipe (§5.8): the rank also holds the mirrored stage, and the end ranks the embedding and the head both.
+  const bool dual = uses_dualpipe(plan);
+  const bool end_rank = position != StagePosition::middle;
+  const DualPipeRank dual_rank = dual ? dualpipe_rank(plan, stages, end_rank) : DualPipeRank{};
+  const double layers_per_stage = dual                                ? dual_rank.blocks
+                                  : position == StagePosition::middle ? stages.middle
+                                  : position == StagePosition::last   ? stages.last
+                                                                      : stages.first;
   const int rank = position == StagePosition::middle ? 1 : position == StagePosition::last ? plan.pp - 1 : 0;
-  const bool holds_embedding = position == StagePosition::first || position == StagePosition::only;
-  const bool holds_head = position == StagePosition::last || position == StagePosition::only;
+  const bool holds_embedding = position == StagePosition::first || position == StagePosition::only || (dual && end_rank);
+  const bool holds_head = position == StagePosition::last || position == StagePosition::only || (dual && end_rank);
 
   // Parameters on this GPU: the stage's blocks and (vocab-parallel) embedding / head, split by TP.
   double stage_params = layers_per_stage * params.layer;
   if (holds_embedding) stage_params += params.embedding;
   if (holds_head) {
     // A separate head, or with pipelining a second copy of the tied embedding on the last stage (Megatron).
-    const bool tied_copy = params.output_head == 0.0 && position == StagePosition::last;
+    const bool tied_copy = params.output_head == 0.0 && position == StagePosition::last && !dual;
     stage_params += tied_copy ? params.embedding : params.output_head;
     stage_params += params.final_norm;
     // MoE hook: multi-token prediction sits with the head (docs/model.md §15.5); its routed experts are split over
@@ -292,6 +304,7 @@ MemoryBreakdown stage_memory(const Scenario& s, const IslandLayout& l, const Par
     const double depth = plan.pp, v = plan.interleave;
     in_flight = plan.interleave > 1 ? std::min(2.0 * (depth - rank - 1) + (v - 1) * depth + 1, microbatches * v) / v
                                     : std::min<double>(depth - rank, microbatches);
+    if (dual && layers_per_stage > 0) in_flight = dual_rank.activation_block_microbatches / layers_per_stage;  // §5.8
   }
   // Partial recompute: the checkpointed blocks keep their input only, the others every activation (§7.5).
   const double checkpointed = recomputed_blocks(plan, layers_per_stage);

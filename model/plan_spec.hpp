@@ -56,6 +56,10 @@ struct PlanSpec {
   EpDispatcher ep_dispatcher = EpDispatcher::alltoall;
   bool ep_overlap = false;            // dispatch/combine overlapped with another micro-batch's computation
   MoeRecompute moe_recompute = MoeRecompute::none;
+  // Appended (issue 29): the pipeline schedule (docs/model.md §5.8) and DeepSeek-V3's low-precision caching of saved
+  // activations (§7.12).
+  PipelineSchedule pipeline_schedule = PipelineSchedule::one_f_one_b;
+  bool fp8_activation_cache = false;
 };
 
 }  // namespace shardmeter::model

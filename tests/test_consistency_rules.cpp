@@ -193,6 +193,14 @@ std::vector<Field> fields(const Scenario& p) {
   f.push_back(pool<bool>(p, p.plan.pp_across_islands, {false, true}, [](S& s) -> bool& { return s.plan.pp_across_islands; }));
   f.push_back(pool<BatchSplit>(p, p.plan.batch_split, {BatchSplit::balanced, BatchSplit::equal},
                                [](S& s) -> BatchSplit& { return s.plan.batch_split; }));
+  // DeepSeek-V3's switches (docs/model.md §5.8, §7.12): mostly off, so that the later rules still run often.
+  f.push_back(pool<PipelineSchedule>(p, p.plan.pipeline_schedule,
+                                     {PipelineSchedule::one_f_one_b, PipelineSchedule::one_f_one_b,
+                                      PipelineSchedule::one_f_one_b, PipelineSchedule::one_f_one_b,
+                                      PipelineSchedule::dualpipe},
+                                     [](S& s) -> PipelineSchedule& { return s.plan.pipeline_schedule; }));
+  f.push_back(pool<bool>(p, p.plan.fp8_activation_cache, {false, false, false, false, false, true},
+                         [](S& s) -> bool& { return s.plan.fp8_activation_cache; }));
   // Mixture of experts: mostly consistent values, so that the rules after the expert rules still run often.
   f.push_back(pool<int>(p, p.model.moe.experts, {0, 8, 16, 16}, [](S& s) -> int& { return s.model.moe.experts; }));
   f.push_back(pool<int>(p, p.plan.ep, {1, 1, 2, 8}, [](S& s) -> int& { return s.plan.ep; }));

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "catalog_fixture.hpp"
+#include "tiny_mla_fixture.hpp"
 #include "model/evaluate.hpp"
 #include "model/kernel_time.hpp"
 #include "model/layer_cost.hpp"
@@ -21,26 +22,6 @@ using namespace shardmeter::model;
 
 namespace {
 
-unsigned bits(std::initializer_list<RecomputeModule> modules) {
-  unsigned b = 0;
-  for (const RecomputeModule x : modules) b |= 1u << static_cast<unsigned>(x);
-  return b;
-}
-
-// h 8, 2 heads of 4, SwiGLU, 4 blocks: the first dense (ffn 16), three MoE blocks with 4 routed experts of width 6,
-// top-2, one shared expert of width 6; MLA with latents r_q 5, r_kv 6, rope 2, value heads 3.
-ModelSpec tiny_moe_mla() {
-  ModelSpec s;
-  s.layers = 4; s.hidden = 8; s.heads = 2; s.kv_heads = 2; s.head_dim = 4; s.ffn_hidden = 16;
-  s.vocab = 10; s.seq_len = 16;
-  s.ffn_type = FfnType::swiglu; s.norm = NormType::rmsnorm; s.position_embedding = PositionEmbedding::rope;
-  s.bias = false; s.tied_embeddings = false; s.dropout = false;
-  s.moe.experts = 4; s.moe.top_k = 2; s.moe.shared_experts = 1;
-  s.moe.expert_ffn_hidden = 6; s.moe.shared_expert_ffn_hidden = 6; s.moe.dense_layers = 1;
-  s.mla.q_lora_rank = 5; s.mla.kv_lora_rank = 6; s.mla.rope_head_dim = 2; s.mla.v_head_dim = 3;
-  return s;
-}
-
 model::Scenario parse(const std::string& plan) {
   const cli::ScenarioDocument doc = cli::scenario_document_from_text(
       "recompute-modules-test", "{name: t, model: {preset: llama3-8b}, training: {global_batch: 8}, "
@@ -56,25 +37,26 @@ TEST_CASE("recompute_modules: layernorm drops the norm outputs, mlp the MLP's in
   const double sbh = 1048576.0, lse = 32768.0;  // sbh = 1 x 1024 x 1024; LSE 4 x 8 heads x 1024
   // Default: replicated 2 + 2 + 4 = 8, split Q 2 + K, V 4 + attention output 2 + SwiGLU 6 x 4 = 32: 40 sbh.
   CHECK(layer_activation_bytes(m, plan, 1) == Approx(40.0 * sbh + lse));
-  plan.recompute_modules = bits({RecomputeModule::core_attn, RecomputeModule::layernorm});
+  plan.recompute_modules = test::recompute_bits({RecomputeModule::core_attn, RecomputeModule::layernorm});
   CHECK(layer_activation_bytes(m, plan, 1) == Approx(36.0 * sbh + lse));  // the two norm outputs, 2 + 2
-  plan.recompute_modules = bits({RecomputeModule::core_attn, RecomputeModule::mlp});
+  plan.recompute_modules = test::recompute_bits({RecomputeModule::core_attn, RecomputeModule::mlp});
   CHECK(layer_activation_bytes(m, plan, 1) == Approx(16.0 * sbh + lse));  // 40 - 24 (gate, up, product)
-  plan.recompute_modules = bits({RecomputeModule::core_attn, RecomputeModule::mlp, RecomputeModule::layernorm});
+  plan.recompute_modules =
+      test::recompute_bits({RecomputeModule::core_attn, RecomputeModule::mlp, RecomputeModule::layernorm});
   CHECK(layer_activation_bytes(m, plan, 1) == Approx(12.0 * sbh + lse));
   // t = 2 with SP: replicated (8 - 4) / 2 = 2, split 32 / 2 = 16: 18 sbh; the LSE halves.
-  plan.recompute_modules = bits({RecomputeModule::core_attn, RecomputeModule::layernorm});
+  plan.recompute_modules = test::recompute_bits({RecomputeModule::core_attn, RecomputeModule::layernorm});
   plan.tp = 2;
   plan.sequence_parallel = true;
   CHECK(layer_activation_bytes(m, plan, 1) == Approx(18.0 * sbh + lse / 2));
   // mla_up_proj on a model without MLA changes nothing.
-  plan.recompute_modules = bits({RecomputeModule::core_attn, RecomputeModule::mla_up_proj});
+  plan.recompute_modules = test::recompute_bits({RecomputeModule::core_attn, RecomputeModule::mla_up_proj});
   CHECK(layer_activation_bytes(m, plan, 1) == Approx(20.0 * sbh + lse / 2));
   // The bits apply to recompute: selective only.
   PlanSpec none;
   none.recompute = Recompute::none;
   const double kept = layer_activation_bytes(m, none, 1);
-  none.recompute_modules = bits({RecomputeModule::layernorm, RecomputeModule::mlp});
+  none.recompute_modules = test::recompute_bits({RecomputeModule::layernorm, RecomputeModule::mlp});
   CHECK(layer_activation_bytes(m, none, 1) == kept);
 }
 
@@ -83,21 +65,22 @@ TEST_CASE("recompute_modules without core_attn: standard attention keeps its sco
   PlanSpec plan;
   plan.attention = AttentionKernel::standard;
   CHECK(layer_activation_bytes(m, plan, 1) == Approx(40.0 * 1048576.0));
-  plan.recompute_modules = bits({RecomputeModule::layernorm});
+  plan.recompute_modules = test::recompute_bits({RecomputeModule::layernorm});
   // 36 sbh + softmax output 2 x a s^2 b = 2 x 8 x 1024 x 1024 = 16,777,216 (no dropout).
   CHECK(layer_activation_bytes(m, plan, 1) == Approx(36.0 * 1048576.0 + 16777216.0));
 }
 
 TEST_CASE("recompute_modules: mla_up_proj drops Q, K and V; shared_experts the shared experts' inside (§7.11)") {
-  const ModelSpec m = tiny_moe_mla();
+  const ModelSpec m = test::tiny_moe_mla();
   PlanSpec plan;
   const double base = layer_activation_bytes(m, plan, 2);
-  plan.recompute_modules = bits({RecomputeModule::core_attn, RecomputeModule::mla_up_proj});
-  // sbh = 2 x 16 x 8 = 256; Q 2 + K and V 2 g/a each (g = a) = 6 sbh = 1,536 bytes.
-  CHECK(base - layer_activation_bytes(m, plan, 2) == Approx(1536.0));
+  plan.recompute_modules = test::recompute_bits({RecomputeModule::core_attn, RecomputeModule::mla_up_proj});
+  // sbh = 2 x 16 x 8 = 256; MLA's Q and K of d + d_r = 6, V of d_v = 3 per head, 2 heads: 2 x 30 / 8 = 7.5 sbh
+  // = 1,920 bytes (docs/model.md §7.13).
+  CHECK(base - layer_activation_bytes(m, plan, 2) == Approx(1920.0));
   PlanSpec shared;
   const double with_shared = moe_extra_activation_bytes(m, shared, 2);
-  shared.recompute_modules = bits({RecomputeModule::core_attn, RecomputeModule::shared_experts});
+  shared.recompute_modules = test::recompute_bits({RecomputeModule::core_attn, RecomputeModule::shared_experts});
   // 32 tokens x 1 shared expert x width 6 x 6 bytes (SwiGLU gate, up, product) x 3 MoE blocks of 4 = 864 bytes.
   CHECK(with_shared - moe_extra_activation_bytes(m, shared, 2) == Approx(864.0));
 }
@@ -109,13 +92,13 @@ TEST_CASE("recompute_modules: mlp re-runs the MLP's two matmuls and its activati
   const IslandLayout l = make_layout(test::island(gpu, 8), plan);
   const LayerCost base = layer_cost(m, gpu, plan, Precision::bf16, 1, l);
   CHECK(base.recompute.gemm_s == 0.0);  // flash: core_attn adds nothing
-  plan.recompute_modules = bits({RecomputeModule::core_attn, RecomputeModule::mlp});
+  plan.recompute_modules = test::recompute_bits({RecomputeModule::core_attn, RecomputeModule::mlp});
   const LayerCost c = layer_cost(m, gpu, plan, Precision::bf16, 1, l);
   // Up (gate and up, 1024 tokens x 8192 x 1024) and down (1024 x 1024 x 4096); SwiGLU reads 2f, writes f.
   CHECK(c.recompute.gemm_s == Approx(gemm_time_s(1024, 8192, 1024, gpu, Precision::bf16) +
                                      gemm_time_s(1024, 1024, 4096, gpu, Precision::bf16)));
   CHECK(c.recompute.memory_s == Approx(memory_bound_time_s(3.0 * 2.0 * 1024 * 4096, 1.0, gpu)));
-  plan.recompute_modules = bits({RecomputeModule::core_attn, RecomputeModule::layernorm});
+  plan.recompute_modules = test::recompute_bits({RecomputeModule::core_attn, RecomputeModule::layernorm});
   const LayerCost n = layer_cost(m, gpu, plan, Precision::bf16, 1, l);
   // Two norms, each reading and writing 1024 x 1024 16-bit elements.
   CHECK(n.recompute.memory_s == Approx(memory_bound_time_s(2.0 * 2.0 * 2.0 * 1024 * 1024, 2.0, gpu)));
@@ -131,7 +114,7 @@ TEST_CASE("recompute_modules property: another module never more memory, never l
       s.plan.tp = 2;
       s.plan.sequence_parallel = true;
       if (moe) {
-        s.model = tiny_moe_mla();
+        s.model = test::tiny_moe_mla();
         s.model.hidden = 256; s.model.heads = 4; s.model.kv_heads = 4; s.model.head_dim = 64;
         s.model.ffn_hidden = 512; s.model.moe.expert_ffn_hidden = 128; s.model.moe.shared_expert_ffn_hidden = 128;
         s.model.seq_len = 512; s.model.vocab = 1024;
@@ -159,12 +142,12 @@ TEST_CASE("recompute_modules property: another module never more memory, never l
 
 TEST_CASE("plan.recompute_modules: Megatron's names into the bit set, moe modules into moe_recompute") {
   const Scenario s = parse("{recompute_modules: 'core_attn layernorm, mla_up_proj moe_act'}");
-  CHECK(s.plan.recompute_modules == bits({RecomputeModule::core_attn, RecomputeModule::layernorm,
+  CHECK(s.plan.recompute_modules == test::recompute_bits({RecomputeModule::core_attn, RecomputeModule::layernorm,
                                           RecomputeModule::mla_up_proj, RecomputeModule::moe_act}));
   CHECK(s.plan.moe_recompute == MoeRecompute::activation);
-  CHECK(parse("{}").plan.recompute_modules == bits({RecomputeModule::core_attn}));
+  CHECK(parse("{}").plan.recompute_modules == test::recompute_bits({RecomputeModule::core_attn}));
   CHECK(parse("{moe_recompute: layer}").plan.recompute_modules ==
-        bits({RecomputeModule::core_attn, RecomputeModule::moe}));
+        test::recompute_bits({RecomputeModule::core_attn, RecomputeModule::moe}));
   CHECK_THROWS_WITH(parse("{recompute_modules: 'core_attn norm'}"),
                     Catch::Contains("plan.recompute_modules") && Catch::Contains("'norm'"));
   CHECK_THROWS_WITH(parse("{recompute: full, recompute_modules: mlp}"),

@@ -172,6 +172,10 @@ DeployPlan make_deploy_plan(const Row& r, std::size_t row_index, const model::Sc
     }
   }
   // The stack column (files since the stack was stated everywhere); older files take it from the rebuilt scenario.
+  if (s != nullptr) {
+    p.pipeline_schedule = std::string(enum_name(s->plan.pipeline_schedule));
+    p.fp8_activation_cache = s->plan.fp8_activation_cache;
+  }
   if (r.find("stack") != r.end()) p.stack = text(r, "stack");
   else if (s != nullptr) p.stack = std::string(enum_name(s->plan.stack));
   if (s != nullptr && s->plan.recompute == model::Recompute::selective) {

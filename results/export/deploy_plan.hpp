@@ -112,6 +112,10 @@ struct DeployPlan {
   // fp8 all-gather, export_torchtitan_py.cpp); nullopt otherwise.
   std::optional<Recosted> without_fp8_gathers;
   std::string moe_recompute = "none";         // "none" | "activation" | "layer" (rebuilt scenario; no column)
+  // plan.pipeline_schedule and plan.fp8_activation_cache of the rebuilt scenario (no column; docs/model.md §5.8,
+  // §7.12): no export target implements DualPipe or DeepSeek-V3's E5M6 / fp8 activation cache, so they refuse both.
+  std::string pipeline_schedule = "1f1b";
+  bool fp8_activation_cache = false;
   // plan.recompute_modules of the rebuilt scenario under recompute selective, Megatron's names in declaration order
   // (docs/model.md §7.11); empty when not rebuilt or not selective (then core_attn plus moe_recompute's module).
   std::string recompute_modules;

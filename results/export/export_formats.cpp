@@ -83,6 +83,19 @@ std::string_view to_string(ExportFormat format) noexcept { return kNames[static_
 const ExportTarget& export_target(ExportFormat format) noexcept { return kTargets[static_cast<std::size_t>(format)]; }
 
 Exported export_plan(ExportFormat format, const DeployPlan& plan, const ExportSource& source) {
+  // DeepSeek-V3's schedule and activation cache (docs/model.md §5.8, §7.12, docs/export.md): DualPipe is
+  // deepseek-ai/DualPipe, a library of its own, which neither Megatron-LM core_v0.19.0, DeepSpeed v0.16.4 nor
+  // torchtitan runs (torchtitan's DualPipeV is the V-shaped variant: pp/2 ranks of two chunks each, a different
+  // placement), and none of them stores the attention output in E5M6.
+  if (format != ExportFormat::plan_json && format != ExportFormat::torchrun) {
+    const std::string name(to_string(format));
+    if (plan.pipeline_schedule != "1f1b")
+      throw ExportError(name, "plan.pipeline_schedule " + plan.pipeline_schedule +
+                                  ": DeepSeek's DualPipe (deepseek-ai/DualPipe) is not a schedule this framework runs");
+    if (plan.fp8_activation_cache)
+      throw ExportError(name, "plan.fp8_activation_cache: DeepSeek-V3's E5M6 / fp8 activation cache is not a switch "
+                              "of this framework");
+  }
   switch (format) {
     case ExportFormat::plan_json: return export_plan_json(plan, source);
     case ExportFormat::torchtitan: return export_torchtitan(plan, source);

@@ -106,6 +106,9 @@ Exported export_plan_json(const DeployPlan& p, const ExportSource& source) {
     plan["ep_overlap"] = p.ep_overlap;
     plan["moe_recompute"] = m.extras_known ? json(p.moe_recompute) : json(nullptr);
   }
+  // Written only when set (docs/model.md §5.8, §7.12), so plans without them keep their JSON.
+  if (p.pipeline_schedule != "1f1b") plan["pipeline_schedule"] = p.pipeline_schedule;
+  if (p.fp8_activation_cache) plan["fp8_activation_cache"] = true;
   if (p.diloco())
     plan["diloco"] = {{"inner_steps", p.diloco_inner_steps}, {"outer_bits", p.diloco_outer_bits},
                       {"fragments", p.diloco_fragments}, {"overlap_steps", p.diloco_overlap_steps}};

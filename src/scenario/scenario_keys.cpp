@@ -242,6 +242,8 @@ std::vector<SectionKeys> shipped_sections() {
     {"ep_dispatcher", "", "", D::value("alltoall"), {}, "MoE token dispatch: NCCL all-to-all, or DeepEP (one copy per node)", member<&m::PlanSpec::ep_dispatcher>},
     {"ep_overlap", "", "", D::value("false"), {}, "Overlap MoE all-to-alls with another micro-batch's compute (DualPipe / Megatron EP overlap)", member<&m::PlanSpec::ep_overlap>},
     {"moe_recompute", "", "", D::value("none"), {}, "MoE recomputation beyond plan.recompute (layer re-runs dispatch and combine)", member<&m::PlanSpec::moe_recompute>},
+    {"pipeline_schedule", "", "", D::value("1f1b"), {}, "Pipeline schedule: 1f1b (interleaved when plan.interleave > 1) or dualpipe (DeepSeek-V3's bidirectional schedule: each rank holds two stages, pp + 1 micro-batches in flight, a shorter bubble; docs/model.md §5.8)", member<&m::PlanSpec::pipeline_schedule>},
+    {"fp8_activation_cache", "", "", D::value("false"), {}, "DeepSeek-V3's low-precision activation caching (fp8 only): the attention output saved once in E5M6, the routed experts' SwiGLU inputs in fp8 (docs/model.md §7.12)", member<&m::PlanSpec::fp8_activation_cache>},
     {"diloco", "map", "", D::described("all defaults"), {}, "DiLoCo settings (see plan.diloco)"},
   }},
   {Section::diloco, "plan.diloco:", "", {

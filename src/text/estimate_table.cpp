@@ -96,9 +96,11 @@ void describe_scenario(std::string& out, const LoadedScenario& loaded, const Cat
   const int dp = m::total_data_parallel(s);
   std::string plan = fmt::format("TP {} x PP {} x CP {} x DP {}", p.tp, p.pp, p.cp, dp);
   if (p.interleave > 1) plan += fmt::format(", interleave {}", p.interleave);
+  if (p.pipeline_schedule == m::PipelineSchedule::dualpipe) plan += ", DualPipe";
   if (p.sequence_parallel) plan += ", sequence parallel";
   plan += fmt::format(", sharding {}, {} recompute, {} attention", model::enum_name(p.sharding),
                       model::enum_name(p.recompute), model::enum_name(p.attention));
+  if (p.fp8_activation_cache) plan += ", fp8 activation cache";
   if (p.sync == m::SyncMode::diloco) plan += fmt::format(", DiLoCo H = {}", p.diloco.inner_steps);
   if (md.moe.experts > 0)
     plan += fmt::format("; experts ETP {} x EP {} ({} dispatch{})", p.etp, p.ep, model::enum_name(p.ep_dispatcher),
