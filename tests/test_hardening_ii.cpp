@@ -444,16 +444,21 @@ TEST_CASE("search: a --set on a key a search axis also sets holds it fixed, the 
   CHECK_THAT(none.err, Catch::Contains("nothing is left to search"));
 }
 
+// Issue 33 asks for 100 ms from Ctrl-C to the end of annealing; the bound holds that from SIGINT to the exit of the
+// process, the partial front written (with fsync) and printed included. The AddressSanitizer build (make
+// test-sanitize) runs the same exit path about 3x slower (its allocator poisons and quarantines every block freed
+// on the way out; 509 ms measured beside a fuzzer before the chain caches were bounded), and it is not the build
+// the issue's figure is about: it keeps 1500 ms, a check that the stop still happens at once, not a timing.
 #if defined(__SANITIZE_ADDRESS__)
 constexpr double kCtrlCBoundMs = 1500;
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer)
 constexpr double kCtrlCBoundMs = 1500;
 #else
-constexpr double kCtrlCBoundMs = 500;
+constexpr double kCtrlCBoundMs = 100;
 #endif
 #else
-constexpr double kCtrlCBoundMs = 500;
+constexpr double kCtrlCBoundMs = 100;
 #endif
 
 TEST_CASE("Ctrl-C stops an annealing search with a huge budget at once", "[hardening][search]") {
@@ -486,9 +491,9 @@ TEST_CASE("Ctrl-C stops an annealing search with a huge budget at once", "[harde
   CHECK(done == pid);
   CHECK((WIFEXITED(raw) && WEXITSTATUS(raw) == 130));
   WARN("Ctrl-C to exit: " << waited_ms << " ms");
-  // 164-352 ms measured on the loaded 2-core machine in the Release build, the fsync of front.h5 included; the
-  // AddressSanitizer build (make test-sanitize) runs the same exit path about 3x slower (509 ms measured beside a
-  // fuzzer), so it gets 3x the bound.
+  // Release, on the 2-core machine shared with five builds (load average 10-17): 164-472 ms before issue 33's
+  // second round, when the running chains' caches (up to 96 MB each) were freed after the stop; 39-111 ms with the
+  // caches bounded (search/anneal.cpp kChainCacheEntries) and the stop checked every 64 steps (well under 1 ms).
   CHECK(waited_ms < kCtrlCBoundMs);
   CHECK(dir.files() == std::vector<std::string>{"front.h5"});
 }
