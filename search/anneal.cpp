@@ -9,11 +9,13 @@
 #include "search/anneal.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <mutex>
 #include <random>
 
-#include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
 
 #include "model/evaluate.hpp"
 #include "search/cursor.hpp"
@@ -34,8 +36,16 @@ constexpr int kMaxCacheHits = 16;            // consecutive revisits before jump
 constexpr double kChainShare = 0.75;         // of the budget; the rest goes to the Pareto local search
 constexpr int kCheckEvery = 64;
 constexpr std::size_t kSinkBatch = 1024;
-// Preallocation cap (entries) for a chain's cache and checked list: larger budgets grow them as needed.
+// Preallocation cap (entries) for a chain's checked list and the merged set: larger budgets grow them as needed.
 constexpr std::uint64_t kMaxPrealloc = std::uint64_t{1} << 20;
+// A chain's cache of visits holds at most this many candidates (2^17 slots of 48 bytes: 6 MB), whatever the budget:
+// when full it is emptied and the chain goes on (a candidate visited again after that is checked again, one unit
+// of budget). Before issue 33 it grew with the budget (96 MB per running chain at 20 M evaluations), and freeing
+// the running chains' caches was most of the time Ctrl-C took. A chain of the default budget (200,000
+// evaluations: 9,375 per chain) never fills it, nor does any chain in a space of at most this many candidates, so
+// their fronts are unchanged; larger runs are still deterministic (the chain empties it at the same step).
+constexpr std::uint64_t kChainCacheEntries = std::uint64_t{1} << 16;
+constexpr std::size_t kPrefetchAhead = 16;   // merge: slots fetched ahead of the insert (search/index_set.hpp)
 
 // SplitMix64 (Steele et al. 2014): decorrelates the seeds of neighbouring chains.
 std::uint64_t splitmix64(std::uint64_t x) {
@@ -97,9 +107,8 @@ public:
       : space_(space), check_(check), options_(options), control_(control), budget_(budget),
         rng_(splitmix64(options.seed ^ splitmix64(static_cast<std::uint64_t>(chain) + 1))), cursor_(space),
         out_{ParetoArchive(check.objective_count()), {}, {}, true},
-        cache_(static_cast<std::size_t>(std::min(budget, kMaxPrealloc))) {
-    // The chain checks at most `budget` distinct candidates: size everything for that up front.
-    out_.checked.reserve(static_cast<std::size_t>(std::min(budget, kMaxPrealloc)));
+        cache_(static_cast<std::size_t>(std::min(budget, kChainCacheEntries))) {
+    out_.checked.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(budget, compact_at_)));
     for (int p = 0; p < space.axis_count(); ++p)
       if (space.radix(p) > 1) movable_.push_back(p);
     // Scalarisation weights: spread evenly over the chains for two objectives, random (Dirichlet(1)) otherwise.
@@ -203,6 +212,7 @@ private:
     hits_ = 0;
     const Outcome o = check_.check(cursor_.scenario(), estimate_);
     out_.checked.emplace_back(index, o);
+    if (out_.checked.size() >= compact_at_) compact_checked();
     ++used_;
     Visit v{o.code, o.objectives};
     if (o.code == Outcome::kFeasible) {
@@ -217,8 +227,22 @@ private:
         scaled_ = true;
       }
     }
+    if (cache_.size() >= kChainCacheEntries) cache_.clear();
     cache_.insert(index, v);
     return v;
+  }
+
+  // Drops the repeats from the checked list (candidates checked again after the cache was emptied): sorted by
+  // index, one record each. The merge counts each candidate once with its outcome, a pure function of the
+  // candidate, so neither the order nor which repeat is kept changes a count; the list then holds at most twice the
+  // distinct candidates the chain checked (bounded by the space), not one record per evaluation.
+  void compact_checked() {
+    std::sort(out_.checked.begin(), out_.checked.end(),
+              [](const Checked& a, const Checked& b) { return a.index < b.index; });
+    out_.checked.erase(std::unique(out_.checked.begin(), out_.checked.end(),
+                                   [](const Checked& a, const Checked& b) { return a.index == b.index; }),
+                       out_.checked.end());
+    compact_at_ = std::max<std::size_t>(2 * out_.checked.size(), kChainCacheEntries);
   }
 
   // Weighted sum of asinh(objective / scale): logarithmic for large ratios, defined for any sign.
@@ -246,6 +270,7 @@ private:
   std::uint64_t used_ = 0;
   std::uint64_t inserts_ = 0;
   int hits_ = 0;   // consecutive cache hits
+  std::size_t compact_at_ = 2 * kChainCacheEntries;   // checked-list size that triggers compact_checked()
   model::Estimate estimate_;
   IndexMap<Visit> cache_;
 };
@@ -283,43 +308,56 @@ EngineOutput run_anneal(const Space& space, const CandidateCheck& check, const S
   for (int c = 0; c < chains; ++c)
     outputs.push_back(ChainOutput{ParetoArchive(check.objective_count()), {}, {}, true});
 
+  // The chains' results are merged in chain order as soon as every earlier chain is merged, each chain's checked
+  // list freed once merged (issue 33: they were all held until the last chain ended, 16 bytes per evaluation). A
+  // candidate several chains checked is counted once, with the outcome of the first chain in chain order (every
+  // chain gets the same outcome: the check is a pure function of the candidate), so the counts are distinct
+  // candidates, never more than the space, and do not depend on the thread count. Chains start in chain order
+  // (one counter, not a split range), so few finished chains wait for an earlier one.
+  LocalSearchState state{ParetoArchive(check.objective_count()), Tally(check.code_count()), {}, {}, {}, true};
+  state.visited.reserve(static_cast<std::size_t>(std::min(options.visit_budget, kMaxPrealloc)));
+  std::mutex merge_mutex;
+  std::vector<char> finished(static_cast<std::size_t>(chains), 0);
+  std::size_t merged = 0;
+  const auto merge_ready = [&] {   // under merge_mutex
+    while (merged < outputs.size() && finished[merged]) {
+      ChainOutput& chain = outputs[merged++];
+      state.archive.merge(chain.archive);
+      state.complete = state.complete && chain.complete;
+      // Prefetching the slots kPrefetchAhead entries ahead: the merge is a cache miss per candidate otherwise.
+      const std::size_t n = chain.checked.size();
+      for (std::size_t i = 0; i < n; ++i) {
+        if (i + kPrefetchAhead < n) state.visited.prefetch(chain.checked[i + kPrefetchAhead].index);
+        const Checked& c = chain.checked[i];
+        if (state.visited.insert(c.index)) state.tally.count(c.outcome());
+      }
+      chain.checked = {};
+      chain.archive = ParetoArchive(check.objective_count());
+    }
+  };
+
   const auto chain_budget = static_cast<std::uint64_t>(kChainShare * static_cast<double>(options.visit_budget));
   const std::uint64_t share = chain_budget / static_cast<std::uint64_t>(chains);
   const std::uint64_t extra = chain_budget % static_cast<std::uint64_t>(chains);
-  tbb::parallel_for(tbb::blocked_range<int>(0, chains, 1), [&](const tbb::blocked_range<int>& r) {
-    for (int c = r.begin(); c < r.end(); ++c) {
+  std::atomic<int> next{0};
+  const int workers = std::max(1, std::min(chains, tbb::this_task_arena::max_concurrency()));
+  tbb::parallel_for(0, workers, [&](int) {
+    for (int c = next.fetch_add(1); c < chains; c = next.fetch_add(1)) {
+      const auto slot = static_cast<std::size_t>(c);
+      ChainOutput out{ParetoArchive(check.objective_count()), {}, {}, false};
       // A chain not yet started when the search is stopped is not built: building one allocates and clears its
-      // cache (up to kMaxPrealloc entries), and 16 of them one after another kept Ctrl-C waiting 6-10 s (issue 33).
-      if (control.should_stop()) {
-        outputs[static_cast<std::size_t>(c)].complete = false;
-        continue;
+      // cache (up to kChainCacheEntries entries), and 16 of them one after another kept Ctrl-C waiting 6-10 s (issue 33).
+      if (!control.should_stop()) {
+        const std::uint64_t budget = share + (static_cast<std::uint64_t>(c) < extra ? 1 : 0);
+        out = Chain(space, check, options, control, c, budget).run();
       }
-      const std::uint64_t budget = share + (static_cast<std::uint64_t>(c) < extra ? 1 : 0);
-      outputs[static_cast<std::size_t>(c)] = Chain(space, check, options, control, c, budget).run();
+      const std::lock_guard<std::mutex> lock(merge_mutex);
+      outputs[slot] = std::move(out);
+      finished[slot] = 1;
+      merge_ready();
     }
   });
 
-  // Merge in chain order. A candidate several chains checked is counted once, with the outcome of the first chain
-  // in chain order (every chain gets the same outcome: the check is a pure function of the candidate), so the
-  // counts are distinct candidates, never more than the space, and do not depend on the thread count.
-  LocalSearchState state{ParetoArchive(check.objective_count()), Tally(check.code_count()), {}, {}, {}, true};
-  std::size_t checked = 0;
-  bool stopped = false;
-  for (const ChainOutput& chain : outputs) {
-    checked += chain.checked.size();
-    stopped = stopped || !chain.complete;
-  }
-  // Room for the local search's visits too, unless the search was stopped (then no local search follows).
-  state.visited.reserve(stopped ? checked
-                                : std::max<std::size_t>(checked, static_cast<std::size_t>(
-                                                                     std::min(options.visit_budget, 4 * kMaxPrealloc))));
-  for (ChainOutput& chain : outputs) {
-    state.archive.merge(chain.archive);
-    state.complete = state.complete && chain.complete;
-    for (const Checked& c : chain.checked)
-      if (state.visited.insert(c.index)) state.tally.count(c.outcome());
-    chain.checked = {};
-  }
   if (state.complete && state.tally.visited < options.visit_budget)
     pareto_local_search(space, check, control, options.visit_budget - state.tally.visited, state);
   if (options.sink) feed_sink(space, check, options, outputs, state.feasible);

@@ -6,6 +6,7 @@
 // was half of annealing's time per estimate). The table doubles when it passes half full, so a wrong size costs
 // speed, never correctness. Neither type has an iteration order: callers only look up and insert, which keeps
 // annealing's results independent of the hash function.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -69,6 +70,11 @@ public:
     ++size_;
     return true;
   }
+  // Forgets every entry, keeping the table (a bounded cache starts over without allocating).
+  void clear() noexcept {
+    std::fill(keys_.begin(), keys_.end(), detail::kNoIndex);
+    size_ = 0;
+  }
   // The value for `index`, inserted as V{} if there was none (std::unordered_map::operator[]).
   V& operator[](std::uint64_t index) {
     std::size_t slot = probe(index);
@@ -125,6 +131,11 @@ public:
     keys_[slot] = index;
     ++size_;
     return true;
+  }
+  // Asks the CPU to fetch the slot where `index` would start probing: a loop inserting many indices (the merge of
+  // annealing's chains) prefetches a few ahead and waits for one cache miss at a time instead of every one.
+  void prefetch(std::uint64_t index) const noexcept {
+    __builtin_prefetch(keys_.data() + (static_cast<std::size_t>(detail::mix_index(index)) & mask_));
   }
   // Makes room for `expected` indices in all without growing again.
   void reserve(std::size_t expected) {

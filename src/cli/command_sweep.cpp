@@ -20,12 +20,9 @@
 #include "src/sweep/sweep_output.hpp"
 #include "src/sweep/sweep_plot.hpp"
 #include "src/sweep/sweep_report.hpp"
+#include "src/sweep/sweep_stream.hpp"
 
 namespace shardmeter::cli {
-
-namespace {
-
-}  // namespace
 
 int run_sweep(const std::vector<std::string>& args, std::ostream& out) {
   CommandLine line(*find_command("sweep"));
@@ -77,9 +74,32 @@ int run_sweep(const std::vector<std::string>& args, std::ostream& out) {
     }
   }
 
+  // A sweep larger than a Sweep holds (kMaxSweepPoints) is streamed to its CSV file (src/sweep/sweep_stream.hpp);
+  // what needs every point at once is refused before any work, with the size it would need.
+  const bool streamed = sweep_point_count(axes) > kMaxSweepPoints;
+  if (streamed) {
+    if (line.flag("replan")) check_held_sweep_size(axes, "--replan");
+    if (line.json()) check_held_sweep_size(axes, "--json");
+    if (!plot.empty()) check_held_sweep_size(axes, "--plot");
+    if (output.empty()) check_held_sweep_size(axes, "its printed table (give -o FILE.csv: the rows go to the file)");
+    if (sweep_format(output) == SweepFormat::hdf5)
+      check_held_sweep_size(axes, "an HDF5 file (its /front and /sweep are written whole; use a .csv file)");
+  }
+
   const auto start = std::chrono::steady_clock::now();
   const Catalog catalog = load_command_catalog(line);
   const LoadedScenario loaded = load_scenario_with_search(path, overrides, catalog);
+  if (streamed) {
+    const search::Space space = sweep_space(loaded, catalog, axes);
+    const StreamedSweep sweep = analyse_streamed_sweep(space, loaded.name, axes);
+    try {
+      write_streamed_sweep_csv(sweep, space, output);
+    } catch (const results::ResultsError& e) {
+      throw UsageError(std::string("shardmeter sweep: ") + e.what());
+    }
+    out << format_streamed_sweep(sweep, output) << "\nWrote " << output << "\n";
+    return 0;
+  }
   const Sweep sweep = run_sweep(loaded, catalog, axes, line.flag("replan"));
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 

@@ -30,10 +30,7 @@ std::vector<SweepSeries> series_along(const Sweep& sweep, int axis) {
   std::vector<SweepSeries> out(groups);
   for (std::size_t g = 0; g < groups; ++g) {
     out[g].axis = axis;
-    if (other >= 0) {
-      const AxisSpec& held = sweep.axes[static_cast<std::size_t>(other)];
-      out[g].fixed = held.key + "=" + held.values[g];
-    }
+    out[g].fixed = series_fixed(sweep.axes, axis, g);
   }
   // Points are stored first axis outermost; walking them in order visits each series in its axis order.
   for (std::size_t i = 0; i < sweep.points.size(); ++i) {
@@ -45,9 +42,11 @@ std::vector<SweepSeries> series_along(const Sweep& sweep, int axis) {
   return out;
 }
 
-std::string label_of(const Sweep& sweep, const SweepSeries& s, std::size_t feasible_index) {
-  const SweepPoint& p = sweep.points[s.feasible[feasible_index]];
-  return p.labels[static_cast<std::size_t>(s.axis)];
+SeriesPoints series_points(const Sweep& sweep, const SweepSeries& s) {
+  return SeriesPoints{
+      s.feasible.size(),
+      [&sweep, &s](std::size_t i) { return sweep.points[s.feasible[i]].labels[static_cast<std::size_t>(s.axis)]; },
+      [&sweep, &s](std::size_t i) { return sweep.points[s.feasible[i]].estimate; }};
 }
 
 // The part of the step whose share grows most from `before` to `after` (falling: whose share falls most): what
@@ -131,6 +130,12 @@ BestPlan best_plan_at(const LoadedScenario& base, const Catalog& catalog, const 
   return best;
 }
 
+void check_axis_count(const std::vector<AxisSpec>& axes) {
+  if (axes.empty()) throw InputError("shardmeter sweep: give one or two --axis KEY=VALUES (see shardmeter sweep --help)");
+  if (axes.size() > static_cast<std::size_t>(kMaxSweepAxes))
+    throw InputError(fmt::format("shardmeter sweep: {} axes given; a sweep has one or two", axes.size()));
+}
+
 std::string number_text(double v) {
   if (std::fabs(v) >= 1000) return grouped(v);
   return fmt::format("{:.3g}", v);
@@ -143,34 +148,43 @@ bool is_island_size_key(const std::string& key) {
   return std::regex_match(key, pattern);
 }
 
-Sweep run_sweep(const LoadedScenario& base, const Catalog& catalog, const std::vector<AxisSpec>& axes,
-                bool replan) {
-  if (axes.empty()) throw InputError("shardmeter sweep: give one or two --axis KEY=VALUES (see shardmeter sweep --help)");
-  if (axes.size() > static_cast<std::size_t>(kMaxSweepAxes))
-    throw InputError(fmt::format("shardmeter sweep: {} axes given; a sweep has one or two", axes.size()));
+std::uint64_t sweep_point_count(const std::vector<AxisSpec>& axes) {
+  std::uint64_t points = 1;
+  for (const AxisSpec& a : axes) points *= std::max<std::uint64_t>(a.values.size(), 1);   // at most 4096^2
+  return points;
+}
 
-  std::size_t points = 1;
-  for (const AxisSpec& a : axes) points *= std::max<std::size_t>(a.values.size(), 1);   // at most 4096^2
-  if (points > kMaxSweepPoints)
-    throw InputError(fmt::format(
-        "shardmeter sweep: {} points ({}) would hold about {:.1f} GiB in memory ({} KiB per point); a sweep holds at "
-        "most {} points (about {:.1f} GiB): sweep a coarser range (A:B:xK), or split the sweep, or search the space "
-        "with `search --all`, which streams every point to the file",
-        points, axes.size() == 2 ? fmt::format("{} x {}", axes[0].values.size(), axes[1].values.size())
-                                 : fmt::format("{} values", axes[0].values.size()),
-        static_cast<double>(points) * kSweepBytesPerPoint / (1 << 30), kSweepBytesPerPoint / 1024, kMaxSweepPoints,
-        static_cast<double>(kMaxSweepPoints) * kSweepBytesPerPoint / (1 << 30)));
+std::string sweep_shape(const std::vector<AxisSpec>& axes) {
+  return axes.size() == 2 ? fmt::format("{} x {}", axes[0].values.size(), axes[1].values.size())
+                          : fmt::format("{} values", axes.empty() ? 0 : axes[0].values.size());
+}
 
-  Sweep sweep;
-  sweep.scenario_name = base.name;
-  if (replan) {
-    const SearchSection section = read_search_section(base.doc, catalog, base.scenario);
-    if (section.axes.empty())
-      throw InputError("shardmeter sweep: --replan needs a `search:` section with axes in " + base.doc.path);
-    sweep.replanned = true;
-    sweep.replan_objective = std::string(section.objectives.front().name());
-  }
-  sweep.axes = axes;
+int sweep_knee_axis(const std::vector<AxisSpec>& axes) {
+  for (int k = static_cast<int>(axes.size()) - 1; k >= 0; --k)
+    if (is_island_size_key(axes[static_cast<std::size_t>(k)].key)) return k;
+  return -1;
+}
+
+std::string series_fixed(const std::vector<AxisSpec>& axes, int series_axis, std::size_t value) {
+  if (axes.size() != 2) return "";
+  const AxisSpec& held = axes[static_cast<std::size_t>(1 - series_axis)];
+  return held.key + "=" + held.values[value];
+}
+
+void check_held_sweep_size(const std::vector<AxisSpec>& axes, const std::string& needed_by) {
+  const std::uint64_t points = sweep_point_count(axes);
+  if (points <= kMaxSweepPoints) return;
+  throw InputError(fmt::format(
+      "shardmeter sweep: {} points ({}) would hold about {:.1f} GiB in memory ({} KiB per point) for {}; a sweep "
+      "held in memory has at most {} points (about {:.1f} GiB): write it with -o FILE.csv alone, which streams every "
+      "point to the file, or sweep a coarser range (A:B:xK)",
+      points, sweep_shape(axes), static_cast<double>(points) * kSweepBytesPerPoint / (1 << 30),
+      kSweepBytesPerPoint / 1024, needed_by, kMaxSweepPoints,
+      static_cast<double>(kMaxSweepPoints) * kSweepBytesPerPoint / (1 << 30)));
+}
+
+search::Space sweep_space(const LoadedScenario& base, const Catalog& catalog, const std::vector<AxisSpec>& axes) {
+  check_axis_count(axes);
   std::vector<search::Axis> built;
   for (const AxisSpec& spec : axes) {
     try {
@@ -182,12 +196,31 @@ Sweep run_sweep(const LoadedScenario& base, const Catalog& catalog, const std::v
       throw ScenarioError(where, e.key(), e.value(), e.problem());
     }
   }
-  std::optional<search::Space> space;
   try {
-    space.emplace(base.scenario, std::move(built));
+    return search::Space(base.scenario, std::move(built));
   } catch (const std::invalid_argument& e) {
     throw InputError(std::string("shardmeter sweep: ") + e.what());
   }
+}
+
+Sweep run_sweep(const LoadedScenario& base, const Catalog& catalog, const std::vector<AxisSpec>& axes,
+                bool replan) {
+  check_axis_count(axes);
+
+  check_held_sweep_size(axes, "its table, --json, --plot or --replan");
+
+  Sweep sweep;
+  sweep.scenario_name = base.name;
+  if (replan) {
+    const SearchSection section = read_search_section(base.doc, catalog, base.scenario);
+    if (section.axes.empty())
+      throw InputError("shardmeter sweep: --replan needs a `search:` section with axes in " + base.doc.path);
+    sweep.replanned = true;
+    sweep.replan_objective = std::string(section.objectives.front().name());
+  }
+  sweep.axes = axes;
+  std::optional<search::Space> space;
+  space.emplace(sweep_space(base, catalog, axes));
 
   const std::size_t n0 = axes[0].values.size();
   const std::size_t n1 = axes.size() == 2 ? axes[1].values.size() : 1;
@@ -218,11 +251,7 @@ Sweep run_sweep(const LoadedScenario& base, const Catalog& catalog, const std::v
   }
 
   // Knee: along the island-size axis (the last one if both are).
-  for (int k = static_cast<int>(axes.size()) - 1; k >= 0; --k)
-    if (is_island_size_key(axes[static_cast<std::size_t>(k)].key)) {
-      sweep.knee_axis = k;
-      break;
-    }
+  sweep.knee_axis = sweep_knee_axis(axes);
   if (sweep.knee_axis >= 0) {
     for (SweepSeries& s : series_along(sweep, sweep.knee_axis)) {
       std::vector<double> cost, speed;
@@ -253,38 +282,43 @@ Sweep run_sweep(const LoadedScenario& base, const Catalog& catalog, const std::v
 }
 
 std::string describe_transition(const Sweep& sweep, const TransitionSeries& t) {
-  const SweepSeries& s = t.series;
-  switch (t.transition.status) {
+  return describe_transition(t.transition, series_points(sweep, t.series));
+}
+
+std::string describe_knee(const Sweep& sweep, const KneeSeries& k) {
+  return describe_knee(k.knee, series_points(sweep, k.series));
+}
+
+std::string describe_transition(const Transition& transition, const SeriesPoints& s) {
+  switch (transition.status) {
     case CrossingStatus::no_points: return "n/a (no feasible point)";
     case CrossingStatus::never: return "never (below 50 % at every feasible point)";
     case CrossingStatus::always: return "always (at or above 50 % at every feasible point)";
     case CrossingStatus::crosses: break;
   }
   std::string out;
-  for (const Crossing& c : t.transition.crossings) {
+  for (const Crossing& c : transition.crossings) {
     if (!out.empty()) out += "; ";
-    const std::string lo = label_of(sweep, s, c.after), hi = label_of(sweep, s, c.after + 1);
+    const std::string lo = s.label(c.after), hi = s.label(c.after + 1);
     out += c.rising ? "rises past 50 % " : "falls below 50 % ";
     out += c.x ? fmt::format("at {} (between {} and {})", number_text(*c.x), lo, hi)
                : fmt::format("between {} and {}", lo, hi);
-    const std::string driver = driving_component(sweep.points[s.feasible[c.after]].estimate,
-                                                 sweep.points[s.feasible[c.after + 1]].estimate, true, !c.rising);
+    const std::string driver = driving_component(s.estimate(c.after), s.estimate(c.after + 1), true, !c.rising);
     out += driver.empty() ? fmt::format(", no communication share {} by half a point or more", c.rising ? "grows" : "falls")
                           : ", driven by " + driver;
   }
   return out;
 }
 
-std::string describe_knee(const Sweep& sweep, const KneeSeries& k) {
-  const SweepSeries& s = k.series;
-  if (!k.knee.found) return "n/a (no feasible point)";
-  const std::size_t j = k.knee.point, n = s.feasible.size();
-  const model::Estimate& at = sweep.points[s.feasible[j]].estimate;
+std::string describe_knee(const Knee& knee, const SeriesPoints& s) {
+  if (!knee.found) return "n/a (no feasible point)";
+  const std::size_t j = knee.point, n = s.size;
+  const model::Estimate at = s.estimate(j);
+  const model::Estimate next = j + 1 < n ? s.estimate(j + 1) : at;
   std::string out = fmt::format("at {}: {} effective tokens/s per $M of total cost, the most of the series",
-                                label_of(sweep, s, j), count_si(at.effective_tokens_per_s / (at.total_cost_usd / 1e6)));
+                                s.label(j), count_si(at.effective_tokens_per_s / (at.total_cost_usd / 1e6)));
   if (j + 1 < n) {
-    const model::Estimate& next = sweep.points[s.feasible[j + 1]].estimate;
-    out += fmt::format("; the next size, {}, adds {} cost for {} speed", label_of(sweep, s, j + 1),
+    out += fmt::format("; the next size, {}, adds {} cost for {} speed", s.label(j + 1),
                        signed_percent(next.total_cost_usd / at.total_cost_usd - 1),
                        signed_percent(next.effective_tokens_per_s / at.effective_tokens_per_s - 1));
   } else if (n > 1) {
@@ -300,32 +334,28 @@ std::string describe_knee(const Sweep& sweep, const KneeSeries& k) {
       return SizeFigures{static_cast<double>(e.gpus), e.tokens_per_s, e.batch_efficiency, e.diloco_efficiency,
                          e.optimizer_batch_tokens, e.optimal_batch_tokens};
     };
-    cause = knee_cause(figures(at), figures(sweep.points[s.feasible[j + 1]].estimate));
+    cause = knee_cause(figures(at), figures(next));
   }
   if (cause.kind == KneeCauseKind::batch_efficiency) {
-    const model::Estimate& next = sweep.points[s.feasible[j + 1]].estimate;
     out += fmt::format("; caused by batch efficiency {} -> {} (a batch of {} tokens per optimizer step against the "
                        "optimal {}, docs/model.md §9.7), per-GPU step throughput x{:.2f}",
                        percent(at.batch_efficiency), percent(next.batch_efficiency), count_si(next.optimizer_batch_tokens),
                        count_si(next.optimal_batch_tokens), cause.step_factor);
   } else if (cause.kind == KneeCauseKind::diloco_convergence) {
-    const model::Estimate& next = sweep.points[s.feasible[j + 1]].estimate;
     out += fmt::format("; caused by DiLoCo convergence {} -> {} (docs/model.md §9.4), per-GPU step throughput x{:.2f}",
                        percent(at.diloco_efficiency), percent(next.diloco_efficiency), cause.step_factor);
   } else if (cause.kind == KneeCauseKind::batch_limited) {
-    const model::Estimate& next = sweep.points[s.feasible[j + 1]].estimate;
     const std::string driver = driving_component(at, next, false);
     out += fmt::format("; caused by batch efficiency: the batch stays at {} tokens per optimizer step for {} GPUs, "
                        "within 2x of the optimal {} (docs/model.md §9.7), so the step pays instead{}",
-                       count_si(next.optimizer_batch_tokens), label_of(sweep, s, j + 1),
+                       count_si(next.optimizer_batch_tokens), s.label(j + 1),
                        count_si(next.optimal_batch_tokens), driver.empty() ? "" : ": " + driver);
   } else if (past > 0) {
-    const std::string driver = driving_component(sweep.points[s.feasible.front()].estimate,
-                                                 sweep.points[s.feasible[past]].estimate, false);
+    const std::string driver = driving_component(s.estimate(0), s.estimate(past), false);
     out += driver.empty() ? fmt::format("; no part of the step grows by half a point or more (from {} to {})",
-                                        label_of(sweep, s, 0), label_of(sweep, s, past))
-                          : fmt::format("; driven by {} (from {} to {})", driver, label_of(sweep, s, 0),
-                                        label_of(sweep, s, past));
+                                        s.label(0), s.label(past))
+                          : fmt::format("; driven by {} (from {} to {})", driver, s.label(0),
+                                        s.label(past));
   }
   return out;
 }

@@ -3,11 +3,13 @@
 // followed by the island-size knee and the compute/communication transition (src/sweep/sweep_analysis.hpp) along each
 // series of the sweep. `shardmeter sweep` prints it (src/sweep/sweep_report.hpp) and writes it (src/sweep/sweep_output.hpp).
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "model/estimate.hpp"
 #include "model/scenario.hpp"
+#include "search/space.hpp"
 #include "src/planning/axis_builder.hpp"
 #include "src/scenario/catalog.hpp"
 #include "src/scenario/scenario_parse.hpp"
@@ -17,9 +19,11 @@ namespace shardmeter::cli {
 
 inline constexpr int kMaxSweepAxes = 2;
 inline constexpr double kTransitionLevel = 0.5;   // exposed-communication share of the step
-// A sweep holds every point (its scenario, estimate, labels) for the analyses and the printed table, so its memory
-// grows with its size: about kSweepBytesPerPoint each (measured, docs/hardening.md "Bounded memory"). Larger
-// sweeps are refused before any work, with the size they would need (issue 33): under 1 GiB resident at the limit.
+// A Sweep (below) holds every point (its scenario, estimate, labels) for the printed table, --json, --plot and
+// --replan, so its memory grows with its size: about kSweepBytesPerPoint each (measured, docs/hardening.md "Bounded
+// memory"). It holds at most kMaxSweepPoints; a larger sweep is streamed to a CSV file instead
+// (src/sweep/sweep_stream.hpp), and the outputs that need every point are refused before any work, with the size
+// they would need (issue 33).
 inline constexpr std::size_t kMaxSweepPoints = 20000;
 inline constexpr std::size_t kSweepBytesPerPoint = 36 * 1024;
 
@@ -68,7 +72,37 @@ struct Sweep {
 // True for cluster.islands.N.gpus, cluster.islands.N.nodes and cluster.islands.N.count.
 bool is_island_size_key(const std::string& key);
 
-// Evaluates `base` at every point. Throws InputError, before any work, for more than kMaxSweepPoints points; ScenarioError naming the axis, its key and the value for a value that
+// The number of points of a sweep over `axes` (the product of their sizes).
+std::uint64_t sweep_point_count(const std::vector<AxisSpec>& axes);
+// "4096 x 4096" / "12 values": the shape of a sweep in messages.
+std::string sweep_shape(const std::vector<AxisSpec>& axes);
+// The knee axis of a sweep: the island-size axis (the last one if both are), or -1.
+int sweep_knee_axis(const std::vector<AxisSpec>& axes);
+// "plan.tp=4": the value `value` of the axis held fixed along a series of a 2-axis sweep ("" for 1 axis).
+std::string series_fixed(const std::vector<AxisSpec>& axes, int series_axis, std::size_t value);
+
+// Throws InputError, with the size it would need, when a sweep over `axes` has more than kMaxSweepPoints points and
+// so cannot be held in memory for `needed_by` ("--json", "its table, ...").
+void check_held_sweep_size(const std::vector<AxisSpec>& axes, const std::string& needed_by);
+
+// The plan space of a sweep: one search axis per sweep axis, first axis outermost. Throws InputError for no axes,
+// more than two, or two axes that change the same scenario fields, and ScenarioError (naming the scenario file)
+// for a value that does not parse.
+search::Space sweep_space(const LoadedScenario& base, const Catalog& catalog, const std::vector<AxisSpec>& axes);
+
+// A series as the analysis texts read it: its feasible points in axis order, each with its label along the series
+// axis and its estimate (a function, so that a streamed sweep can evaluate the few points a text names again).
+struct SeriesPoints {
+  std::size_t size = 0;
+  std::function<std::string(std::size_t)> label;
+  std::function<model::Estimate(std::size_t)> estimate;
+};
+// Labels for the report: "1,536" / "between 512 and 1024" / "never (below 50 % everywhere)".
+std::string describe_transition(const Transition& transition, const SeriesPoints& series);
+std::string describe_knee(const Knee& knee, const SeriesPoints& series);
+
+// Evaluates `base` at every point and holds them. Throws InputError, before any work, for more than kMaxSweepPoints
+// points (check_held_sweep_size); ScenarioError naming the axis, its key and the value for a value that
 // does not parse, and InputError for no axes, more than two, or two axes that change the same scenario fields.
 // An inconsistent or out-of-memory point is a result (its estimate says why), not an error.
 // replan: at every point, search the scenario's `search:` space (its axes on the swept keys left out) with the
@@ -77,7 +111,7 @@ bool is_island_size_key(const std::string& key);
 Sweep run_sweep(const LoadedScenario& base, const Catalog& catalog, const std::vector<AxisSpec>& axes,
                 bool replan = false);
 
-// Labels for the report: "1,536" / "between 512 and 1024" / "never (below 50 % everywhere)".
+// The same for a series of a Sweep.
 std::string describe_transition(const Sweep& sweep, const TransitionSeries& t);
 std::string describe_knee(const Sweep& sweep, const KneeSeries& k);
 

@@ -36,16 +36,18 @@ std::vector<results::PlanPoint> plan_points(const Sweep& sweep) {
 struct ExtraColumn {
   const char* name;
   const char* unit;
-  results::CellValue (*get)(const SweepPoint&);
+  results::CellValue (*get)(const SweepMarks&);
 };
 const ExtraColumn kExtra[] = {
-    {"sweep_series", "series", [](const SweepPoint& p) { return results::CellValue{std::int64_t{p.series}}; }},
-    {"knee", "true/false", [](const SweepPoint& p) { return results::CellValue{p.knee}; }},
-    {"comm_transition", "label", [](const SweepPoint& p) { return results::CellValue{p.comm_transition}; }},
+    {"sweep_series", "series", [](const SweepMarks& p) { return results::CellValue{std::int64_t{p.series}}; }},
+    {"knee", "true/false", [](const SweepMarks& p) { return results::CellValue{p.knee}; }},
+    {"comm_transition", "label", [](const SweepMarks& p) { return results::CellValue{*p.comm_transition}; }},
     // --replan: true where no plan of the search space meets the constraints (the row then holds the fixed
     // layout's estimate, and the analyses leave it out).
-    {"no_plan", "true/false", [](const SweepPoint& p) { return results::CellValue{p.no_plan}; }},
+    {"no_plan", "true/false", [](const SweepMarks& p) { return results::CellValue{p.no_plan}; }},
 };
+
+SweepMarks marks_of(const SweepPoint& p) { return SweepMarks{p.series, p.knee, &p.comm_transition, p.no_plan}; }
 
 }  // namespace
 
@@ -57,6 +59,22 @@ SweepFormat sweep_format(const std::string& path) {
   throw InputError("shardmeter sweep: -o " + path + ": unknown output format (use a .csv, .h5 or .hdf5 file name)");
 }
 
+std::vector<std::string> sweep_extra_columns() {
+  std::vector<std::string> out;
+  for (const ExtraColumn& c : kExtra) out.emplace_back(c.name);
+  return out;
+}
+
+std::vector<std::string> sweep_extra_units() {
+  std::vector<std::string> out;
+  for (const ExtraColumn& c : kExtra) out.emplace_back(c.unit);
+  return out;
+}
+
+void append_sweep_cells(const SweepMarks& marks, std::vector<results::CellValue>& cells) {
+  for (const ExtraColumn& c : kExtra) cells.push_back(c.get(marks));
+}
+
 results::Table sweep_table(const Sweep& sweep) {
   const std::vector<results::PlanPoint> points = plan_points(sweep);
   results::Table table = results::RowLayout::fit(points, axis_keys(sweep)).table(points);
@@ -65,7 +83,7 @@ results::Table sweep_table(const Sweep& sweep) {
     table.units.emplace_back(c.unit);
   }
   for (std::size_t i = 0; i < sweep.points.size(); ++i)
-    for (const ExtraColumn& c : kExtra) table.rows[i].emplace(c.name, c.get(sweep.points[i]));
+    for (const ExtraColumn& c : kExtra) table.rows[i].emplace(c.name, c.get(marks_of(sweep.points[i])));
   return table;
 }
 

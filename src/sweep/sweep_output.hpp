@@ -16,6 +16,18 @@ enum class SweepFormat { csv, hdf5 };
 // ".csv" -> csv; ".h5" / ".hdf5" -> hdf5; anything else throws InputError naming the path.
 SweepFormat sweep_format(const std::string& path);
 
+// The sweep's own columns of one point (after its result-file columns): its series, whether it is its series' knee,
+// its transition series' crossing as printed, and --replan's no_plan.
+struct SweepMarks {
+  int series = 0;
+  bool knee = false;
+  const std::string* comm_transition = nullptr;   // never null
+  bool no_plan = false;
+};
+std::vector<std::string> sweep_extra_columns();   // sweep_series, knee, comm_transition, no_plan
+std::vector<std::string> sweep_extra_units();
+void append_sweep_cells(const SweepMarks& marks, std::vector<results::CellValue>& cells);
+
 // Every result-file column of each point (results/README.md), then the sweep's own columns:
 // sweep_series, knee, comm_transition.
 results::Table sweep_table(const Sweep& sweep);

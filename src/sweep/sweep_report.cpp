@@ -41,20 +41,41 @@ std::string result_text(const m::Estimate& e) {
 
 }  // namespace
 
+std::string sweep_heading(const std::string& scenario_name, const std::vector<AxisSpec>& axes, std::uint64_t points,
+                          std::uint64_t feasible, const std::string& replanned_for) {
+  std::string out = fmt::format("shardmeter sweep: {}\n  {} point{} over ", scenario_name, points, points == 1 ? "" : "s");
+  for (std::size_t k = 0; k < axes.size(); ++k)
+    out += fmt::format("{}{} ({} value{})", k > 0 ? " x " : "", axes[k].key, axes[k].values.size(),
+                       axes[k].values.size() == 1 ? "" : "s");
+  out += fmt::format("; {} feasible\n", feasible);
+  out += !replanned_for.empty()
+             ? fmt::format("Re-planned: each point is the best plan of the scenario's search: space for {} "
+                           "(--replan)\n\n", replanned_for)
+             : std::string("Layout fixed: every point keeps the scenario's parallelism, batch and plan (use --replan "
+                           "to re-plan each point with its search: space)\n\n");
+  return out;
+}
+
+std::string sweep_analysis_lines(const std::vector<AxisSpec>& axes, int knee_axis,
+                                 const std::vector<SeriesLine>& knees, const std::vector<SeriesLine>& transitions) {
+  std::string out;
+  if (knee_axis >= 0) {
+    out += fmt::format("Island-size knee along {} (the size with the most effective tokens/s per dollar of total cost,\n"
+                       "docs/search.md \"The knee\"; past it, each larger size adds less speed than cost):\n",
+                       axes[static_cast<std::size_t>(knee_axis)].key);
+    for (const SeriesLine& k : knees) out += fmt::format("  {}{}\n", k.fixed.empty() ? "" : "[" + k.fixed + "] ", k.text);
+  }
+  out += fmt::format("Compute/communication transition along {} (exposed communication share of the step vs 50 %):\n",
+                     axes.back().key);
+  for (const SeriesLine& t : transitions) out += fmt::format("  {}{}\n", t.fixed.empty() ? "" : "[" + t.fixed + "] ", t.text);
+  return out;
+}
+
 std::string format_sweep_table(const Sweep& sweep) {
   std::size_t feasible = 0;
   for (const SweepPoint& p : sweep.points) feasible += p.estimate.feasible && !p.no_plan ? 1 : 0;
-  std::string out = fmt::format("shardmeter sweep: {}\n  {} point{} over ", sweep.scenario_name, sweep.points.size(),
-                                sweep.points.size() == 1 ? "" : "s");
-  for (std::size_t k = 0; k < sweep.axes.size(); ++k)
-    out += fmt::format("{}{} ({} value{})", k > 0 ? " x " : "", sweep.axes[k].key, sweep.axes[k].values.size(),
-                       sweep.axes[k].values.size() == 1 ? "" : "s");
-  out += fmt::format("; {} feasible\n", feasible);
-  out += sweep.replanned
-             ? fmt::format("Re-planned: each point is the best plan of the scenario's search: space for {} "
-                           "(--replan)\n\n", sweep.replan_objective)
-             : std::string("Layout fixed: every point keeps the scenario's parallelism, batch and plan (use --replan "
-                           "to re-plan each point with its search: space)\n\n");
+  std::string out = sweep_heading(sweep.scenario_name, sweep.axes, sweep.points.size(), feasible,
+                                  sweep.replanned ? sweep.replan_objective : "");
 
   std::vector<TextColumn> cols;
   for (const AxisSpec& a : sweep.axes) cols.push_back(TextColumn{a.key, Align::left, {}});
@@ -108,18 +129,10 @@ std::string format_sweep_table(const Sweep& sweep) {
   out += "comm: the exposed communication (TP, PP, DP, WAN) as a share of the step\n";
 
   out += "\n";
-  if (knees) {
-    out += fmt::format("Island-size knee along {} (the size with the most effective tokens/s per dollar of total cost,\n"
-                       "docs/search.md \"The knee\"; past it, each larger size adds less speed than cost):\n",
-                       sweep.axes[static_cast<std::size_t>(sweep.knee_axis)].key);
-    for (const KneeSeries& k : sweep.knees)
-      out += fmt::format("  {}{}\n", k.series.fixed.empty() ? "" : "[" + k.series.fixed + "] ", describe_knee(sweep, k));
-  }
-  out += fmt::format("Compute/communication transition along {} (exposed communication share of the step vs 50 %):\n",
-                     sweep.axes.back().key);
-  for (const TransitionSeries& t : sweep.transitions)
-    out += fmt::format("  {}{}\n", t.series.fixed.empty() ? "" : "[" + t.series.fixed + "] ",
-                       describe_transition(sweep, t));
+  std::vector<SeriesLine> knee_lines, transition_lines;
+  for (const KneeSeries& k : sweep.knees) knee_lines.push_back({k.series.fixed, describe_knee(sweep, k)});
+  for (const TransitionSeries& t : sweep.transitions) transition_lines.push_back({t.series.fixed, describe_transition(sweep, t)});
+  out += sweep_analysis_lines(sweep.axes, sweep.knee_axis, knee_lines, transition_lines);
   return out;
 }
 
