@@ -59,6 +59,8 @@ constexpr std::array<FieldRow, kFieldIdCount> kFields = {{
     SHARDMETER_FIELD(plan_pp_last_stage_layers, "plan.pp_last_stage_layers", plan.pp_last_stage_layers),
     SHARDMETER_FIELD(plan_pp_embedding_layers, "plan.pp_embedding_layers", plan.pp_embedding_layers),
     SHARDMETER_FIELD(plan_pp_head_layers, "plan.pp_head_layers", plan.pp_head_layers),
+    SHARDMETER_ISLAND_FIELD(island_gpu_compute_capability, "cluster.islands.#.compute_capability",
+                            gpu.compute_capability),
 }};
 
 #undef SHARDMETER_FIELD

@@ -49,6 +49,7 @@ enum class FieldId : std::uint8_t {
   plan_pp_last_stage_layers,
   plan_pp_embedding_layers,
   plan_pp_head_layers,
+  island_gpu_compute_capability,  // cluster.islands.N.compute_capability (the GPU's CUDA compute capability x 10)
   count_,  // number of ids (keep last)
 };
 
