@@ -4,6 +4,7 @@
 #include <array>
 
 #include "model/fp8.hpp"
+#include "model/fp8_memory.hpp"
 #include "model/layout.hpp"
 #include "model/pipeline_stages.hpp"
 
@@ -267,7 +268,9 @@ Blame fp8_runs_on_stack(const Scenario& s, int) noexcept {
     return blame(F::training_fp8_params, 1, F::training_precision, static_cast<double>(tr.precision));
   if (tr.fp8_params && !stack_gathers_fp8_params(s.plan.stack))
     return blame(F::training_fp8_params, 1, F::plan_stack, stack);
-  if (tr.precision == Precision::fp8 && tr.fp8_recipe == Fp8Recipe::delayed && s.plan.stack == Stack::torch_fsdp2)
+  // torchao's Float8Linear has neither delayed scaling nor MXFP8 blocks (docs/model.md §2.2, §7.14).
+  const bool not_torchao = tr.fp8_recipe == Fp8Recipe::delayed || tr.fp8_recipe == Fp8Recipe::mxfp8;
+  if (tr.precision == Precision::fp8 && not_torchao && s.plan.stack == Stack::torch_fsdp2)
     return blame(F::training_fp8_recipe, static_cast<double>(tr.fp8_recipe), F::plan_stack, stack);
   return {};
 }
@@ -276,9 +279,15 @@ Blame fp8_runs_on_stack(const Scenario& s, int) noexcept {
 // error, not a silent 16-bit run.
 Blame fp8_runs_on_gpu(const Scenario& s, int i) noexcept {
   const IslandSpec& island = island_at(s, i);
-  if (s.training.precision != Precision::fp8 || island.gpu.peak_fp8_flops_per_s > 0) return {};
-  return blame(F::training_precision, static_cast<double>(s.training.precision), F::island_gpu_fp8,
-               island.gpu.peak_fp8_flops_per_s, i);
+  if (s.training.precision != Precision::fp8) return {};
+  if (island.gpu.peak_fp8_flops_per_s <= 0)
+    return blame(F::training_precision, static_cast<double>(s.training.precision), F::island_gpu_fp8,
+                 island.gpu.peak_fp8_flops_per_s, i);
+  // MXFP8 needs Blackwell's block-scaled fp8 tensor cores (compute capability 10.0 or later; §7.14).
+  if (s.training.fp8_recipe == Fp8Recipe::mxfp8 && !gpu_runs_mxfp8(island.gpu))
+    return blame(F::training_fp8_recipe, static_cast<double>(s.training.fp8_recipe), F::island_gpu_compute_capability,
+                 island.gpu.compute_capability, i);
+  return {};
 }
 
 // ---- the table -------------------------------------------------------------------------------------------------
@@ -337,7 +346,10 @@ constexpr std::array kRules = {
     ConsistencyRule{R::fp8_not_supported, kJob,
                     {F::training_precision, F::training_fp8_params, F::training_fp8_recipe, F::plan_stack},
                     &fp8_runs_on_stack},
-    ConsistencyRule{R::fp8_not_supported, kIsland, {F::training_precision, F::island_gpu_fp8}, &fp8_runs_on_gpu},
+    ConsistencyRule{R::fp8_not_supported, kIsland,
+                    {F::training_precision, F::training_fp8_recipe, F::island_gpu_fp8,
+                     F::island_gpu_compute_capability},
+                    &fp8_runs_on_gpu},
 };
 
 // One past the last island rule of the loop that starts at `first`.

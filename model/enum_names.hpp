@@ -42,9 +42,10 @@ struct EnumNames<Precision> {
 };
 template <>
 struct EnumNames<Fp8Recipe> {
-  static constexpr std::array<NamedValue<Fp8Recipe>, 3> values{{{"auto", Fp8Recipe::stack_default},
+  static constexpr std::array<NamedValue<Fp8Recipe>, 4> values{{{"auto", Fp8Recipe::stack_default},
                                                                 {"delayed", Fp8Recipe::delayed},
-                                                                {"current", Fp8Recipe::current}}};
+                                                                {"current", Fp8Recipe::current},
+                                                                {"mxfp8", Fp8Recipe::mxfp8}}};
 };
 template <>
 struct EnumNames<Optimizer> {

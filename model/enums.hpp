@@ -12,7 +12,7 @@ enum class Precision : std::uint8_t { bf16, fp16, fp8 };
 // How fp8 scaling factors are found (docs/model.md §2.2): delayed = from an amax history (Transformer Engine's
 // DelayedScaling, one read per cast), current = from the tensor itself (TE current scaling, torchao's dynamic
 // scaling: an extra read per cast). stack_default: current for torch_fsdp2 (torchao has no other), else delayed.
-enum class Fp8Recipe : std::uint8_t { stack_default, delayed, current };
+enum class Fp8Recipe : std::uint8_t { stack_default, delayed, current, mxfp8 };
 enum class Optimizer : std::uint8_t { adamw, adamw_8bit, sgd_momentum, lion };
 // Element type of the optimizer's moment states (AdamW m and v; the momentum of SGD and Lion): fp32, or bf16 as
 // Megatron-Core's precision-aware optimizer (--exp-avg-dtype / --exp-avg-sq-dtype) and NeMo's distributed_fused_adam

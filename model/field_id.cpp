@@ -61,6 +61,8 @@ constexpr std::array<FieldRow, kFieldIdCount> kFields = {{
     SHARDMETER_FIELD(plan_pp_head_layers, "plan.pp_head_layers", plan.pp_head_layers),
     SHARDMETER_FIELD(plan_pipeline_schedule, "plan.pipeline_schedule", plan.pipeline_schedule),
     SHARDMETER_FIELD(plan_fp8_activation_cache, "plan.fp8_activation_cache", plan.fp8_activation_cache),
+    SHARDMETER_ISLAND_FIELD(island_gpu_compute_capability, "cluster.islands.#.compute_capability",
+                            gpu.compute_capability),
 }};
 
 #undef SHARDMETER_FIELD

@@ -51,6 +51,7 @@ enum class FieldId : std::uint8_t {
   plan_pp_head_layers,
   plan_pipeline_schedule,
   plan_fp8_activation_cache,
+  island_gpu_compute_capability,  // cluster.islands.N.compute_capability (the GPU's CUDA compute capability x 10)
   count_,  // number of ids (keep last)
 };
 

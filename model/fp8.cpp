@@ -214,9 +214,4 @@ double fp8_saved_activation_delta_bytes(const ModelSpec& m, const PlanSpec& plan
   return delta;
 }
 
-double fp8_weight_extra_bytes_per_param(const Fp8Use& use, Sharding sharding) noexcept {
-  if (!use.weight_copies || sharding == Sharding::fsdp || sharding == Sharding::hsdp) return 0.0;
-  return 2.0 * kFp8Bytes;
-}
-
 }  // namespace shardmeter::model

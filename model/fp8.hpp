@@ -89,11 +89,6 @@ double tp_all_gather_bytes_per_element(const Fp8Use& use, bool sequence_parallel
 double fp8_saved_activation_delta_bytes(const ModelSpec& model, const PlanSpec& plan, int micro_batch,
                                         const Fp8Use& use) noexcept;
 
-// Extra bytes per GEMM weight element on the GPU beside its 16-bit copy: 2 for TE's cached fp8 weight and
-// transpose (megatron_te; not under FSDP, where TE keeps no cache), 0 with fp8 primary weights (1 B + 1 B
-// transpose replace the 2 B copy) and for the other stacks.
-double fp8_weight_extra_bytes_per_param(const Fp8Use& use, Sharding sharding) noexcept;
-
 // The GEMM weights of one block (its matrices outside the routed experts), the part that is fp8.
 double fp8_block_weight_params(const ModelSpec& model) noexcept;
 

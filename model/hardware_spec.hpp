@@ -34,6 +34,7 @@ struct GpuSpec {
   double hbm_efficiency = 0.85;        // fraction of HBM bandwidth reached by memory-bound kernels
   double kernel_overhead_s = 4e-6;     // launch + sync cost per kernel
   int sm_count = 0;                    // streaming multiprocessors (compute units); 0 = unknown (docs/model.md §6.6)
+  int compute_capability = 0;          // CUDA compute capability x 10 (90 Hopper, 100 Blackwell); 0 = unknown (§7.14)
   double contention_scale = 1.0;       // bounded calibration factor on the SM/HBM contention of overlapped
                                        // collectives (model/contention.hpp; docs/model.md §6.6, §13)
 };

@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "model/consistency.hpp"
+#include "model/fp8_memory.hpp"
 
 namespace shardmeter::model {
 
@@ -29,6 +30,7 @@ IslandLayout make_layout(const IslandSpec& island, const PlanSpec& plan, int sta
   l.dp = model_parallel > 0 ? std::max(1, island.gpus / model_parallel) : 1;
   l.domain_gpus = std::max(island.gpus_per_node, island.gpu.scaleup_domain_gpus);
   l.domain_gpus = std::min(l.domain_gpus, std::max(1, island.gpus));
+  l.fp8_transpose_free = fp8_gemm_transpose_free(island.gpu);  // TE's fp8 weight layouts (docs/model.md §7.14)
 
   if (plan.sharding == Sharding::hsdp) {
     l.dp_shard = std::clamp(hsdp_group(island, plan).ranks, 1, l.dp);

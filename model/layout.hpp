@@ -24,6 +24,7 @@ struct IslandLayout {
   int state_shards = 1;       // ranks a ZeRO/FSDP shard of the model states spans: dp_shard x cp (1 without
                               // sharding)
   int domain_gpus = 8;        // GPUs sharing the scale-up fabric (node, or NVLink domain such as NVL72)
+  bool fp8_transpose_free = false;  // the GPU runs fp8 GEMMs without transposed copies (Blackwell; §7.14)
   GroupPlacement tp_group, cp_group, dp_group, shard_group, replicate_group;
   GroupPlacement dp_cp_group;      // the dp x cp ranks, tp apart: DDP / ZeRO-1/2 gradient reduction
   bool pp_crosses_domain = true;   // neighbouring pipeline stages talk over scale-out

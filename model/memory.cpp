@@ -5,9 +5,11 @@
 
 #include "model/consistency.hpp"
 #include "model/fsdp_exposure.hpp"
+#include "model/logit_bytes.hpp"
 #include "model/fp8.hpp"
 #include "model/fp8_activation_cache.hpp"
 #include "model/dualpipe.hpp"
+#include "model/fp8_memory.hpp"
 #include "model/mla.hpp"
 #include "model/mla_memory.hpp"
 #include "model/moe_layers.hpp"
@@ -20,7 +22,6 @@ namespace shardmeter::model {
 
 namespace {
 constexpr double kUnitGradBytes = 2.0;     // an FSDP unit's unsharded bf16/fp16 gradients
-constexpr double kLogitBytes = 2.0 + 4.0;  // bf16 logits kept for backward + fp32 copy for the loss
 constexpr double kOuterStateBytes = 8.0;   // DiLoCo: fp32 previous outer parameters + outer momentum
 // DeepSpeed ZeRO-3 gathers parameters per submodule, at most stage3_max_live_parameters resident, prefetching up to
 // stage3_prefetch_bucket_size, and reduces gradients in buckets of reduce_bucket_size elements (defaults of
@@ -154,9 +155,14 @@ StageMemoryTerms memory_terms(const Scenario& s, const StageLayers& stages, cons
   // Megatron stacks, the optimizer-state and master-weight dtypes (model/state_bytes.hpp; §7.1, §7.2).
   t.optimizer_bytes_per_param = optimizer_bytes_per_param(s.training);
   t.gradient_bytes_per_param = gradient_bytes_per_param(s.training, plan.stack);
-  t.fp8_weight_extra_bytes_per_param = fp8_weight_extra_bytes_per_param(t.fp8, plan.sharding);
+  // TE's fp8 weight copies per recipe and GPU generation (model/fp8_memory.hpp; docs/model.md §7.14).
+  const Fp8Recipe recipe = s.training.fp8_recipe;
+  t.fp8_weight_extra_bytes_per_param = fp8_weight_extra_bytes_per_param(t.fp8, recipe, plan.sharding, false);
+  t.fp8_weight_extra_bytes_per_param_transpose_free =
+      fp8_weight_extra_bytes_per_param(t.fp8, recipe, plan.sharding, true);
   const bool fsdp = plan.sharding == Sharding::fsdp || plan.sharding == Sharding::hsdp;
-  if (t.fp8_weight_extra_bytes_per_param > 0 || (fsdp && t.fp8.param_gather))
+  if (t.fp8_weight_extra_bytes_per_param != 0 || t.fp8_weight_extra_bytes_per_param_transpose_free != 0 ||
+      (fsdp && t.fp8.param_gather))
     t.fp8_block_weight_params = fp8_block_weight_params(m);
   if (!activations) return t;
 
@@ -187,7 +193,7 @@ StageMemoryTerms memory_terms(const Scenario& s, const StageLayers& stages, cons
                               fp8_activation_cache_delta_bytes(m, plan, b, t.fp8);  // §7.12
   }
   const double tokens = b * static_cast<double>(m.seq_len) / plan.cp;
-  t.logits_bytes = kLogitBytes * tokens * m.vocab / plan.tp;  // vocab-parallel loss [docs/model.md §7.7]
+  t.logits_bytes = logit_bytes_per_element(plan.stack) * tokens * m.vocab / plan.tp;  // vocab-parallel loss (§7.7)
   return t;
 }
 
@@ -256,8 +262,9 @@ MemoryBreakdown stage_memory(const Scenario& s, const IslandLayout& l, const Par
       mem.weights_bytes /= shards;
       break;
   }
-  if (const double extra = terms.fp8_weight_extra_bytes_per_param; extra > 0)
-    mem.weights_bytes += extra * layers_per_stage * terms.fp8_block_weight_params / plan.tp;
+  const double fp8_extra = l.fp8_transpose_free ? terms.fp8_weight_extra_bytes_per_param_transpose_free
+                                                : terms.fp8_weight_extra_bytes_per_param;
+  if (fp8_extra != 0) mem.weights_bytes += fp8_extra * layers_per_stage * terms.fp8_block_weight_params / plan.tp;
   if (plan.sync == SyncMode::diloco && !plan.diloco.offload_outer_state) {
     mem.outer_state_bytes = kOuterStateBytes * p / shards;  // 1 without sharding
   }

@@ -33,7 +33,8 @@ struct StageMemoryTerms {
   Fp8Use fp8;
   double optimizer_bytes_per_param = 0;
   double gradient_bytes_per_param = 0;
-  double fp8_weight_extra_bytes_per_param = 0;
+  double fp8_weight_extra_bytes_per_param = 0;                 // TE's fp8 weight copies on a GPU that needs
+  double fp8_weight_extra_bytes_per_param_transpose_free = 0;  // transposes (Hopper), on one that does not (§7.14)
   double fp8_block_weight_params = 0;      // set when the fp8 weight copies or fp8 FSDP gathers need it
   double per_layer_bytes = 0;              // layer_activation_bytes under the plan
   double per_kept_layer_bytes = 0;         // ... under no recompute (partial full recompute, op_selective)

@@ -27,21 +27,9 @@ PlanSpec llama_plan() {
   return p;
 }
 
-// Llama-3-8B on 8 H100s, DP 8, ZeRO-1 (the shape of the DGX Cloud Llama 3.1 8B recipe, without CP).
+// Llama-3-8B on 8 H100s, DP 8, ZeRO-1 (tests/support/model_fixtures.hpp).
 Scenario llama_zero1(Precision precision, bool fp8_params) {
-  Scenario s{};
-  s.model = llama3_8b();
-  s.training.global_batch = 64;
-  s.training.micro_batch = 1;
-  s.training.tokens = 1e9;
-  s.training.precision = precision;
-  s.training.fp8_params = fp8_params;
-  s.cluster.islands[0] = shardmeter::test::island(h100_sxm(), 8, 3200);
-  s.cluster.island_entries = 1;
-  s.plan.sharding = Sharding::zero1;
-  s.plan.recompute = Recompute::full;
-  s.plan.stack = Stack::megatron_te;
-  return s;
+  return shardmeter::test::llama8b_zero1(precision, fp8_params);
 }
 
 }  // namespace

@@ -93,3 +93,14 @@ TEST_CASE("megatron: hostile values are errors, not crashes or huge allocations"
             .problem() == "repeats a term into more than a million blocks");
 }
 
+
+TEST_CASE("megatron: --fp8-recipe delayed, tensorwise and mxfp8 read as fp8_recipe; others are refused",
+          "[import][megatron]") {
+  const std::string fp8 = kBase + "--fp8-format hybrid --fp8-param-gather ";
+  CHECK(value(import_megatron(fp8 + "--fp8-recipe delayed", "a"), "training.fp8_recipe") == "delayed");
+  CHECK(value(import_megatron(fp8 + "--fp8-recipe tensorwise", "a"), "training.fp8_recipe") == "current");
+  const ImportedScenario mx = import_megatron(fp8 + "--fp8-recipe mxfp8", "a");
+  CHECK(value(mx, "training.fp8_recipe") == "mxfp8");
+  CHECK(value(mx, "training.fp8_params") == "true");
+  CHECK(std::string(error_of(fp8 + "--fp8-recipe blockwise").what()).find("--fp8-recipe") != std::string::npos);
+}

@@ -680,9 +680,9 @@ ImportedScenario import_megatron(const std::string& text, const std::string& fil
     set("training.fp8_params", a.has("--fp8-param-gather") ? "true" : "false", "--fp8-param-gather");
     if (a.has("--fp8-recipe")) {
       const std::string r = a.text("--fp8-recipe");
-      if (r != "delayed" && r != "tensorwise")
-        a.fail("--fp8-recipe", "is not delayed or tensorwise (current scaling): ShardMeter costs those two");
-      set("training.fp8_recipe", r == "delayed" ? "delayed" : "current", "--fp8-recipe");
+      if (r != "delayed" && r != "tensorwise" && r != "mxfp8")
+        a.fail("--fp8-recipe", "is not delayed, tensorwise (current scaling) or mxfp8: ShardMeter costs those three");
+      set("training.fp8_recipe", r == "tensorwise" ? "current" : r, "--fp8-recipe");
     }
   }
   set("training.precision", precision, a.has("--fp8-format") ? "--fp8-format" : a.has("--fp16") ? "--fp16" : "--bf16");

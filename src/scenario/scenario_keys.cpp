@@ -133,7 +133,7 @@ std::vector<SectionKeys> shipped_sections() {
     {"tokens", "", "tokens", D::value("0"), R::between(0, 1e18), "Training budget (e.g. 300e9), for wall-clock and total cost", member<&m::TrainingSpec::tokens>},
     {"precision", "", "", D::value("bf16"), {}, "Compute precision of the GEMMs (fp8 needs fp8 tensor cores; docs/model.md §2.2)", member<&m::TrainingSpec::precision>},
     {"fp8_params", "", "", D::value("false"), {}, "precision: fp8: GEMM weights kept and all-gathered in fp8 (Megatron --fp8-param-gather, NeMo fp8_params, torchtitan enable_fsdp_float8_all_gather; docs/model.md §2.2)", member<&m::TrainingSpec::fp8_params>},
-    {"fp8_recipe", "", "", D::value("auto"), {}, "precision: fp8: scaling of the casts, delayed (amax history) or current; auto = current for torch_fsdp2, else delayed (docs/model.md §2.2)", member<&m::TrainingSpec::fp8_recipe>},
+    {"fp8_recipe", "", "", D::value("auto"), {}, "precision: fp8: scaling of the casts, delayed (amax history) or current, or mxfp8 (E8M0 scale per 32 elements; compute capability 10.0+); auto = current for torch_fsdp2, else delayed (docs/model.md §2.2, §7.14)", member<&m::TrainingSpec::fp8_recipe>},
     {"optimizer", "", "", D::value("adamw"), {}, "Optimizer (sets optimizer-state bytes)", member<&m::TrainingSpec::optimizer>},
     {"grad_reduce_dtype", "", "", D::value("bf16"), {}, "Gradient all-reduce element type (2, 2 or 4 bytes); on the megatron stacks also the main gradients' in memory (docs/model.md §7.1)", mapped<&grad_reduce_bytes, &m::TrainingSpec::grad_reduce_bytes>},
     {"optimizer_state_dtype", "", "", D::value("fp32"), {}, "Element type of the optimizer's moment states (adamw m and v, the sgd_momentum / lion momentum); bf16 as Megatron's --exp-avg-dtype bf16 or NeMo's optim.dtype: bf16 (not with adamw_8bit; docs/model.md §7.2)", member<&m::TrainingSpec::optimizer_state_dtype>},
@@ -174,6 +174,7 @@ std::vector<SectionKeys> shipped_sections() {
     {"price_usd_per_gpu_hour", "", "USD per GPU-hour", D::value("0", "catalog"), kPrice, "On-demand price", member<&E::gpu, &G::price_usd_per_gpu_hour>, kRequiredInCatalog | kCited},
     {"spot_price_usd_per_gpu_hour", "", "USD per GPU-hour", D::value("0", "catalog ({} = unknown)"), kPrice, "Spot price", member<&E::gpu, &G::spot_price_usd_per_gpu_hour>, kCited},
     {"sm_count", "", "SMs", D::value("0", "catalog ({} = unknown)"), R::between(0, 4096), "Streaming multiprocessors (compute units): sets the share a collective's thread blocks take", member<&E::gpu, &G::sm_count>, kCited},
+    {"compute_capability", "", "", D::value("0", "catalog ({} = unknown: treated as Hopper)"), R::between(0, 1000), "CUDA compute capability x 10 (90 Hopper, 100 Blackwell): whether TE keeps fp8 transposes and runs MXFP8 (docs/model.md §7.14)", member<&E::gpu, &G::compute_capability>, kCited},
     {"efficiency", "map", "", kCatalog, {}, "Calibrated efficiency constants (see ...efficiency)", nullptr, kRequiredInCatalog | kCited},
   }},
   {Section::gpu_catalog, "gpus.NAME:", "catalog-only GPU fields (also allowed in an inline `gpu:` map)", {

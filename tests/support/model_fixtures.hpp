@@ -98,4 +98,22 @@ inline model::Scenario llama8b_fsdp(const model::GpuSpec& gpu, int gpus, int mic
   return s;
 }
 
+// Llama-3-8B on 8 H100s, DP 8, ZeRO-1, megatron_te, full recompute, one 8192-token sequence per micro-batch (the shape
+// of the DGX Cloud Llama 3.1 8B recipe, without CP): the fp8 tests' base scenario.
+inline model::Scenario llama8b_zero1(model::Precision precision, bool fp8_params) {
+  model::Scenario s{};
+  s.model = llama3_8b();
+  s.training.global_batch = 64;
+  s.training.micro_batch = 1;
+  s.training.tokens = 1e9;
+  s.training.precision = precision;
+  s.training.fp8_params = fp8_params;
+  s.cluster.islands[0] = island(h100_sxm(), 8, 3200);
+  s.cluster.island_entries = 1;
+  s.plan.sharding = model::Sharding::zero1;
+  s.plan.recompute = model::Recompute::full;
+  s.plan.stack = model::Stack::megatron_te;
+  return s;
+}
+
 }  // namespace shardmeter::test
