@@ -12,6 +12,7 @@
 #include "results/files/csv.hpp"
 #include "src/scenario/scenario_error.hpp"
 #include "src/scenario/scenario_parse.hpp"
+#include "src/validation/table_cells.hpp"
 
 namespace shardmeter::cli {
 
@@ -19,27 +20,7 @@ namespace m = shardmeter::model;
 
 namespace {
 
-struct Row {
-  const std::vector<std::string>& header;
-  const std::vector<std::string>& cells;
-  const std::string& path;
-  int line;
-  const std::string& at(const std::string& column) const {
-    for (std::size_t i = 0; i < header.size() && i < cells.size(); ++i)
-      if (header[i] == column) return cells[i];
-    throw ScenarioError({path, line, 0}, column, "", "is not a column of the table");
-  }
-  double positive(const std::string& column) const {
-    const std::string& text = at(column);
-    try {
-      std::size_t used = 0;
-      const double v = std::stod(text, &used);
-      if (used == text.size() && std::isfinite(v) && v > 0) return v;
-    } catch (const std::exception&) {
-    }
-    throw ScenarioError({path, line, 0}, column, text, "is not a positive number");
-  }
-};
+using Row = TableCells;
 
 m::NetworkOp operation(const Row& r) {
   const std::string& op = r.at("operation");
