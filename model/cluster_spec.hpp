@@ -55,6 +55,9 @@ struct WanLink {
   double efficiency = 0.7;       // achievable fraction with many TCP streams (assumed, docs/model.md §11.4)
   double latency_s = 0;          // one-way latency (RTT / 2)
   double egress_usd_per_byte = 0;
+  // Measured link (docs/model.md §8.7): a calibrate-network profile whose node counts are islands on the ring; owned
+  // by the process-wide profile store like an island's.
+  const NetworkProfile* profile = nullptr;
 
   double achievable_bytes_per_s() const { return bytes_per_s * efficiency; }
 };

@@ -190,6 +190,9 @@ void evaluate_fresh(const Scenario& s, const ParameterCounts& params, Estimate& 
       casts = casts || job.islands[static_cast<std::size_t>(i)].fp8_casts_outweigh_gemms;
     e.warnings |= bit(casts ? Warning::fp8_casts_outweigh_gemm_savings : Warning::fp8_hides_less_communication);
   }
+  // A measured WAN link read past the island counts it measured (§8.7); a single island has no ring.
+  if (any_wan_profile(s.cluster) && s.cluster.total_islands() > 1 && wan_profile_extrapolated(wan_ring(s.cluster)))
+    network_extrapolated = true;
   if (network_extrapolated) e.warnings |= bit(Warning::network_profile_extrapolated);
   e.tokens_per_s_per_gpu = e.tokens_per_s / static_cast<double>(e.gpus);
   const double sequences_per_s = e.tokens_per_s / s.model.seq_len;

@@ -112,14 +112,10 @@ DpCost dp_cost(const PlanSpec& plan, const IslandLayout& l, const DpTraffic& in)
   // dp x cp ranks that hold the same parameters (§6.1). Across islands the extra WAN stage sits between the
   // intra-island halves (model/sync_islands.cpp).
   if (plan.sharding == Sharding::none) {
+    // NCCL's all-reduce; its plateau is capped so it never costs more than its two halves (§3.5).
     const CollectiveCost reduce = nccl_collective(NetworkOp::all_reduce, in.grad_bytes, l.dp_cp_group, l.links);
     c.algorithm = reduce.algorithm;
-    // A ring all-reduce is a reduce-scatter then an all-gather of the same bytes (§3.2): NCCL's large-message
-    // plateau on the all-reduce's latency (§3.5), a selection heuristic, never makes it dearer than those halves,
-    // so DDP is never charged more than ZeRO-1's same traffic.
-    const double halves = nccl_collective(NetworkOp::reduce_scatter, in.grad_bytes, l.dp_cp_group, l.links).time_s +
-                          nccl_collective(NetworkOp::all_gather, in.grad_bytes, l.dp_cp_group, l.links).time_s;
-    const double ar = std::min(reduce.time_s, halves) + in.wan_per_step_s;
+    const double ar = reduce.time_s + in.wan_per_step_s;
     c.per_step_s = overlapped(plan.overlap_grad_reduce, ar, in.backward_window_s,
                               slowdown(l.dp_cp_group, 2.0 * in.grad_bytes, ar));
     return c;

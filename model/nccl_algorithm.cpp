@@ -4,6 +4,8 @@
 #include <bit>
 #include <cstdint>
 
+#include "model/contention.hpp"
+
 namespace shardmeter::model {
 
 namespace {
@@ -58,7 +60,12 @@ CollectiveCost nccl_collective(NetworkOp op, double bytes, GroupPlacement g, con
 
   const double us = 1e-6;
   double ring_simple_lat = kNcclBaseLatencyRingSimpleUs * us + intra_steps * a_up + inter_steps * a_out;
-  if (all_reduce && g.nodes > 1 && bytes >= n / 16.0 * 65536.0) ring_simple_lat *= kNcclRingPlateau;
+  // NCCL's "plateau effect of ring" on a large all-reduce across nodes (bytes / (channels x ranks) >= 64), capped at
+  // one more base latency: the ring all-reduce is its reduce-scatter and all-gather run back to back in one kernel
+  // (§3.2), so it never costs more than those two halves (whose latencies sum to this latency + one base latency);
+  // a DDP all-reduce is thus never charged more than ZeRO-1's same traffic (§3.5).
+  if (all_reduce && g.nodes > 1 && bytes >= 64.0 * kNcclChannelsInterNode * n)
+    ring_simple_lat = std::min(ring_simple_lat * kNcclRingPlateau, ring_simple_lat + kNcclBaseLatencyRingSimpleUs * us);
   CollectiveCost best{ring_simple_lat + ring_bw_s, CollectiveAlgorithm::ring, false};
   // Bandwidth-bound messages: LL costs at least 3 B_ring and a tree at least B_ring / 0.9 (n/(2(n-1)) >= 1/2, the
   // corrections <= 1), so once B_ring >= 10 x the ring's latency neither can beat ring/Simple: skip them (the result

@@ -29,7 +29,9 @@ inline constexpr double kNcclTreeSimpleStepNet = 50.0 / 9.6;
 inline constexpr double kNcclTreeLlStepNvlink = 0.52 / 3.4;
 inline constexpr double kNcclTreeLlStepNet = 5.0 / 9.6;
 inline constexpr double kNcclLlIntraMultiNode = 1.8;     // LL intra-node step latency x 1.8 once nodes > 1
-inline constexpr double kNcclRingPlateau = 1.9;          // ring/Simple all-reduce latency across nodes, large sizes
+// ring/Simple all-reduce latency across nodes, large sizes: x1.4 from compute capability 8.0 (A100, H100, B200), x1.9
+// below (NVIDIA/nccl@v2.21.5-1:src/graph/tuning.cc, ncclTopoGetAlgoTime); capped (docs/model.md §3.5).
+inline constexpr double kNcclRingPlateau = 1.4;
 inline constexpr double kNcclTreeBusBwShare = 0.9;       // tree busBw = 0.9 x the graph's
 inline constexpr double kNcclTreeAlgBwPerBusBw = 0.5;    // tree algBw = busBw / 2
 inline constexpr double kNcclTreeLlBwShare = 1.0 / 3.8;  // LL tree bandwidth

@@ -17,7 +17,8 @@ TEST_CASE("NCCL algorithms: ring for large all-reduces, LL for small ones, laten
   CHECK(small.algorithm == CollectiveAlgorithm::ring_ll);
   CHECK(small.time_s == Approx(9.42978e-6).epsilon(1e-5));
   // 1 MB over 64 nodes, one rank each: ring/LL, 3.6 µs + 126 x 5 µs x 2.7/9.6 + 4 x 2 x 63/64 x 1e6 / 50e9
-  // = 180.7875 + 157.5 = 338.2875 µs (ring/Simple pays 1.9 x (8.4 + 630) µs; the trees 401 and 458 µs).
+  // = 180.7875 + 157.5 = 338.2875 µs (ring/Simple pays (8.4 + 630) µs + its plateau, capped at 8.4 µs, + 39.375 µs;
+  // the trees 401 and 458 µs).
   const CollectiveCost wide = nccl_collective(NetworkOp::all_reduce, 1e6, GroupPlacement{1, 64}, links);
   CHECK(wide.algorithm == CollectiveAlgorithm::ring_ll);
   CHECK(wide.time_s == Approx(338.2875e-6));
@@ -62,5 +63,35 @@ TEST_CASE("More bandwidth is never slower, whichever algorithm NCCL picks") {
         const GroupLinks slow{100e9, 3e-6, 10e9, 5e-6};
         const GroupLinks fast{200e9, 3e-6, 20e9, 5e-6};
         CHECK(nccl_collective(op, bytes, g, fast).time_s <= nccl_collective(op, bytes, g, slow).time_s);
+      }
+}
+
+// NCCL's plateau on a large ring all-reduce across nodes (x1.4 from compute capability 8.0,
+// NVIDIA/nccl@v2.21.5-1:src/graph/tuning.cc) is capped at one more base latency (docs/model.md §3.5), so the
+// all-reduce never costs more than its reduce-scatter and all-gather halves.
+TEST_CASE("NCCL's ring plateau is capped: an all-reduce never costs more than its two halves") {
+  const GroupLinks links{300e9, 3e-6, 50e9, 5e-6};
+  // 1 GB over 2 nodes of 8 (16 ranks): 1e9 / (16 x 16) >= 64 B, so the plateau applies. Latency 8.4 µs
+  // + 30 steps, 2 across nodes: 28 x 3 + 2 x 5 = 94 µs, so 102.4 µs; x1.4 = 143.36 µs, capped at 102.4 + 8.4 = 110.8 µs.
+  // Bandwidth: 2 x (7/8 x 1e9 / 300e9 + 1/2 x 1.25e8 / 50e9) = 2 x (2.916667 + 1.25) ms = 8.333333 ms.
+  const CollectiveCost ar = nccl_collective(NetworkOp::all_reduce, 1e9, GroupPlacement{8, 2}, links);
+  CHECK(ar.algorithm == CollectiveAlgorithm::ring);
+  CHECK(ar.time_s == Approx(110.8e-6 + 2 * (7.0 / 8 * 1e9 / 300e9 + 0.5 * 1.25e8 / 50e9)));
+  // Each half: 8.4 µs + 14 x 3 + 1 x 5 = 55.4 µs + 4.166667 ms; both: 110.8 µs + 8.333333 ms, the all-reduce's time.
+  const double rs = nccl_collective(NetworkOp::reduce_scatter, 1e9, GroupPlacement{8, 2}, links).time_s;
+  const double ag = nccl_collective(NetworkOp::all_gather, 1e9, GroupPlacement{8, 2}, links).time_s;
+  CHECK(rs + ag == Approx(ar.time_s));
+  // Property: across nodes, at every size and placement, AR <= RS + AG (ring/Simple by the cap; LL at the same share
+  // across nodes with fewer base latencies; the trees are extra candidates).
+  for (double bytes : {1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10})
+    for (GroupPlacement g : {GroupPlacement{1, 2}, GroupPlacement{8, 2}, GroupPlacement{4, 3}, GroupPlacement{1, 64},
+                             GroupPlacement{8, 16}, GroupPlacement{8, 128}, GroupPlacement{2, 512}})
+      for (double out_latency : {1e-6, 5e-6, 20e-6}) {
+        const GroupLinks l{300e9, 3e-6, 50e9, out_latency};
+        const double all = nccl_collective(NetworkOp::all_reduce, bytes, g, l).time_s;
+        const double halves = nccl_collective(NetworkOp::reduce_scatter, bytes, g, l).time_s +
+                              nccl_collective(NetworkOp::all_gather, bytes, g, l).time_s;
+        INFO("bytes " << bytes << " per node " << g.per_node << " nodes " << g.nodes);
+        CHECK(all <= halves * (1 + 1e-12));
       }
 }

@@ -13,6 +13,7 @@
 #include "src/cli/command_line.hpp"
 #include "src/cli/commands.hpp"
 #include "src/validation/decentralized_validation.hpp"
+#include "src/validation/nccl_tests_validation.hpp"
 #include "src/validation/validation.hpp"
 #include "src/validation/validation_report.hpp"
 
@@ -38,7 +39,8 @@ std::optional<Table> load_table(const char* name, const std::vector<std::string>
     out << "\nCSV defaults to <data-dir>/validation/published_runs.csv. Rows marked `calibrate` and `holdout` are\n"
            "scored; `reference` rows (uncertain configurations) are shown but not scored. Without a CSV, `validate`\n"
            "also scores <data-dir>/validation/decentralized_runs.csv as groups of its own and the held-out published runs\n"
-           "of <data-dir>/validation/heldout_runs.csv as a section of their own (docs/accuracy.md).\n";
+           "of <data-dir>/validation/heldout_runs.csv as a section of their own, and the published nccl-tests results of\n"
+           "<data-dir>/validation/nccl_tests_runs.csv against the collective model (docs/accuracy.md).\n";
     return std::nullopt;
   }
   const std::string dir = line.data_dir();
@@ -68,7 +70,12 @@ int run_validate(const std::vector<std::string>& args, std::ostream& out) {
                                  table->data_dir + "/validation/decentralized_runs.csv", table->data_dir,
                                  load_catalog(table->data_dir)))
                            : std::string();
-    out << validation_json(table->runs, heldout ? &*heldout : nullptr, anchors);
+    // The published nccl-tests results against the collective model (issue 29), under "nccl_tests".
+    const std::string nccl_tests =
+        table->default_csv ? nccl_test_json_text(score_nccl_tests(table->data_dir + "/validation/nccl_tests_runs.csv",
+                                                                  load_catalog(table->data_dir)))
+                           : std::string();
+    out << validation_json(table->runs, heldout ? &*heldout : nullptr, anchors, nccl_tests);
     return 0;
   }
   // The decentralized anchors and the held-out runs first: the report closes with the step-time line
@@ -76,6 +83,10 @@ int run_validate(const std::vector<std::string>& args, std::ostream& out) {
   if (table->default_csv)
     out << format_anchor_report(score_decentralized_anchors(table->data_dir + "/validation/decentralized_runs.csv",
                                                             table->data_dir, load_catalog(table->data_dir)))
+        << "\n";
+  if (table->default_csv)
+    out << format_nccl_test_report(
+               score_nccl_tests(table->data_dir + "/validation/nccl_tests_runs.csv", load_catalog(table->data_dir)))
         << "\n";
   if (heldout) out << format_heldout_report(*heldout) << "\n";
   predict(table->runs);

@@ -5,6 +5,7 @@
 #include <map>
 #include <mutex>
 
+#include "src/network/nccl_log.hpp"
 #include "src/network/profile_file.hpp"
 
 namespace shardmeter::cli {
@@ -21,6 +22,16 @@ const model::NetworkProfile* network_profile(const std::string& path) {
   if (const auto it = by_path.find(key); it != by_path.end()) return it->second;
   profiles.push_back(network::load_profile(path));
   return by_path[key] = &profiles.back();
+}
+
+const model::NetworkProfile* network_profile(const YamlField& field) {
+  std::filesystem::path path(field.as_string());
+  if (path.is_relative()) path = std::filesystem::path(field.source().file).parent_path() / path;
+  try {
+    return network_profile(path.string());
+  } catch (const network::LogError& e) {
+    throw field.error(std::string("is not a usable network profile: ") + e.what());
+  }
 }
 
 }  // namespace shardmeter::cli

@@ -1,7 +1,9 @@
 // cluster: the island entries, the default WAN between islands, and per-pair link overrides.
 #include "src/scenario/parse_cluster.hpp"
 
+#include "model/network_profile.hpp"
 #include "src/scenario/key_reader.hpp"
+#include "src/scenario/network_profiles.hpp"
 #include "src/scenario/parse_island.hpp"
 
 namespace shardmeter::cli {
@@ -9,6 +11,16 @@ namespace shardmeter::cli {
 namespace m = shardmeter::model;
 
 namespace {
+
+// network_profile on a WAN link (docs/model.md §8.7): its node counts are islands, and it must measure the all-reduce
+// the ring runs.
+void read_link_profile(const YamlMap& map, m::WanLink& link) {
+  if (!map.has("network_profile")) return;
+  const YamlField field = map["network_profile"];
+  link.profile = network_profile(field);
+  if (link.profile->op(m::NetworkOp::all_reduce).runs == 0)
+    throw field.error("has no all_reduce_perf runs: a WAN link's profile must measure the all-reduce across islands");
+}
 
 // An island entry named by its name or its index.
 int island_ref(const YamlField& field, const m::ClusterSpec& cluster) {
@@ -39,6 +51,7 @@ void parse_links(const YamlField& field, m::ClusterSpec& cluster, const KeyTable
     if (o.from == o.to) throw map["to"].error("is the same island as " + map.child_path("from"));
     o.link = cluster.wan;  // unset fields inherit cluster.wan's
     read_keys(keys, Section::link_override, map, o.link);
+    read_link_profile(map, o.link);
   }
 }
 
@@ -69,6 +82,7 @@ void parse_cluster(const YamlField& field, const Catalog& catalog, m::ClusterSpe
     const YamlMap wan = section_map(keys, cluster["wan"], {Section::wan});
     check_required(keys, Section::wan, wan);
     read_keys(keys, Section::wan, wan, out.wan);
+    read_link_profile(wan, out.wan);
     out.has_wan = true;
   }
   if (cluster.has("links")) parse_links(cluster["links"], out, keys);

@@ -103,13 +103,7 @@ m::IslandSpec parse_island(const YamlField& field, int index, const Catalog& cat
   // network_profile: a measured network (docs/network.md), its path relative to the scenario file.
   if (map.has("network_profile")) {
     const YamlField field = map["network_profile"];
-    std::filesystem::path path(field.as_string());
-    if (path.is_relative()) path = std::filesystem::path(field.source().file).parent_path() / path;
-    try {
-      island.network_profile = network_profile(path.string());
-    } catch (const network::LogError& e) {
-      throw field.error(std::string("is not a usable network profile: ") + e.what());
-    }
+    island.network_profile = network_profile(field);
     if (island.network_profile->gpus_per_node != island.gpus_per_node)
       throw field.error("was measured with " + std::to_string(island.network_profile->gpus_per_node) +
                         " GPUs per node, but the island has " + std::to_string(island.gpus_per_node));

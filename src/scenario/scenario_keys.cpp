@@ -203,6 +203,7 @@ std::vector<SectionKeys> shipped_sections() {
     {"latency_ms", "", "ms, one-way", D::value("0"), R::between(0, 1e5), "One-way latency (RTT / 2)", converted<&m::ms_to_s, &m::WanLink::latency_s>},
     {"egress_usd_per_gb", "", "USD per GB", D::value("0"), R::between(0, 1000), "Egress price of bytes leaving an island", converted<&usd_per_gb_to_usd_per_byte, &m::WanLink::egress_usd_per_byte>},
     {"efficiency", "", "fraction", D::value("0.7"), R::fraction(), "Achievable fraction with many TCP streams", member<&m::WanLink::efficiency>},
+    {"network_profile", "path", "", D::described("none"), {}, "Measured WAN link: a `shardmeter calibrate-network` profile of nccl-tests runs across sites (node count = islands), relative to the scenario file; the ring's all-reduce (and point-to-point, with sendrecv runs) then follows it (docs/model.md §8.7)"},
   }},
   {Section::link_override, "cluster.links[N]:", "", {
     {"from", "name or int", "", D::required("required", "is required (an island name or index)"), {}, "Island entry (name or index)"},
@@ -211,6 +212,7 @@ std::vector<SectionKeys> shipped_sections() {
     {"latency_ms", "", "ms, one-way", D::inherited(Section::wan), R::between(0, 1e5), "As in cluster.wan", converted<&m::ms_to_s, &m::WanLink::latency_s>},
     {"egress_usd_per_gb", "", "USD per GB", D::inherited(Section::wan), R::between(0, 1000), "As in cluster.wan", converted<&usd_per_gb_to_usd_per_byte, &m::WanLink::egress_usd_per_byte>},
     {"efficiency", "", "fraction", D::inherited(Section::wan), R::fraction(), "As in cluster.wan", member<&m::WanLink::efficiency>},
+    {"network_profile", "path", "", D::inherited(Section::wan), {}, "As in cluster.wan"},
   }},
   {Section::plan, "plan:", "", {
     {"tp", "", "GPUs", D::value("1"), kDegree, "Tensor-parallel degree", member<&m::PlanSpec::tp>},

@@ -12,6 +12,7 @@
 #include "results/files/csv.hpp"
 #include "src/scenario/scenario_error.hpp"
 #include "src/scenario/scenario_parse.hpp"
+#include "src/validation/table_cells.hpp"
 
 namespace shardmeter::cli {
 
@@ -19,30 +20,7 @@ namespace m = shardmeter::model;
 
 namespace {
 
-struct Cells {
-  const std::vector<std::string>& header;
-  const std::vector<std::string>& cells;
-  const std::string& path;
-  int line;
-  const std::string& at(const std::string& column) const {
-    for (std::size_t i = 0; i < header.size(); ++i)
-      if (header[i] == column) return cells[i];
-    throw ScenarioError({path, line, 0}, column, "", "is not a column of the table");
-  }
-  double number(const std::string& column) const {
-    const std::string& text = at(column);
-    try {
-      std::size_t used = 0;
-      const double v = std::stod(text, &used);
-      if (used == text.size() && std::isfinite(v)) return v;
-    } catch (const std::exception&) {
-    }
-    throw ScenarioError({path, line, 0}, column, text, "is not a number");
-  }
-  double number_or(const std::string& column, double fallback) const {
-    return at(column).empty() ? fallback : number(column);
-  }
-};
+using Cells = TableCells;
 
 bool starts_with(const std::string& s, std::string_view prefix) { return s.rfind(prefix, 0) == 0; }
 bool contains(const std::string& s, std::string_view part) { return s.find(part) != std::string::npos; }

@@ -148,7 +148,7 @@ std::string format_validation_report(const std::vector<ValidationRun>& runs) {
 }
 
 std::string validation_json(const std::vector<ValidationRun>& runs, const std::vector<ValidationRun>* heldout,
-                            const std::string& decentralized) {
+                            const std::string& decentralized, const std::string& nccl_tests) {
   nlohmann::json j;
   j["rows"] = rows_json(runs);
   const Groups g = group_runs(runs);
@@ -171,6 +171,7 @@ std::string validation_json(const std::vector<ValidationRun>& runs, const std::v
                     {"worst_pct", e.worst}, {"runs", e.runs}, {"oom_false", e.oom_false}};
   }
   if (!decentralized.empty()) j["decentralized"] = nlohmann::json::parse(decentralized);
+  if (!nccl_tests.empty()) j["nccl_tests"] = nlohmann::json::parse(nccl_tests);
   return results::json_text(j);
 }
 

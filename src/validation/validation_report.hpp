@@ -15,9 +15,10 @@ std::string format_validation_report(const std::vector<ValidationRun>& runs);
 // "overall_oom_false"}; times in seconds per step, null where a row cannot be compared; oom_false counts the scored
 // runs the model calls out of memory.
 // With `heldout`, also "heldout": {rows, groups, mape_pct, worst_pct, runs, oom_false} for the held-out table.
-// `decentralized`: anchor_json_text of the decentralized anchors (its "decentralized" member), or empty.
+// `decentralized`: anchor_json_text of the decentralized anchors (its "decentralized" member), or empty;
+// `nccl_tests`: nccl_test_json_text of the published nccl-tests rows (its "nccl_tests" member), or empty.
 std::string validation_json(const std::vector<ValidationRun>& runs, const std::vector<ValidationRun>* heldout = nullptr,
-                            const std::string& decentralized = {});
+                            const std::string& decentralized = {}, const std::string& nccl_tests = {});
 // The held-out published runs (scenarios/validation/heldout_runs.csv), scored apart and never fitted: per-row errors,
 // MAPE per source and the line "held-out MAPE X.X% over N runs (worst W%)".
 std::string format_heldout_report(const std::vector<ValidationRun>& runs);
