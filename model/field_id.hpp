@@ -93,7 +93,7 @@ struct ByteRange {
 
 // A short fixed-capacity list of byte ranges (no allocation).
 struct ByteRanges {
-  static constexpr int kCapacity = 80;
+  static constexpr int kCapacity = 96;  // every field of field_id.cpp, island fields once per island (static_assert there)
   std::array<ByteRange, kCapacity> items{};
   int count = 0;
 
