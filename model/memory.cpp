@@ -208,43 +208,56 @@ MemoryBreakdown stage_memory(const Scenario& s, const IslandLayout& l,
   return stage_memory(s, l, params, stage_memory_terms(s), microbatches, position);
 }
 
-MemoryBreakdown stage_memory(const Scenario& s, const IslandLayout& l, const ParameterCounts& params,
-                             const StageMemoryTerms& terms, int microbatches, StagePosition position) noexcept {
-  const PlanSpec& plan = s.plan;
-  // This rank's blocks (docs/model.md §5.4) and its pipeline rank: 0, 1 (the fullest middle rank) or pp - 1.
-  const StageLayers& stages = terms.stages;
-  // DualPipe (§5.8): the rank also holds the mirrored stage, and the end ranks the embedding and the head both.
-  const bool dual = uses_dualpipe(plan);
-  const bool end_rank = position != StagePosition::middle;
-  const DualPipeRank dual_rank = dual ? dualpipe_rank(plan, stages, end_rank) : DualPipeRank{};
-  const double layers_per_stage = dual                                ? dual_rank.blocks
-                                  : position == StagePosition::middle ? stages.middle
-                                  : position == StagePosition::last   ? stages.last
-                                                                      : stages.first;
-  const int rank = position == StagePosition::middle ? 1 : position == StagePosition::last ? plan.pp - 1 : 0;
-  const bool holds_embedding = position == StagePosition::first || position == StagePosition::only || (dual && end_rank);
-  const bool holds_head = position == StagePosition::last || position == StagePosition::only || (dual && end_rank);
+namespace {
 
-  // Parameters on this GPU: the stage's blocks and (vocab-parallel) embedding / head, split by TP.
-  double stage_params = layers_per_stage * params.layer;
-  if (holds_embedding) stage_params += params.embedding;
-  if (holds_head) {
+// Which blocks and which of the embedding / head one pipeline rank holds.
+struct RankShape {
+  double layers = 0;  // its blocks (docs/model.md §5.4)
+  int rank = 0;       // its pipeline rank: 0, 1 (the fullest middle rank) or pp - 1
+  bool holds_embedding = false, holds_head = false;
+  bool dual = false;  // DualPipe (§5.8): the rank also holds the mirrored stage
+  DualPipeRank dual_rank{};
+};
+
+RankShape rank_shape(const PlanSpec& plan, const StageMemoryTerms& terms, StagePosition position) {
+  const StageLayers& stages = terms.stages;
+  RankShape r;
+  // DualPipe (§5.8): the rank also holds the mirrored stage, and the end ranks the embedding and the head both.
+  r.dual = uses_dualpipe(plan);
+  const bool end_rank = position != StagePosition::middle;
+  r.dual_rank = r.dual ? dualpipe_rank(plan, stages, end_rank) : DualPipeRank{};
+  r.layers = r.dual                                ? r.dual_rank.blocks
+             : position == StagePosition::middle ? stages.middle
+             : position == StagePosition::last   ? stages.last
+                                                 : stages.first;
+  r.rank = position == StagePosition::middle ? 1 : position == StagePosition::last ? plan.pp - 1 : 0;
+  r.holds_embedding = position == StagePosition::first || position == StagePosition::only || (r.dual && end_rank);
+  r.holds_head = position == StagePosition::last || position == StagePosition::only || (r.dual && end_rank);
+  return r;
+}
+
+// Parameters on the rank: its blocks and (vocab-parallel) embedding / head, before the TP split.
+double rank_params(const Scenario& s, const ParameterCounts& params, const RankShape& r, StagePosition position) {
+  double stage_params = r.layers * params.layer;
+  if (r.holds_embedding) stage_params += params.embedding;
+  if (r.holds_head) {
     // A separate head, or with pipelining a second copy of the tied embedding on the last stage (Megatron).
-    const bool tied_copy = params.output_head == 0.0 && position == StagePosition::last && !dual;
+    const bool tied_copy = params.output_head == 0.0 && position == StagePosition::last && !r.dual;
     stage_params += tied_copy ? params.embedding : params.output_head;
     stage_params += params.final_norm;
     // MoE hook: multi-token prediction sits with the head (docs/model.md §15.5); its routed experts are split over
     // EP x ETP like every MoE block's (below), the rest is dense.
     stage_params += params.mtp - mtp_routed_params(s.model);
   }
-  const double p = stage_params / plan.tp;
+  return stage_params;
+}
 
-  // ZeRO stages [Rajbhandari et al. 2020 §5; docs/model.md §7.1], sharded over dp_shard x cp ranks: the CP ranks
-  // hold the same parameters (Megatron-Core's dp-cp group, torchtitan's dp_shard_cp).
+// Weights, gradients, optimizer and DiLoCo outer state of `p` parameters per GPU. ZeRO stages [Rajbhandari et al.
+// 2020 §5; docs/model.md §7.1], sharded over dp_shard x cp ranks: the CP ranks hold the same parameters
+// (Megatron-Core's dp-cp group, torchtitan's dp_shard_cp).
+void model_states(const PlanSpec& plan, const IslandLayout& l, const StageMemoryTerms& terms, double layers, double p,
+                  MemoryBreakdown& mem) {
   const double shards = l.state_shards;
-  MemoryBreakdown mem;
-  // fp8 (docs/model.md §2.2): TE's cached fp8 weights and transposes sit beside the 16-bit weights of the stage.
-  const Fp8Use& fp8 = terms.fp8;
   mem.weights_bytes = kWeightBytes * p;
   mem.gradients_bytes = terms.gradient_bytes_per_param * p;
   mem.optimizer_bytes = terms.optimizer_bytes_per_param * p;
@@ -262,16 +275,21 @@ MemoryBreakdown stage_memory(const Scenario& s, const IslandLayout& l, const Par
       mem.weights_bytes /= shards;
       break;
   }
+  // fp8 (docs/model.md §2.2): TE's cached fp8 weights and transposes sit beside the 16-bit weights of the stage.
   const double fp8_extra = l.fp8_transpose_free ? terms.fp8_weight_extra_bytes_per_param_transpose_free
                                                 : terms.fp8_weight_extra_bytes_per_param;
-  if (fp8_extra != 0) mem.weights_bytes += fp8_extra * layers_per_stage * terms.fp8_block_weight_params / plan.tp;
+  if (fp8_extra != 0) mem.weights_bytes += fp8_extra * layers * terms.fp8_block_weight_params / plan.tp;
   if (plan.sync == SyncMode::diloco && !plan.diloco.offload_outer_state) {
     mem.outer_state_bytes = kOuterStateBytes * p / shards;  // 1 without sharding
   }
+}
 
-  // FSDP transients: the current and the prefetched unit's gathered weights plus one unit's unsharded
-  // gradients [Zhao et al. 2023 §3.2.1, §3.4.2; docs/model.md §7.6]. A unit is plan.fsdp_unit_layers blocks (at
-  // most the stage's), or the embedding / head on the stage that holds it when that is larger.
+// FSDP transients: the current and the prefetched unit's gathered weights plus one unit's unsharded gradients
+// [Zhao et al. 2023 §3.2.1, §3.4.2; docs/model.md §7.6]. A unit is plan.fsdp_unit_layers blocks (at most the
+// stage's), or the embedding / head on the stage that holds it when that is larger.
+double fsdp_buffers_bytes(const Scenario& s, const ParameterCounts& params, const StageMemoryTerms& terms,
+                          const RankShape& r, double stage_params, double p) {
+  const PlanSpec& plan = s.plan;
   const bool deepspeed = plan.stack == Stack::deepspeed || plan.stack == Stack::deepspeed_2021;
   if (deepspeed && plan.sharding == Sharding::fsdp) {
     // DeepSpeed ZeRO-3 gathers one submodule (a matrix, or the embedding) at a time, the resident set capped at
@@ -281,58 +299,76 @@ MemoryBreakdown stage_memory(const Scenario& s, const IslandLayout& l, const Par
     const double gated = m.ffn_type == FfnType::swiglu ? 2.0 : 1.0;
     const double qkv = static_cast<double>(m.hidden) * (m.heads + 2.0 * m.kv_heads) * m.head_dim;
     double submodule = std::max(static_cast<double>(m.hidden) * m.ffn_hidden * gated, qkv) / plan.tp;
-    if (holds_embedding || holds_head) submodule = std::max(submodule, params.embedding / plan.tp);
+    if (r.holds_embedding || r.holds_head) submodule = std::max(submodule, params.embedding / plan.tp);
     const double resident = std::max(submodule, std::min(kDeepSpeedMaxLiveParams, params.layer / plan.tp));
-    mem.fsdp_buffers_bytes = kWeightBytes * (resident + kDeepSpeedPrefetchParams) +
-                             kUnitGradBytes * std::min(kDeepSpeedReduceBucketElements, stage_params / plan.tp);
-  } else if (plan.sharding == Sharding::fsdp || plan.sharding == Sharding::hsdp) {
-    double unit = fsdp_unit_blocks(plan, layers_per_stage) * params.layer;
-    if (holds_embedding || holds_head) unit = std::max(unit, params.embedding);
-    unit /= plan.tp;
-    // reshard_after_forward: false keeps every unit's gathered weights from its forward to its backward: the
-    // whole stage's 16-bit weights stay resident besides the shards (FSDP2; docs/model.md §7.6).
-    mem.fsdp_buffers_bytes = plan.reshard_after_forward ? (2.0 * kWeightBytes + kUnitGradBytes) * unit
-                                                        : kWeightBytes * p + kUnitGradBytes * unit;
-    // FSDP2's fp8 all-gather gathers a block's matrices at 1 byte (docs/model.md §2.2); the embedding unit stays 16-bit.
-    const bool unit_is_block = !(holds_embedding || holds_head) || params.layer >= params.embedding;
-    const double gathered_blocks =
-        plan.reshard_after_forward ? 2.0 * fsdp_unit_blocks(plan, layers_per_stage) : layers_per_stage;
-    if (fp8.param_gather && unit_is_block)
-      mem.fsdp_buffers_bytes -= gathered_blocks * (kWeightBytes - kFp8Bytes) * terms.fp8_block_weight_params / plan.tp;
+    return kWeightBytes * (resident + kDeepSpeedPrefetchParams) +
+           kUnitGradBytes * std::min(kDeepSpeedReduceBucketElements, stage_params / plan.tp);
   }
+  if (plan.sharding != Sharding::fsdp && plan.sharding != Sharding::hsdp) return 0.0;
+  double unit = fsdp_unit_blocks(plan, r.layers) * params.layer;
+  if (r.holds_embedding || r.holds_head) unit = std::max(unit, params.embedding);
+  unit /= plan.tp;
+  // reshard_after_forward: false keeps every unit's gathered weights from its forward to its backward: the whole
+  // stage's 16-bit weights stay resident besides the shards (FSDP2; docs/model.md §7.6).
+  double bytes = plan.reshard_after_forward ? (2.0 * kWeightBytes + kUnitGradBytes) * unit
+                                            : kWeightBytes * p + kUnitGradBytes * unit;
+  // FSDP2's fp8 all-gather gathers a block's matrices at 1 byte (docs/model.md §2.2); the embedding unit stays 16-bit.
+  const bool unit_is_block = !(r.holds_embedding || r.holds_head) || params.layer >= params.embedding;
+  const double gathered_blocks = plan.reshard_after_forward ? 2.0 * fsdp_unit_blocks(plan, r.layers) : r.layers;
+  if (terms.fp8.param_gather && unit_is_block)
+    bytes -= gathered_blocks * (kWeightBytes - kFp8Bytes) * terms.fp8_block_weight_params / plan.tp;
+  return bytes;
+}
 
-  // Activations. Rank r holds its warm-up forwards plus one before its first backward: 1F1B p - r micro-batches,
-  // the interleaved schedule 2 (p - r - 1) + (v - 1) p + 1 chunk micro-batches of 1/v of the stage each, at most
-  // the m (x v) of the step (Megatron-LM core_v0.19.0 megatron/core/pipeline_parallel/schedules.py
-  // get_pp_rank_microbatches; for rank 0 this is Korthikanti et al. 2022 §4.2.3's p (1 + (p - 1) / (p v))).
+// Activations. Rank r holds its warm-up forwards plus one before its first backward: 1F1B p - r micro-batches, the
+// interleaved schedule 2 (p - r - 1) + (v - 1) p + 1 chunk micro-batches of 1/v of the stage each, at most the
+// m (x v) of the step (Megatron-LM core_v0.19.0 megatron/core/pipeline_parallel/schedules.py
+// get_pp_rank_microbatches; for rank 0 this is Korthikanti et al. 2022 §4.2.3's p (1 + (p - 1) / (p v))).
+double activations_bytes(const PlanSpec& plan, const StageMemoryTerms& terms, const RankShape& r, int microbatches) {
+  const double layers_per_stage = r.layers;
   const double per_layer = terms.per_layer_bytes;
   double in_flight = 1.0;
   if (plan.pp > 1) {
     const double depth = plan.pp, v = plan.interleave;
-    in_flight = plan.interleave > 1 ? std::min(2.0 * (depth - rank - 1) + (v - 1) * depth + 1, microbatches * v) / v
-                                    : std::min<double>(depth - rank, microbatches);
-    if (dual && layers_per_stage > 0) in_flight = dual_rank.activation_block_microbatches / layers_per_stage;  // §5.8
+    in_flight = plan.interleave > 1 ? std::min(2.0 * (depth - r.rank - 1) + (v - 1) * depth + 1, microbatches * v) / v
+                                    : std::min<double>(depth - r.rank, microbatches);
+    if (r.dual && layers_per_stage > 0) in_flight = r.dual_rank.activation_block_microbatches / layers_per_stage;  // §5.8
   }
   // Partial recompute: the checkpointed blocks keep their input only, the others every activation (§7.5).
   const double checkpointed = recomputed_blocks(plan, layers_per_stage);
   const double per_kept_layer = checkpointed < layers_per_stage ? terms.per_kept_layer_bytes : 0.0;
   // MoE hook: routed copies and dispatch buffers of the MoE blocks (docs/model.md §15.5).
-  mem.activations_bytes = (per_layer * checkpointed + per_kept_layer * (layers_per_stage - checkpointed) +
-                           terms.moe_extra_bytes * layers_per_stage) *
-                          in_flight;
+  double bytes = (per_layer * checkpointed + per_kept_layer * (layers_per_stage - checkpointed) +
+                  terms.moe_extra_bytes * layers_per_stage) *
+                 in_flight;
   // Full recompute: plus the working set of the one block being recomputed (its full activations, no recompute);
   // op_selective: plus what the one block being recomputed re-creates before its backward (§7.5).
   if (plan.recompute == Recompute::full || plan.recompute == Recompute::op_selective)
-    mem.activations_bytes += terms.recompute_working_set_bytes;
+    bytes += terms.recompute_working_set_bytes;
   // fp8 GEMM inputs saved in fp8 by the blocks that keep their activations (docs/model.md §2.2, §7.3).
   const double kept_blocks = plan.recompute == Recompute::full ? layers_per_stage - checkpointed : layers_per_stage;
-  mem.activations_bytes += terms.fp8_saved_delta_bytes * kept_blocks * in_flight;
-  if (holds_head) mem.logits_bytes = terms.logits_bytes;
+  bytes += terms.fp8_saved_delta_bytes * kept_blocks * in_flight;
+  return bytes;
+}
+
+}  // namespace
+
+MemoryBreakdown stage_memory(const Scenario& s, const IslandLayout& l, const ParameterCounts& params,
+                             const StageMemoryTerms& terms, int microbatches, StagePosition position) noexcept {
+  const PlanSpec& plan = s.plan;
+  const RankShape r = rank_shape(plan, terms, position);
+  const double stage_params = rank_params(s, params, r, position);
+  const double p = stage_params / plan.tp;  // after the TP split
+  MemoryBreakdown mem;
+  model_states(plan, l, terms, r.layers, p, mem);
+  mem.fsdp_buffers_bytes = fsdp_buffers_bytes(s, params, terms, r, stage_params, p);
+  mem.activations_bytes = activations_bytes(plan, terms, r, microbatches);
+  if (r.holds_head) mem.logits_bytes = terms.logits_bytes;
   mem.runtime_overhead_bytes = s.runtime.runtime_overhead_bytes;
   // MoE hook (§15.5): the stage's MoE blocks, and on the stage with the head the MTP modules' routed experts, counted
   // in units of the average block's experts.
-  const double mtp_blocks = holds_head && params.expert_layer > 0 ? mtp_routed_params(s.model) / params.expert_layer : 0.0;
-  mem.expert_states_bytes = expert_states_bytes(s, l, params, layers_per_stage + mtp_blocks);
+  const double mtp_blocks = r.holds_head && params.expert_layer > 0 ? mtp_routed_params(s.model) / params.expert_layer : 0.0;
+  mem.expert_states_bytes = expert_states_bytes(s, l, params, r.layers + mtp_blocks);
   return mem;
 }
 
