@@ -15,7 +15,7 @@
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
-#include "model/evaluate.hpp"
+#include "model/job/evaluate.hpp"
 #include "search/cursor.hpp"
 #include "search/index_set.hpp"
 #include "search/local_search.hpp"

@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "model/consistency.hpp"
+#include "model/parallel/consistency.hpp"
 
 namespace shardmeter::search {
 

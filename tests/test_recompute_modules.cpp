@@ -5,12 +5,12 @@
 #include <string>
 
 #include "catalog_fixture.hpp"
-#include "model/evaluate.hpp"
-#include "model/kernel_time.hpp"
-#include "model/layer_cost.hpp"
-#include "model/layout.hpp"
-#include "model/memory.hpp"
-#include "model/moe_memory.hpp"
+#include "model/job/evaluate.hpp"
+#include "model/kernels/kernel_time.hpp"
+#include "model/step/layer_cost.hpp"
+#include "model/parallel/layout.hpp"
+#include "model/memory/memory.hpp"
+#include "model/memory/moe_memory.hpp"
 #include "model_fixtures.hpp"
 #include "small_block_fixture.hpp"
 #include "src/scenario/scenario_error.hpp"

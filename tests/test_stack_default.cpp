@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "model/enum_names.hpp"
-#include "model/evaluate.hpp"
+#include "model/spec/enum_names.hpp"
+#include "model/job/evaluate.hpp"
 #include "search/space.hpp"
 #include "src/planning/search_section.hpp"
 #include "src/planning/search_space.hpp"

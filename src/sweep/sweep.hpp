@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "model/estimate.hpp"
-#include "model/scenario.hpp"
+#include "model/spec/estimate.hpp"
+#include "model/spec/scenario.hpp"
 #include "src/planning/axis_builder.hpp"
 #include "src/scenario/catalog.hpp"
 #include "src/scenario/scenario_parse.hpp"
