@@ -51,65 +51,62 @@ double dispatch_bytes(const ModelSpec& m, const PlanSpec& plan, int micro_batch)
   return tokens_in(m, plan, micro_batch) * m.moe.top_k * m.hidden * kActivationBytes * remote;
 }
 
-MoeBlockCost moe_block_cost(const ModelSpec& m, const GpuSpec& gpu, const PlanSpec& plan, Precision precision,
-                            int micro_batch, const IslandLayout& l) noexcept {
-  MoeBlockCost c;
-  const double h = m.hidden, k = m.moe.top_k;
-  const double t_in = tokens_in(m, plan, micro_batch);
-  const double gated = m.ffn_type == FfnType::swiglu ? 2.0 : 1.0;
+namespace {
 
-  // Routed experts: the expert grid (ETP x EP x EDP) processes b*s*k*ETP/(TP*CP) token copies per GPU on average;
-  // the busiest rank paces the layer. Its E/EP local experts run as one grouped GEMM of E/EP small GEMMs, each of
+// What the three parts of an MoE block's cost share: the GPU's tokens and the busiest rank's expert grid.
+struct ExpertGrid {
+  double t_in;           // tokens in per micro-batch (tokens_in)
+  double gated;          // 2 for SwiGLU's gate and up projections, 1 otherwise
+  double local_experts;  // E / EP
+  double copies;         // the busiest rank's routed token copies
+  double f_local;        // expert width per ETP rank
+};
+
+ExpertGrid expert_grid(const ModelSpec& m, const PlanSpec& plan, int micro_batch) noexcept {
+  // The expert grid (ETP x EP x EDP) processes b*s*k*ETP/(TP*CP) token copies per GPU on average; the busiest rank
+  // paces the layer.
+  return ExpertGrid{tokens_in(m, plan, micro_batch), m.ffn_type == FfnType::swiglu ? 2.0 : 1.0,
+                    static_cast<double>(m.moe.experts) / plan.ep, busiest_rank_routed_copies(m, plan, micro_batch),
+                    static_cast<double>(m.moe.expert_ffn_hidden) / plan.etp};
+}
+
+// GEMMs of the block's forward: routed experts, shared experts, router.
+void moe_gemms(const ModelSpec& m, const GpuSpec& gpu, const PlanSpec& plan, Precision precision, const ExpertGrid& x,
+               MoeBlockCost& c) noexcept {
+  const double h = m.hidden;
+  // Routed experts: the busiest rank's E/EP local experts run as one grouped GEMM of E/EP small GEMMs, each of
   // tokens/expert rows, at the tile efficiency of that row count (one launch).
-  const double local_experts = static_cast<double>(m.moe.experts) / plan.ep;
-  const double copies = busiest_rank_routed_copies(m, plan, micro_batch);
-  const double rows = copies / local_experts;
-  const double f_local = static_cast<double>(m.moe.expert_ffn_hidden) / plan.etp;
-  const double one_expert = gemm_time_s(rows, gated * f_local, h, gpu, precision) +
-                            gemm_time_s(rows, h, f_local, gpu, precision) - 2.0 * gpu.kernel_overhead_s;
-  c.routed_gemm_fwd_s = local_experts * one_expert + 2.0 * gpu.kernel_overhead_s;
+  const double rows = x.copies / x.local_experts;
+  const double one_expert = gemm_time_s(rows, x.gated * x.f_local, h, gpu, precision) +
+                            gemm_time_s(rows, h, x.f_local, gpu, precision) - 2.0 * gpu.kernel_overhead_s;
+  c.routed_gemm_fwd_s = x.local_experts * one_expert + 2.0 * gpu.kernel_overhead_s;
   c.gemm_fwd_s = c.routed_gemm_fwd_s;
   // Shared experts: one dense MLP of width S*f_s over the block's tokens, split like the dense MLP (TP).
   if (m.moe.shared_experts > 0) {
-    const double tokens = t_in * plan.tp;
+    const double tokens = x.t_in * plan.tp;
     const double width = static_cast<double>(m.moe.shared_experts) * m.moe.shared_expert_ffn_hidden / plan.tp;
-    c.gemm_fwd_s += gemm_time_s(tokens, gated * width, h, gpu, precision) + gemm_time_s(tokens, h, width, gpu, precision);
+    c.gemm_fwd_s += gemm_time_s(tokens, x.gated * width, h, gpu, precision) + gemm_time_s(tokens, h, width, gpu, precision);
   }
   // Router: an h x E GEMM over the GPU's tokens, never in fp8 (Megatron's TopKRouter is a torch linear in the
   // router dtype, fp32 logits; counted at the 16-bit rate, docs/model.md §15.4).
   const Precision router_precision = precision == Precision::fp8 ? Precision::bf16 : precision;
-  c.gemm_fwd_s += gemm_time_s(t_in, m.moe.experts, h, gpu, router_precision);
+  c.gemm_fwd_s += gemm_time_s(x.t_in, m.moe.experts, h, gpu, router_precision);
+}
 
-  // Permute and unpermute read and write every routed copy; router scores in fp32 over T x E.
-  const double permute = 2.0 * 2.0 * t_in * k * h * kActivationBytes;
+// Memory-bound work beyond the fused kernels, counted over forward, backward and recompute.
+struct ExtraWork {
+  double bytes = 0, kernels = 0;
+};
+
+ExtraWork moe_extra_work(const ModelSpec& m, const PlanSpec& plan, const ExpertGrid& x, double routed_activation) noexcept {
   const bool megatron_core = is_megatron_core(plan.stack);
-  // Megatron-Core's alltoall dispatcher permutes twice each way: by destination rank before the all-to-all, then the
-  // received tokens by local expert (sort_chunks_by_idxs, "Permutation 2", whenever num_local_experts > 1) and back
-  // before the combine. Each of the two sorts reads and writes the busiest rank's routed copies (docs/model.md §15.4).
-  // DeepEP's dispatch reads the unpermuted tokens and permutes once, on the receiving side: nothing to add.
-  double sort_bytes = 0, sort_kernels = 0;
-  if (megatron_core && plan.ep_dispatcher == EpDispatcher::alltoall && local_experts > 1.0) {
-    sort_bytes = 2.0 * 2.0 * copies * h * kActivationBytes;
-    sort_kernels = 2.0;
-  }
-  const double scores = 3.0 * 4.0 * t_in * m.moe.experts;
-  // The experts' activation (SwiGLU reads 2f and writes f, GELU reads and writes f; §2.4) over the busiest rank's
-  // routed copies at the expert width per ETP rank, and the shared experts' over the block's tokens split by TP.
-  // Megatron fuses bias, gate and the routing-probability weighting into one kernel per block (weighted_bias_swiglu /
-  // weighted_bias_quick_geglu in TEGroupedMLP), counted within the kMoeMemoryKernelsFwd launches.
-  const double per_width = gated + 1.0;
-  const double routed_activation = kActivationBytes * per_width * copies * f_local;
-  const double shared_activation =
-      kActivationBytes * per_width * t_in * static_cast<double>(m.moe.shared_experts) * m.moe.shared_expert_ffn_hidden;
-  // The model charges a block's backward memory-bound work at twice its forward (§2.4); the terms below count their
-  // forward, backward and recompute bytes and kernels exactly, so they enter the forward at a third of that total.
-  double extra_bytes = 0, extra_kernels = 0;
+  ExtraWork e;
   // plan.moe_recompute: activation (Megatron moe_act, CheckpointWithoutOutput) re-runs the fused activation before
   // the backward: it reads and writes it once more.
   const bool act_recomputed = plan.moe_recompute == MoeRecompute::activation && plan.recompute != Recompute::full;
   if (act_recomputed) {
-    extra_bytes += routed_activation;
-    extra_kernels += 1.0;
+    e.bytes += routed_activation;
+    e.kernels += 1.0;
   }
   // Megatron-Core's TEGroupedMLP (core_r0.17, the Megatron-LM commit Megatron-Bridge v0.4.2 pins) runs two gpt-oss
   // features outside the fused kernels (docs/model.md §15.4):
@@ -117,31 +114,65 @@ MoeBlockCost moe_block_cost(const ModelSpec& m, const GpuSpec& gpu, const PlanSp
     // the clamped gate: chunk, two clamps and a cat before the fused quick-GeGLU read 2f and write 2f twice
     // (8f elements) per routed copy; their backward reads the gradient and the saved input and writes the gradient
     // (6f); moe_act recomputes the forward part (8f). Kernels: 3 forward, 2 backward, 3 recompute.
-    extra_bytes += kActivationBytes * copies * f_local * (8.0 + 6.0 + (act_recomputed ? 8.0 : 0.0));
-    extra_kernels += 5.0 + (act_recomputed ? 3.0 : 0.0);
+    e.bytes += kActivationBytes * x.copies * x.f_local * (8.0 + 6.0 + (act_recomputed ? 8.0 : 0.0));
+    e.kernels += 5.0 + (act_recomputed ? 3.0 : 0.0);
   }
   if (megatron_core && m.bias) {
     // the down projection's bias, added per local expert by a Python loop (_apply_bias: split, bias x probability,
     // add, cat): forward 6h elements per routed copy (write b*p, read t and b*p, write, cat read and write),
     // backward 6h (two products with the gradient and two reductions, for the bias and the probability
     // gradients). Kernels: 2 per local expert and the cat forward, 4 per local expert backward.
-    extra_bytes += kActivationBytes * copies * h * (6.0 + 6.0);
-    extra_kernels += 6.0 * local_experts + 1.0;
+    e.bytes += kActivationBytes * x.copies * m.hidden * (6.0 + 6.0);
+    e.kernels += 6.0 * x.local_experts + 1.0;
   }
+  return e;
+}
+
+// Memory-bound kernels of the block's forward, and the part of them between dispatch and combine.
+void moe_memory_kernels(const ModelSpec& m, const GpuSpec& gpu, const PlanSpec& plan, const ExpertGrid& x,
+                        MoeBlockCost& c) noexcept {
+  const double h = m.hidden, k = m.moe.top_k;
+  // Permute and unpermute read and write every routed copy; router scores in fp32 over T x E.
+  const double permute = 2.0 * 2.0 * x.t_in * k * h * kActivationBytes;
+  // Megatron-Core's alltoall dispatcher permutes twice each way: by destination rank before the all-to-all, then the
+  // received tokens by local expert (sort_chunks_by_idxs, "Permutation 2", whenever num_local_experts > 1) and back
+  // before the combine. Each of the two sorts reads and writes the busiest rank's routed copies (docs/model.md §15.4).
+  // DeepEP's dispatch reads the unpermuted tokens and permutes once, on the receiving side: nothing to add.
+  double sort_bytes = 0, sort_kernels = 0;
+  if (is_megatron_core(plan.stack) && plan.ep_dispatcher == EpDispatcher::alltoall && x.local_experts > 1.0) {
+    sort_bytes = 2.0 * 2.0 * x.copies * h * kActivationBytes;
+    sort_kernels = 2.0;
+  }
+  const double scores = 3.0 * 4.0 * x.t_in * m.moe.experts;
+  // The experts' activation (SwiGLU reads 2f and writes f, GELU reads and writes f; §2.4) over the busiest rank's
+  // routed copies at the expert width per ETP rank, and the shared experts' over the block's tokens split by TP.
+  // Megatron fuses bias, gate and the routing-probability weighting into one kernel per block (weighted_bias_swiglu /
+  // weighted_bias_quick_geglu in TEGroupedMLP), counted within the kMoeMemoryKernelsFwd launches.
+  const double per_width = x.gated + 1.0;
+  const double routed_activation = kActivationBytes * per_width * x.copies * x.f_local;
+  const double shared_activation =
+      kActivationBytes * per_width * x.t_in * static_cast<double>(m.moe.shared_experts) * m.moe.shared_expert_ffn_hidden;
+  // The model charges a block's backward memory-bound work at twice its forward (§2.4); the extra terms count their
+  // forward, backward and recompute bytes and kernels exactly, so they enter the forward at a third of that total.
+  const ExtraWork extra = moe_extra_work(m, plan, x, routed_activation);
   c.memory_fwd_s = memory_bound_time_s(
-      permute + sort_bytes + scores + routed_activation + shared_activation + extra_bytes / 3.0,
-      kMoeMemoryKernelsFwd + sort_kernels + extra_kernels / 3.0, gpu);
+      permute + sort_bytes + scores + routed_activation + shared_activation + extra.bytes / 3.0,
+      kMoeMemoryKernelsFwd + sort_kernels + extra.kernels / 3.0, gpu);
   // What of it runs between dispatch and combine, in the combined 1F1B schedule's experts piece (Megatron-LM
   // fine_grained_callables.py submodule_moe_forward: dispatch_postprocess -> experts -> combine_preprocess): the
   // second permutation, the routed experts' activation (one fused launch) and the terms above. The router, the first
   // permutation and the shared experts run in the attention piece (docs/model.md §15.4).
   c.experts_memory_fwd_s =
-      memory_bound_time_s(sort_bytes + routed_activation + extra_bytes / 3.0, sort_kernels + 1.0 + extra_kernels / 3.0, gpu);
+      memory_bound_time_s(sort_bytes + routed_activation + extra.bytes / 3.0, sort_kernels + 1.0 + extra.kernels / 3.0, gpu);
+}
 
-  // Dispatch and combine. Inside the scale-up domain at the NVLink all-to-all rate; an EP group spanning nodes
-  // sends the share bound for other nodes over scale-out, the rest over scale-up, at the same time. DeepEP sends
-  // one copy per destination node and forwards inside it (DeepSeek-V3 §3.2.2): the scale-out bytes shrink by
-  // min(k, nodes)/k.
+// Dispatch and combine (EP) and the expert-TP gathers.
+void moe_dispatch(const ModelSpec& m, const PlanSpec& plan, int micro_batch, const IslandLayout& l,
+                  const ExpertGrid& x, MoeBlockCost& c) noexcept {
+  const double k = m.moe.top_k;
+  // Inside the scale-up domain at the NVLink all-to-all rate; an EP group spanning nodes sends the share bound for
+  // other nodes over scale-out, the rest over scale-up, at the same time. DeepEP sends one copy per destination node
+  // and forwards inside it (DeepSeek-V3 §3.2.2): the scale-out bytes shrink by min(k, nodes)/k.
   if (plan.ep > 1) {
     const double dispatch = dispatch_bytes(m, plan, micro_batch);
     const double combine = dispatch;
@@ -173,11 +204,22 @@ MoeBlockCost moe_block_cost(const ModelSpec& m, const GpuSpec& gpu, const PlanSp
   // Expert tensor parallelism: the received tokens are all-gathered in the ETP group and reduce-scattered back
   // (Megatron alltoall dispatcher, AllGather-V / ReduceScatter-V).
   if (plan.etp > 1) {
-    const double bytes = copies * h * kActivationBytes;
+    const double bytes = x.copies * m.hidden * kActivationBytes;
     c.all_to_all_s += hierarchical_all_gather_s(bytes, l.etp_group, l.links) +
                       hierarchical_reduce_scatter_s(bytes, l.etp_group, l.links);
     c.all_to_all_bytes += 2.0 * bytes;
   }
+}
+
+}  // namespace
+
+MoeBlockCost moe_block_cost(const ModelSpec& m, const GpuSpec& gpu, const PlanSpec& plan, Precision precision,
+                            int micro_batch, const IslandLayout& l) noexcept {
+  MoeBlockCost c;
+  const ExpertGrid x = expert_grid(m, plan, micro_batch);
+  moe_gemms(m, gpu, plan, precision, x, c);
+  moe_memory_kernels(m, gpu, plan, x, c);
+  moe_dispatch(m, plan, micro_batch, l, x, c);
   return c;
 }
 
