@@ -303,6 +303,97 @@ double cudnn_flash_shape_factor(double seq_len, double head_dim) noexcept {
   return r64 + v * (r128 - r64);
 }
 
+namespace {
+
+// One TP collective of a block (after attention or after the MLP), its contention and its overlap.
+struct TpCollective {
+  double one_s;        // one collective, after what tp_comm_overlap hides
+  double slowdown;     // contention of its bytes on the GEMMs it runs beside (§6.6)
+  CollectiveAlgorithm algorithm;
+};
+
+TpCollective tp_collective_cost(const ModelSpec& m, const GpuSpec& gpu, const PlanSpec& plan, Precision precision,
+                                int micro_batch, const IslandLayout& layout) noexcept {
+  const Fp8Use fp8 = fp8_use(precision, plan.stack);
+  const double tp_bytes_per_element = tp_all_gather_bytes_per_element(fp8, plan.sequence_parallel);
+  const CollectiveCost tp_cost = tp_collective(m, plan, micro_batch, layout, tp_bytes_per_element);
+  double tp_one = tp_cost.time_s;
+  // Bytes through each GPU per TP collective: an all-reduce's (or RS + AG's) twice the payload, at its average rate
+  // (§6.6).
+  const double tp_bytes_through = 2.0 * tp_collective_bytes(m, plan, micro_batch, tp_bytes_per_element);
+  const double tp_slowdown = collective_contention(gpu, layout.tp_group, tp_bytes_through, tp_one);
+  // Hidden part still slows the GEMMs it overlaps (see model/kernels/overlap.hpp).
+  if (plan.tp_comm_overlap && tp_one > 0)
+    tp_one *= (1.0 - kTpOverlapHidden) +
+              contention_slowdown(gpu, kTpOverlapSms, tp_bytes_through / tp_one) * kTpOverlapHidden;
+  return TpCollective{tp_one, tp_slowdown, tp_cost.algorithm};
+}
+
+// Context parallelism's exposed KV traffic, forward and backward.
+struct CpExposed {
+  double fwd_s = 0, bwd_s = 0;
+  CollectiveAlgorithm algorithm = CollectiveAlgorithm::none;
+};
+
+CpExposed cp_exposed(const ModelSpec& m, const GpuSpec& gpu, const PlanSpec& plan, int micro_batch,
+                     const IslandLayout& layout, double attention_fwd_s, double attention_bwd_s) noexcept {
+  // Every rank needs the K and V of the whole sequence (its TP shard of heads). Ring attention passes KV blocks
+  // around the CP group while computing (Megatron-Core CP; Liu et al. 2023, Ring Attention): forward all-gathers KV,
+  // backward gathers KV again and reduce-scatters dKV; overlapped with the attention kernels, only the part that
+  // does not fit under them is exposed. Counted with TP communication.
+  CpExposed e;
+  if (plan.cp <= 1) return e;
+  const double kv_bytes = kActivationBytes * 2.0 * micro_batch * static_cast<double>(m.seq_len) *
+                          (static_cast<double>(m.kv_heads) * m.head_dim / plan.tp);
+  const CollectiveCost cp_cost = nccl_collective(NetworkOp::all_gather, kv_bytes, layout.cp_group, layout.links);
+  const double gather = cp_cost.time_s;
+  e.algorithm = cp_cost.algorithm;
+  const double slowdown = collective_contention(gpu, layout.cp_group, kv_bytes, gather);
+  e.fwd_s = exposed_after_overlap(gather, attention_fwd_s, slowdown);
+  e.bwd_s = exposed_after_overlap(2.0 * gather, attention_bwd_s, slowdown);
+  return e;
+}
+
+// What plan.recompute runs again in the backward.
+PassCost recompute_cost(const ModelSpec& m, const GpuSpec& gpu, const PlanSpec& plan, Precision precision,
+                        int micro_batch, const Shape& x, const PassCost& attn, const PassCost& forward,
+                        double moe_gemm_fwd, double mem_fwd, double tp_one) noexcept {
+  PassCost r;
+  switch (plan.recompute) {
+    case Recompute::none:
+      break;
+    case Recompute::selective:
+      // core_attn: re-run core attention (Korthikanti et al. 2022 §5). FlashAttention already recomputes inside
+      // its backward, so it adds nothing on top of it. The other modules of plan.recompute_modules add their
+      // forward again (docs/model.md §7.11).
+      if (plan.attention == AttentionKernel::standard && recomputes_module(plan, RecomputeModule::core_attn))
+        r = PassCost{0.0, attn.attention_s, attn.memory_s, 0.0};
+      r.gemm_s += selective_modules_gemms_fwd_s(m, gpu, plan, precision, x);
+      r.memory_s += selective_modules_memory_fwd_s(m, gpu, plan, micro_batch);
+      break;
+    case Recompute::full:
+      // Re-run the whole block forward, including its 2 TP collectives (Shoeybi/Narayanan: 6 per block).
+      r = forward;
+      break;
+    case Recompute::op_selective: {
+      // torchtitan's per-op policy: every second matmul (wk, wo, and w3 or the second MLP matmul) and every
+      // memory-bound kernel run again; attention and the other matmuls are saved. The all-gathers (SP) or
+      // all-reduces (TP without SP) feeding the recomputed matmuls run again; SP's reduce-scatters are saved.
+      // MLA: half of its projection time; MoE: the routed part (grouped GEMMs, router, permutation) whole
+      // (docs/model.md §7.5).
+      // Standard (non-flash) attention keeps no score matrix here, so core attention runs again too (assumed).
+      const bool standard = plan.attention == AttentionKernel::standard;
+      r = PassCost{op_selective_gemms_fwd_s(m, gpu, precision, x) + moe_gemm_fwd,
+                   standard ? attn.attention_s : 0.0, mem_fwd + (standard ? attn.memory_s : 0.0),
+                   (plan.sequence_parallel ? 1.0 : 2.0) * tp_one};
+      break;
+    }
+  }
+  return r;
+}
+
+}  // namespace
+
 LayerCost layer_cost(const ModelSpec& m, const GpuSpec& gpu, const PlanSpec& plan, Precision precision,
                      int micro_batch, const IslandLayout& layout) noexcept {
   const Shape x = make_shape(m, plan, micro_batch);
@@ -332,37 +423,15 @@ LayerCost layer_cost(const ModelSpec& m, const GpuSpec& gpu, const PlanSpec& pla
     c.ep_experts_memory_fwd_s = moe_share * moe.experts_memory_fwd_s;
     tp_collectives = 2.0 - moe_share * moe_block_tp_collectives_saved(m);
   }
-  const Fp8Use fp8 = fp8_use(precision, plan.stack);
-  const double tp_bytes_per_element = tp_all_gather_bytes_per_element(fp8, plan.sequence_parallel);
-  const CollectiveCost tp_cost = tp_collective(m, plan, micro_batch, layout, tp_bytes_per_element);
-  double tp_one = tp_cost.time_s;
-  c.tp_algorithm = tp_cost.algorithm;
-  // Bytes through each GPU per TP collective: an all-reduce's (or RS + AG's) twice the payload, at its average rate
-  // (§6.6).
-  const double tp_bytes_through = 2.0 * tp_collective_bytes(m, plan, micro_batch, tp_bytes_per_element);
-  const double tp_slowdown = collective_contention(gpu, layout.tp_group, tp_bytes_through, tp_one);
-  // Hidden part still slows the GEMMs it overlaps (see model/kernels/overlap.hpp).
-  if (plan.tp_comm_overlap && tp_one > 0)
-    tp_one *= (1.0 - kTpOverlapHidden) +
-              contention_slowdown(gpu, kTpOverlapSms, tp_bytes_through / tp_one) * kTpOverlapHidden;
+  const TpCollective tp = tp_collective_cost(m, gpu, plan, precision, micro_batch, layout);
+  const double tp_one = tp.one_s;
+  c.tp_algorithm = tp.algorithm;
 
-  // Context parallelism: every rank needs the K and V of the whole sequence (its TP shard of heads). Ring
-  // attention passes KV blocks around the CP group while computing (Megatron-Core CP; Liu et al. 2023, Ring
-  // Attention): forward all-gathers KV, backward gathers KV again and reduce-scatters dKV; overlapped with the
-  // attention kernels, only the part that does not fit under them is exposed. Counted with TP communication.
   const double attn_bwd = plan.attention == AttentionKernel::flash ? kFlashBackwardFactor * attn.attention_s
                                                                    : 2.0 * attn.attention_s;
-  double cp_fwd = 0, cp_bwd = 0;
-  if (plan.cp > 1) {
-    const double kv_bytes = kActivationBytes * 2.0 * micro_batch * static_cast<double>(m.seq_len) *
-                            (static_cast<double>(m.kv_heads) * m.head_dim / plan.tp);
-    const CollectiveCost cp_cost = nccl_collective(NetworkOp::all_gather, kv_bytes, layout.cp_group, layout.links);
-    const double gather = cp_cost.time_s;
-    c.cp_algorithm = cp_cost.algorithm;
-    const double slowdown = collective_contention(gpu, layout.cp_group, kv_bytes, gather);
-    cp_fwd = exposed_after_overlap(gather, attn.attention_s, slowdown);
-    cp_bwd = exposed_after_overlap(2.0 * gather, attn_bwd, slowdown);
-  }
+  const CpExposed cp = cp_exposed(m, gpu, plan, micro_batch, layout, attn.attention_s, attn_bwd);
+  const double cp_fwd = cp.fwd_s, cp_bwd = cp.bwd_s;
+  if (plan.cp > 1) c.cp_algorithm = cp.algorithm;
 
   // Forward: 2 TP collectives per block (after attention, after MLP) [Shoeybi et al. 2019 §3].
   c.forward = PassCost{gemm_fwd, attn.attention_s, mem_fwd + attn.memory_s, tp_collectives * tp_one + cp_fwd};
@@ -371,39 +440,10 @@ LayerCost layer_cost(const ModelSpec& m, const GpuSpec& gpu, const PlanSpec& pla
   // blocks, and not on top of userbuffers overlap).
   const bool dgrad_overlap = plan.tp_dgrad_overlap && !plan.tp_comm_overlap && plan.tp > 1 && !uses_mla(m) && !is_moe(m);
   const double tp_bwd =
-      dgrad_overlap ? dgrad_overlapped_tp_bwd_s(m, plan, column_gemm_s, layout, tp_one, micro_batch, tp_slowdown) : tp_collectives * tp_one;
+      dgrad_overlap ? dgrad_overlapped_tp_bwd_s(m, plan, column_gemm_s, layout, tp_one, micro_batch, tp.slowdown) : tp_collectives * tp_one;
   c.backward = PassCost{2.0 * gemm_fwd, attn_bwd, 2.0 * (mem_fwd + attn.memory_s), tp_bwd + cp_bwd};
 
-  switch (plan.recompute) {
-    case Recompute::none:
-      break;
-    case Recompute::selective:
-      // core_attn: re-run core attention (Korthikanti et al. 2022 §5). FlashAttention already recomputes inside
-      // its backward, so it adds nothing on top of it. The other modules of plan.recompute_modules add their
-      // forward again (docs/model.md §7.11).
-      if (plan.attention == AttentionKernel::standard && recomputes_module(plan, RecomputeModule::core_attn))
-        c.recompute = PassCost{0.0, attn.attention_s, attn.memory_s, 0.0};
-      c.recompute.gemm_s += selective_modules_gemms_fwd_s(m, gpu, plan, precision, x);
-      c.recompute.memory_s += selective_modules_memory_fwd_s(m, gpu, plan, micro_batch);
-      break;
-    case Recompute::full:
-      // Re-run the whole block forward, including its 2 TP collectives (Shoeybi/Narayanan: 6 per block).
-      c.recompute = c.forward;
-      break;
-    case Recompute::op_selective: {
-      // torchtitan's per-op policy: every second matmul (wk, wo, and w3 or the second MLP matmul) and every
-      // memory-bound kernel run again; attention and the other matmuls are saved. The all-gathers (SP) or
-      // all-reduces (TP without SP) feeding the recomputed matmuls run again; SP's reduce-scatters are saved.
-      // MLA: half of its projection time; MoE: the routed part (grouped GEMMs, router, permutation) whole
-      // (docs/model.md §7.5).
-      // Standard (non-flash) attention keeps no score matrix here, so core attention runs again too (assumed).
-      const bool standard = plan.attention == AttentionKernel::standard;
-      c.recompute = PassCost{op_selective_gemms_fwd_s(m, gpu, precision, x) + moe_gemm_fwd,
-                             standard ? attn.attention_s : 0.0, mem_fwd + (standard ? attn.memory_s : 0.0),
-                             (plan.sequence_parallel ? 1.0 : 2.0) * tp_one};
-      break;
-    }
-  }
+  c.recompute = recompute_cost(m, gpu, plan, precision, micro_batch, x, attn, c.forward, moe_gemm_fwd, mem_fwd, tp_one);
   return c;
 }
 
