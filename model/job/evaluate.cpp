@@ -89,35 +89,19 @@ bool fp8_slower_than_bf16(const Scenario& s, const ParameterCounts& params, doub
   return t.step_time_s > 0 && fp8_step_s > t.step_time_s * (1 + 1e-9);
 }
 
-void evaluate_fresh(const Scenario& s, const ParameterCounts& params, Estimate& e, bool check) noexcept {
-  const Violation v = check ? check_consistency(s) : Violation{};
-  if (v) [[unlikely]] reset_estimate(e);   // before the fields a rejected estimate reports too
-  e.island_entries = s.cluster.island_entries;
-  e.gpus = s.cluster.total_gpus();
-  e.parameters_total = params.total;
-  e.parameters_active = params.active;
-  if (v) [[unlikely]] {
-    e.reject_reason = v.reason;
-    return;
-  }
-
-  // HFU counts only the blocks that are recomputed: recompute_layers of the fullest rank's blocks (§7.5, §5.4).
-  // Without a cap every block counts (recomputed_blocks(plan, n) / n is exactly 1 for n >= 1), so the stage split is
-  // needed only under a cap.
-  double recomputed_share = 1.0;
-  if (s.plan.recompute == Recompute::full && s.plan.recompute_layers > 0) {
-    const double fullest_rank = std::max(1, stage_layers(s.model, s.plan).fullest());
-    recomputed_share = recomputed_blocks(s.plan, fullest_rank) / fullest_rank;
-  }
-  const FlopCounts flops = count_flops(s.model, params, s.plan.recompute, recomputed_share);
-  const JobStep job = s.plan.sync == SyncMode::diloco ? diloco_step(s, params) : synchronous_step(s, params);
-
-  // ---- per island: its own step, what it waits for, its memory -----------------------------------------------
-  double peak_flops = 0, fullest = -1, computing_gpu_s = 0;
-  int fullest_island = -1;  // the island whose memory the estimate reports (none when every ratio is NaN)
+// What the job takes from its islands' loop.
+struct IslandSummary {
+  double peak_flops = 0, computing_gpu_s = 0;
   bool fits = true;
   bool network_extrapolated = false;   // docs/model.md §3.6
-  std::size_t slowest = 0;
+  std::size_t slowest = 0;             // the island that waits for no one
+};
+
+// Per island: its own step, what it waits for, its memory; the job's breakdown and memory from them.
+IslandSummary fill_islands(const Scenario& s, const JobStep& job, Estimate& e) noexcept {
+  IslandSummary sum;
+  double fullest = -1;
+  int fullest_island = -1;  // the island whose memory the estimate reports (none when every ratio is NaN)
   double slowest_wait = 1e300;   // the slowest island waits for no one
   // Summed over the islands: start from the default.
   e.cost_usd_per_hour = kDefaultEstimate.cost_usd_per_hour;
@@ -137,15 +121,15 @@ void evaluate_fresh(const Scenario& s, const ParameterCounts& params, Estimate& 
     ie.feasible = st.fits;
     ie.degrees = DataParallelDegrees{st.layout.dp, st.layout.dp_shard, st.layout.dp_replicate, st.microbatches};
     ie.collectives = st.collectives;
-    if (st.network_extrapolated) network_extrapolated = true;
+    if (st.network_extrapolated) sum.network_extrapolated = true;
     ie.bottleneck = st.fits ? limiting_resource(ie.time) : Bottleneck::memory_capacity;
     ie.utilization = std::clamp(1.0 - (ie.time.wan_s + wait) / job.step_time_s, 0.0, 1.0);
-    fits = fits && st.fits;
-    peak_flops += island.total_gpus() * mfu_peak_flops_per_s(island.gpu, s.training.precision);
-    computing_gpu_s += island.total_gpus() * ie.utilization;
+    sum.fits = sum.fits && st.fits;
+    sum.peak_flops += island.total_gpus() * mfu_peak_flops_per_s(island.gpu, s.training.precision);
+    sum.computing_gpu_s += island.total_gpus() * ie.utilization;
     if (wait < slowest_wait) {
       slowest_wait = wait;
-      slowest = k;
+      sum.slowest = k;
     }
     if (st.memory_bytes / st.capacity_bytes > fullest) {
       fullest = st.memory_bytes / st.capacity_bytes;
@@ -154,7 +138,7 @@ void evaluate_fresh(const Scenario& s, const ParameterCounts& params, Estimate& 
     e.cost_usd_per_hour +=
         island.total_gpus() * (island.spot ? island.gpu.spot_price_usd_per_gpu_hour : island.price_usd_per_gpu_hour);
   }
-  e.time = e.islands[slowest].time;  // the job's breakdown is its slowest island's (which waits for no one)
+  e.time = e.islands[sum.slowest].time;  // the job's breakdown is its slowest island's (which waits for no one)
   // The fullest island's memory, copied once after the loop (the defaults when no ratio compared, e.g. NaN).
   if (fullest_island >= 0) {
     const IslandStep& st = job.islands[static_cast<std::size_t>(fullest_island)];
@@ -167,7 +151,12 @@ void evaluate_fresh(const Scenario& s, const ParameterCounts& params, Estimate& 
     e.memory = kDefaultEstimate.memory;
   }
 
-  // ---- the job -------------------------------------------------------------------------------------------
+  return sum;
+}
+
+// The job's rates, token efficiency, warnings, FLOP rates, bottleneck and degrees.
+void fill_job(const Scenario& s, const ParameterCounts& params, const FlopCounts& flops, const JobStep& job,
+              const IslandSummary& sum, Estimate& e) noexcept {
   e.step_time_s = job.step_time_s;
   e.tokens_per_step = static_cast<double>(s.training.global_batch) * s.model.seq_len;
   e.tokens_per_s = job.tokens_per_s;
@@ -190,7 +179,7 @@ void evaluate_fresh(const Scenario& s, const ParameterCounts& params, Estimate& 
       casts = casts || job.islands[static_cast<std::size_t>(i)].fp8_casts_outweigh_gemms;
     e.warnings |= bit(casts ? Warning::fp8_casts_outweigh_gemm_savings : Warning::fp8_hides_less_communication);
   }
-  if (network_extrapolated) e.warnings |= bit(Warning::network_profile_extrapolated);
+  if (sum.network_extrapolated) e.warnings |= bit(Warning::network_profile_extrapolated);
   e.tokens_per_s_per_gpu = e.tokens_per_s / static_cast<double>(e.gpus);
   const double sequences_per_s = e.tokens_per_s / s.model.seq_len;
   e.model_flops_per_step = static_cast<double>(s.training.global_batch) * flops.model_per_sequence;
@@ -198,14 +187,14 @@ void evaluate_fresh(const Scenario& s, const ParameterCounts& params, Estimate& 
   e.tflops_per_gpu = sequences_per_s * flops.model_per_sequence / static_cast<double>(e.gpus) / kTera;
   // Against the dense peak of the compute precision, named in the output (docs/model.md §1.4).
   e.mfu_peak_precision = s.training.precision;  // bf16 and fp16 share one dense 16-bit peak (bf16_tflops)
-  e.mfu = sequences_per_s * flops.model_per_sequence / peak_flops;
-  e.hfu = sequences_per_s * flops.hardware_per_sequence / peak_flops;
-  e.compute_utilization = computing_gpu_s / static_cast<double>(e.gpus);
+  e.mfu = sequences_per_s * flops.model_per_sequence / sum.peak_flops;
+  e.hfu = sequences_per_s * flops.hardware_per_sequence / sum.peak_flops;
+  e.compute_utilization = sum.computing_gpu_s / static_cast<double>(e.gpus);
   e.exposed_comm_fraction =
       (e.time.tp_comm_s + e.time.pp_comm_s + e.time.dp_comm_s + e.time.wan_s + e.time.ep_comm_s) / e.step_time_s;
   // e.time is the slowest island's breakdown; when every island fits, that island's bottleneck is already
   // limiting_resource of it.
-  e.bottleneck = fits ? e.islands[slowest].bottleneck : Bottleneck::memory_capacity;
+  e.bottleneck = sum.fits ? e.islands[sum.slowest].bottleneck : Bottleneck::memory_capacity;
   for (int i = 0; i < s.cluster.island_entries; ++i) {
     const auto k = static_cast<std::size_t>(i);
     IslandEstimate& ie = e.islands[k];
@@ -217,8 +206,10 @@ void evaluate_fresh(const Scenario& s, const ParameterCounts& params, Estimate& 
 
   static constexpr IslandLayout kNoIsland{};
   e.degrees = job_degrees(s, s.cluster.island_entries > 0 ? job.islands[0].layout : kNoIsland, job.data_parallel);
+}
 
-  // ---- WAN, goodput, wall-clock and cost -----------------------------------------------------------------
+// WAN traffic, goodput, wall-clock and cost; true when a synchronous job falls under the goodput floor (§10.4).
+bool fill_goodput_and_cost(const Scenario& s, const JobStep& job, Estimate& e) noexcept {
   e.wan_bytes_per_step = job.wan_bytes_per_step;
   e.wan_bytes_per_outer_step = job.wan_bytes_per_outer_step;
   e.wan_reduction_vs_sync = job.wan_reduction_vs_sync;
@@ -252,11 +243,40 @@ void evaluate_fresh(const Scenario& s, const ParameterCounts& params, Estimate& 
     e.cost_usd_per_effective_million_tokens =
         e.cost_usd_per_hour / (e.effective_tokens_per_s * kSecondsPerHour) * 1e6 / e.goodput;
   }
+  return g.below_floor;
+}
+
+void evaluate_fresh(const Scenario& s, const ParameterCounts& params, Estimate& e, bool check) noexcept {
+  const Violation v = check ? check_consistency(s) : Violation{};
+  if (v) [[unlikely]] reset_estimate(e);   // before the fields a rejected estimate reports too
+  e.island_entries = s.cluster.island_entries;
+  e.gpus = s.cluster.total_gpus();
+  e.parameters_total = params.total;
+  e.parameters_active = params.active;
+  if (v) [[unlikely]] {
+    e.reject_reason = v.reason;
+    return;
+  }
+
+  // HFU counts only the blocks that are recomputed: recompute_layers of the fullest rank's blocks (§7.5, §5.4).
+  // Without a cap every block counts (recomputed_blocks(plan, n) / n is exactly 1 for n >= 1), so the stage split is
+  // needed only under a cap.
+  double recomputed_share = 1.0;
+  if (s.plan.recompute == Recompute::full && s.plan.recompute_layers > 0) {
+    const double fullest_rank = std::max(1, stage_layers(s.model, s.plan).fullest());
+    recomputed_share = recomputed_blocks(s.plan, fullest_rank) / fullest_rank;
+  }
+  const FlopCounts flops = count_flops(s.model, params, s.plan.recompute, recomputed_share);
+  const JobStep job = s.plan.sync == SyncMode::diloco ? diloco_step(s, params) : synchronous_step(s, params);
+
+  const IslandSummary sum = fill_islands(s, job, e);
+  fill_job(s, params, flops, job, sum, e);
+  const bool below_floor = fill_goodput_and_cost(s, job, e);
 
   // A synchronous job under the goodput floor never finishes in the time printed: infeasible, named (§10.4).
-  e.feasible = fits && !g.below_floor;
-  e.reject_reason = !fits ? RejectReason::out_of_memory
-                          : g.below_floor ? RejectReason::goodput_below_floor : RejectReason::none;
+  e.feasible = sum.fits && !below_floor;
+  e.reject_reason = !sum.fits ? RejectReason::out_of_memory
+                          : below_floor ? RejectReason::goodput_below_floor : RejectReason::none;
 }
 
 }  // namespace
