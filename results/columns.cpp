@@ -2,7 +2,7 @@
 
 #include <array>
 
-#include "model/enum_names.hpp"
+#include "model/spec/enum_names.hpp"
 
 namespace shardmeter::results {
 

@@ -1,6 +1,6 @@
 #pragma once
 // The plan columns every writer uses (estimate JSON, tables, CSV, HDF5 fronts), so a plan field has one name
-// everywhere; the metric columns are model/metrics.hpp's table. Column names and units are a contract: other tools
+// everywhere; the metric columns are model/spec/metrics.hpp's table. Column names and units are a contract: other tools
 // read them (results/README.md).
 #include <cstdint>
 #include <span>
@@ -10,8 +10,8 @@
 #include <variant>
 #include <vector>
 
-#include "model/metrics.hpp"
-#include "model/scenario.hpp"
+#include "model/spec/metrics.hpp"
+#include "model/spec/scenario.hpp"
 
 namespace shardmeter::results {
 

@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "model/utf8.hpp"
+#include "model/spec/utf8.hpp"
 
 namespace shardmeter::results {
 

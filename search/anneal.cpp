@@ -17,7 +17,7 @@
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
-#include "model/evaluate.hpp"
+#include "model/job/evaluate.hpp"
 #include "search/cursor.hpp"
 #include "search/index_set.hpp"
 #include "search/local_search.hpp"

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "model/metric_bounds.hpp"
+#include "model/job/metric_bounds.hpp"
 
 namespace shardmeter::search {
 

@@ -1,6 +1,6 @@
 #pragma once
 // Pruning by bounds (search/README.md, "Pruning by bounds"): the exhaustive engine skips the estimate of every
-// candidate of a block whose optimistic bounds (model/metric_bounds.hpp) cannot satisfy a constraint or are strictly
+// candidate of a block whose optimistic bounds (model/job/metric_bounds.hpp) cannot satisfy a constraint or are strictly
 // dominated by a feasible candidate of a fixed seed set. Blocks share the candidate's digits 0..position(); the
 // bounds read only model, cluster and token-budget bytes, and the few axes after position() that change them are
 // enumerated, so the bound holds for every member of the block. The decision is a pure function of the block (the
@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "model/scenario.hpp"
+#include "model/spec/scenario.hpp"
 #include "search/candidate_check.hpp"
 #include "search/cursor.hpp"
 #include "search/pareto_archive.hpp"

@@ -7,11 +7,11 @@
 
 #include <fmt/format.h>
 
-#include "model/consistency.hpp"
-#include "model/enum_names.hpp"
-#include "model/evaluate.hpp"
-#include "model/field_id.hpp"
-#include "model/memory.hpp"
+#include "model/parallel/consistency.hpp"
+#include "model/spec/enum_names.hpp"
+#include "model/job/evaluate.hpp"
+#include "model/spec/field_id.hpp"
+#include "model/memory/memory.hpp"
 
 namespace shardmeter::search {
 
@@ -125,7 +125,7 @@ Outcome CandidateCheck::check_screened(const model::Scenario& s, const Outcome& 
                                        const model::ParameterCounts& params, model::Estimate& estimate) const noexcept {
   Outcome out = screened;
   // screen() ran the consistency rules: evaluate without them, into the caller's Estimate (no zero-fill of its
-  // kilobytes of island slots; model/evaluate.hpp), with the parameter counts screen() made.
+  // kilobytes of island slots; model/job/evaluate.hpp), with the parameter counts screen() made.
   model::evaluate_consistent_into(s, params, estimate);
   out.estimated = true;
   if (!estimate.feasible) {

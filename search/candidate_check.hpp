@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "model/estimate.hpp"
-#include "model/metric_bounds.hpp"
-#include "model/parameters.hpp"
-#include "model/reject_reason.hpp"
-#include "model/scenario.hpp"
+#include "model/spec/estimate.hpp"
+#include "model/job/metric_bounds.hpp"
+#include "model/kernels/parameters.hpp"
+#include "model/spec/reject_reason.hpp"
+#include "model/spec/scenario.hpp"
 #include "search/goal.hpp"
 #include "search/space.hpp"
 
@@ -75,7 +75,7 @@ public:
   // (a block that cannot meet a constraint is counted under that constraint's code); and the envelope of the bounds
   // over several scenarios.
   int bound_code() const noexcept { return bound_code_; }
-  // True when every objective has a proven bound in its direction (model/metric_bounds.hpp), so that domination
+  // True when every objective has a proven bound in its direction (model/job/metric_bounds.hpp), so that domination
   // of the bound vector can be tested; constraints are tested either way.
   bool objectives_bounded() const noexcept { return objectives_bounded_; }
   // Running envelope of the bounds of the objectives' and constraints' metrics: lower = min, upper = max.

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "model/scenario.hpp"
+#include "model/spec/scenario.hpp"
 #include "search/space.hpp"
 
 namespace shardmeter::search {

@@ -198,103 +198,136 @@ private:
   std::vector<Chunk*> free_;
 };
 
-EngineOutput run_with_sink(const Space& space, const CandidateCheck& check, const BoundPruner& bounds,
-                           const SearchOptions& options, const RunControl& control, IndexRange range) {
-  tbb::combinable<Worker> workers([&] { return Worker(space, check); });
-  std::atomic<bool> stopped{false};
-  std::uint64_t next_begin = range.begin;
-  const auto tokens = static_cast<std::size_t>(4 * tbb::this_task_arena::max_concurrency());
-  const bool packed = static_cast<bool>(options.rows);
-  const std::size_t row_bytes = options.rows.row_bytes;
-  const std::size_t max_chunk_rows = std::max<std::size_t>(1, options.rows.max_chunk_rows);
-  // Candidates and rows of the chunks done (the serial last stage writes them, the first stage reads them).
-  std::atomic<std::uint64_t> seen_candidates{0}, seen_rows{0};
-  ChunkPool pool;
+// One `search --all`/sink run: a three-stage pipeline over chunks of the index range. The first stage (serial, in
+// order) hands out chunks, the middle one (parallel) walks them, the last one (serial, in order) gives their records
+// and rows to the sink in index order, so the output is the same for any thread count.
+class SinkRun {
+public:
+  SinkRun(const Space& space, const CandidateCheck& check, const BoundPruner& bounds, const SearchOptions& options,
+          const RunControl& control, IndexRange range)
+      : space_(space), check_(check), bounds_(bounds), options_(options), control_(control), range_(range),
+        workers_([&space, &check] { return Worker(space, check); }), next_begin_(range.begin),
+        tokens_(static_cast<std::size_t>(4 * tbb::this_task_arena::max_concurrency())),
+        packed_(static_cast<bool>(options.rows)), row_bytes_(options.rows.row_bytes),
+        max_chunk_rows_(std::max<std::size_t>(1, options.rows.max_chunk_rows)) {}
+
+  EngineOutput run() {
+    tbb::parallel_pipeline(
+        tokens_,
+        tbb::make_filter<void, Chunk*>(tbb::filter_mode::serial_in_order,
+                                       [this](tbb::flow_control& fc) { return next_chunk(fc); }) &
+            tbb::make_filter<Chunk*, Chunk*>(tbb::filter_mode::parallel, [this](Chunk* chunk) { return walk_chunk(chunk); }) &
+            tbb::make_filter<Chunk*, void>(tbb::filter_mode::serial_in_order, [this](Chunk* chunk) { emit_chunk(chunk); }));
+    EngineOutput out{ParetoArchive(check_.objective_count()), Tally(check_.code_count()), !stopped_.load()};
+    workers_.combine_each([&](const Worker& w) {
+      out.archive.merge(w.archive);
+      out.tally.add(w.tally);
+    });
+    return out;
+  }
+
+private:
+  // First stage: the next chunk of the range, or nullptr (and the pipeline stops) at the end or when stopped.
+  Chunk* next_chunk(tbb::flow_control& fc) {
+    if (next_begin_ < range_.end && control_.should_stop()) stopped_ = true;
+    if (next_begin_ >= range_.end || stopped_.load()) {
+      fc.stop();
+      return nullptr;
+    }
+    const std::uint64_t length = chunk_length();
+    Chunk* chunk = pool_.take(next_begin_, range_.end - next_begin_ <= length ? range_.end : next_begin_ + length);
+    next_begin_ = chunk->end;
+    return chunk;
+  }
+
+  // Middle stage: walks the chunk, packing rows or keeping candidate records.
+  Chunk* walk_chunk(Chunk* chunk) {
+    Worker& w = workers_.local();
+    bool done = false;
+    if (packed_) {
+      done = walk_packed(w, chunk, chunk->begin, chunk->end);
+    } else {
+      done = walk(space_, check_, bounds_, control_, w, chunk->begin, chunk->end,
+                  [&](std::uint64_t index, const model::Estimate& e) {
+                    chunk->records.push_back(CandidateRecord{index, check_.raw_objectives(e), e});
+                    return true;
+                  });
+    }
+    if (!done) stopped_ = true;
+    return chunk;
+  }
+
+  // Last stage: gives the chunk's records and rows to the sink, in index order, and the chunk back to the pool.
+  void emit_chunk(Chunk* chunk) {
+    struct Return {
+      ChunkPool& pool;
+      Chunk* chunk;
+      ~Return() { pool.give_back(chunk); }
+    } give_back{pool_, chunk};
+    if (!chunk->records.empty()) options_.sink(chunk->records);
+    if (!packed_) return;
+    std::uint64_t rows = chunk->rows.size() / row_bytes_;
+    if (!chunk->rows.empty()) options_.rows.append(chunk->rows);
+    // A chunk whose rows filled up (denser than its length assumed): the rest of its range is walked here, in
+    // order, a chunk's worth of rows at a time.
+    while (chunk->walked_to < chunk->end && !stopped_.load()) {
+      chunk->rows.clear();
+      if (!walk_packed(workers_.local(), chunk, chunk->walked_to, chunk->end)) stopped_ = true;
+      rows += chunk->rows.size() / row_bytes_;
+      if (!chunk->rows.empty()) options_.rows.append(chunk->rows);
+    }
+    seen_candidates_.fetch_add(chunk->end - chunk->begin, std::memory_order_relaxed);
+    seen_rows_.fetch_add(rows, std::memory_order_relaxed);
+  }
+
   // Packs [begin, end) of `chunk` with worker `w` until the chunk holds max_chunk_rows rows; chunk->walked_to says
   // how far it got. False when stopped.
-  auto walk_packed = [&](Worker& w, Chunk* chunk, std::uint64_t begin, std::uint64_t end) {
-    return walk(space, check, bounds, control, w, begin, end,
+  bool walk_packed(Worker& w, Chunk* chunk, std::uint64_t begin, std::uint64_t end) {
+    return walk(space_, check_, bounds_, control_, w, begin, end,
                 [&](std::uint64_t, const model::Estimate& e) {
                   // The cursor is still at the feasible candidate: its scenario and digits are the row's.
                   const std::size_t at = chunk->rows.size();
-                  chunk->rows.resize(at + row_bytes);
-                  options.rows.pack(w.cursor, e, chunk->rows.data() + at);
-                  return chunk->rows.size() < max_chunk_rows * row_bytes;
+                  chunk->rows.resize(at + row_bytes_);
+                  options_.rows.pack(w.cursor, e, chunk->rows.data() + at);
+                  return chunk->rows.size() < max_chunk_rows_ * row_bytes_;
                 },
                 &chunk->walked_to);
-  };
+  }
+
   // Candidates per chunk: kSinkChunk, or with packed rows about kTargetChunkRows rows' worth at the density so far
   // (never more than a share of what is left, so that every thread still gets work near the end).
-  auto chunk_length = [&]() -> std::uint64_t {
-    if (!packed) return kSinkChunk;
-    const std::uint64_t candidates = seen_candidates.load(std::memory_order_relaxed);
+  std::uint64_t chunk_length() const {
+    if (!packed_) return kSinkChunk;
+    const std::uint64_t candidates = seen_candidates_.load(std::memory_order_relaxed);
     if (candidates < kSinkChunk) return kSinkChunk;
-    const std::uint64_t rows = std::max<std::uint64_t>(1, seen_rows.load(std::memory_order_relaxed));
-    const std::uint64_t left = (range.end - next_begin) / std::max<std::uint64_t>(1, tokens);
+    const std::uint64_t rows = std::max<std::uint64_t>(1, seen_rows_.load(std::memory_order_relaxed));
+    const std::uint64_t left = (range_.end - next_begin_) / std::max<std::uint64_t>(1, tokens_);
     const double wanted = static_cast<double>(kTargetChunkRows) * static_cast<double>(candidates) / static_cast<double>(rows);
     const auto length = static_cast<std::uint64_t>(std::min(wanted, static_cast<double>(kMaxRowChunk)));
     return std::clamp<std::uint64_t>(std::min(length, left), kSinkChunk, kMaxRowChunk);
-  };
+  }
 
-  tbb::parallel_pipeline(
-      tokens,
-      tbb::make_filter<void, Chunk*>(tbb::filter_mode::serial_in_order,
-                                     [&](tbb::flow_control& fc) -> Chunk* {
-                                       if (next_begin < range.end && control.should_stop()) stopped = true;
-                                       if (next_begin >= range.end || stopped.load()) {
-                                         fc.stop();
-                                         return nullptr;
-                                       }
-                                       const std::uint64_t length = chunk_length();
-                                       Chunk* chunk = pool.take(next_begin, range.end - next_begin <= length ? range.end : next_begin + length);
-                                       next_begin = chunk->end;
-                                       return chunk;
-                                     }) &
-          tbb::make_filter<Chunk*, Chunk*>(
-              tbb::filter_mode::parallel,
-              [&](Chunk* chunk) {
-                Worker& w = workers.local();
-                bool done = false;
-                if (packed) {
-                  done = walk_packed(w, chunk, chunk->begin, chunk->end);
-                } else {
-                  done = walk(space, check, bounds, control, w, chunk->begin, chunk->end,
-                              [&](std::uint64_t index, const model::Estimate& e) {
-                                chunk->records.push_back(CandidateRecord{index, check.raw_objectives(e), e});
-                                return true;
-                              });
-                }
-                if (!done) stopped = true;
-                return chunk;
-              }) &
-          tbb::make_filter<Chunk*, void>(tbb::filter_mode::serial_in_order, [&](Chunk* chunk) {
-            struct Return {
-              ChunkPool& pool;
-              Chunk* chunk;
-              ~Return() { pool.give_back(chunk); }
-            } give_back{pool, chunk};
-            if (!chunk->records.empty()) options.sink(chunk->records);
-            if (!packed) return;
-            std::uint64_t rows = chunk->rows.size() / row_bytes;
-            if (!chunk->rows.empty()) options.rows.append(chunk->rows);
-            // A chunk whose rows filled up (denser than its length assumed): the rest of its range is walked here,
-            // in order, a chunk's worth of rows at a time.
-            while (chunk->walked_to < chunk->end && !stopped.load()) {
-              chunk->rows.clear();
-              if (!walk_packed(workers.local(), chunk, chunk->walked_to, chunk->end)) stopped = true;
-              rows += chunk->rows.size() / row_bytes;
-              if (!chunk->rows.empty()) options.rows.append(chunk->rows);
-            }
-            seen_candidates.fetch_add(chunk->end - chunk->begin, std::memory_order_relaxed);
-            seen_rows.fetch_add(rows, std::memory_order_relaxed);
-          }));
+  const Space& space_;
+  const CandidateCheck& check_;
+  const BoundPruner& bounds_;
+  const SearchOptions& options_;
+  const RunControl& control_;
+  const IndexRange range_;
+  tbb::combinable<Worker> workers_;
+  std::atomic<bool> stopped_{false};
+  std::uint64_t next_begin_;
+  const std::size_t tokens_;
+  const bool packed_;
+  const std::size_t row_bytes_;
+  const std::size_t max_chunk_rows_;
+  // Candidates and rows of the chunks done (the serial last stage writes them, the first stage reads them).
+  std::atomic<std::uint64_t> seen_candidates_{0}, seen_rows_{0};
+  ChunkPool pool_;
+};
 
-  EngineOutput out{ParetoArchive(check.objective_count()), Tally(check.code_count()), !stopped.load()};
-  workers.combine_each([&](const Worker& w) {
-    out.archive.merge(w.archive);
-    out.tally.add(w.tally);
-  });
-  return out;
+EngineOutput run_with_sink(const Space& space, const CandidateCheck& check, const BoundPruner& bounds,
+                           const SearchOptions& options, const RunControl& control, IndexRange range) {
+  return SinkRun(space, check, bounds, options, control, range).run();
 }
 
 }  // namespace

@@ -1,12 +1,12 @@
 #pragma once
 // What the search optimises and what it must respect: objectives and constraints are metrics of the table in
-// model/metrics.hpp, read through its getters; GPU quotas count GPUs per GPU type.
+// model/spec/metrics.hpp, read through its getters; GPU quotas count GPUs per GPU type.
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "model/metrics.hpp"
-#include "model/objective.hpp"
+#include "model/spec/metrics.hpp"
+#include "model/spec/objective.hpp"
 
 namespace shardmeter::search {
 

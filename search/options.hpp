@@ -7,7 +7,7 @@
 #include <span>
 #include <string_view>
 
-#include "model/estimate.hpp"
+#include "model/spec/estimate.hpp"
 #include "search/candidate_check.hpp"
 
 namespace shardmeter::search {

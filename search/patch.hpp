@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "model/scenario.hpp"
+#include "model/spec/scenario.hpp"
 
 namespace shardmeter::search {
 

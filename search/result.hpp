@@ -5,8 +5,8 @@
 #include <utility>
 #include <vector>
 
-#include "model/estimate.hpp"
-#include "model/scenario.hpp"
+#include "model/spec/estimate.hpp"
+#include "model/spec/scenario.hpp"
 #include "search/candidate_check.hpp"
 #include "search/goal.hpp"
 #include "search/options.hpp"

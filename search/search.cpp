@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 #include <tbb/task_arena.h>
 
-#include "model/evaluate.hpp"
+#include "model/job/evaluate.hpp"
 #include "search/anneal.hpp"
 #include "search/exhaustive.hpp"
 

@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "model/consistency.hpp"
+#include "model/parallel/consistency.hpp"
 
 namespace shardmeter::search {
 
@@ -39,49 +39,61 @@ bool intersects(const std::vector<PatchRange>& ranges, const model::ByteRanges& 
   return false;
 }
 
-}  // namespace
+// Exact footprint of every axis (the bytes some value of it changes) and, per scenario byte, the axis that owns it
+// (-1: none). Footprints must be disjoint, so that a candidate is the same whatever order its patches are applied in.
+struct Footprints {
+  std::vector<int> owner;
+  std::vector<std::vector<PatchRange>> exact;  // by axis
+};
 
-Space::Space(const model::Scenario& base, std::vector<Axis> axes) : base_(base), axes_(std::move(axes)) {
-  const int n = axis_count();
-  // Exact footprint of every axis: the bytes some value of it changes. Footprints must be disjoint, so that a
-  // candidate is the same whatever order its patches are applied in.
-  std::vector<int> owner(kScenarioBytes, -1);
-  std::vector<std::vector<PatchRange>> exact(static_cast<std::size_t>(n));
+// The bytes `axis` (number `a`) changes, after checking its values and patches.
+std::vector<bool> axis_mask(const model::Scenario& base, const Axis& axis, int a) {
+  if (axis.patches.empty()) throw SpaceError(fmt::format("search axis '{}' has no values", axis.name), a);
+  if (axis.labels.size() != axis.patches.size())
+    throw SpaceError(fmt::format("search axis '{}' has {} labels for {} values", axis.name, axis.labels.size(),
+                                 axis.patches.size()),
+                     a);
+  if (axis.patches.size() > UINT32_MAX)
+    throw SpaceError(fmt::format("search axis '{}' has too many values", axis.name), a);
+  std::vector<bool> mask(kScenarioBytes, false);
+  for (const Patch& patch : axis.patches) {
+    for (const PatchRange& r : patch.ranges)
+      if (std::size_t{r.offset} + r.size > kScenarioBytes)
+        throw SpaceError(fmt::format("search axis '{}' has a patch outside the scenario", axis.name), a);
+    model::Scenario s = base;
+    patch.apply(s);
+    const std::byte* p = bytes_of(s);
+    const std::byte* q = bytes_of(base);
+    for (std::size_t i = 0; i < kScenarioBytes; ++i)
+      if (p[i] != q[i]) mask[i] = true;
+  }
+  return mask;
+}
+
+Footprints footprints(const model::Scenario& base, const std::vector<Axis>& axes) {
+  const int n = static_cast<int>(axes.size());
+  Footprints f{std::vector<int>(kScenarioBytes, -1), std::vector<std::vector<PatchRange>>(static_cast<std::size_t>(n))};
   for (int a = 0; a < n; ++a) {
-    const Axis& axis = axes_[static_cast<std::size_t>(a)];
-    if (axis.patches.empty()) throw SpaceError(fmt::format("search axis '{}' has no values", axis.name), a);
-    if (axis.labels.size() != axis.patches.size())
-      throw SpaceError(fmt::format("search axis '{}' has {} labels for {} values", axis.name, axis.labels.size(),
-                                   axis.patches.size()),
-                       a);
-    if (axis.patches.size() > UINT32_MAX)
-      throw SpaceError(fmt::format("search axis '{}' has too many values", axis.name), a);
-    std::vector<bool> mask(kScenarioBytes, false);
-    for (const Patch& patch : axis.patches) {
-      for (const PatchRange& r : patch.ranges)
-        if (std::size_t{r.offset} + r.size > kScenarioBytes)
-          throw SpaceError(fmt::format("search axis '{}' has a patch outside the scenario", axis.name), a);
-      model::Scenario s = base_;
-      patch.apply(s);
-      const std::byte* p = bytes_of(s);
-      const std::byte* q = bytes_of(base_);
-      for (std::size_t i = 0; i < kScenarioBytes; ++i)
-        if (p[i] != q[i]) mask[i] = true;
-    }
+    const Axis& axis = axes[static_cast<std::size_t>(a)];
+    const std::vector<bool> mask = axis_mask(base, axis, a);
     for (std::size_t i = 0; i < kScenarioBytes; ++i) {
       if (!mask[i]) continue;
-      if (owner[i] >= 0)
+      if (f.owner[i] >= 0)
         throw SpaceError(fmt::format("search axes '{}' and '{}' both change scenario byte {}: axes must set "
                                      "independent fields",
-                                     axes_[static_cast<std::size_t>(owner[i])].name, axis.name, i),
-                         a, owner[i]);
-      owner[i] = a;
+                                     axes[static_cast<std::size_t>(f.owner[i])].name, axis.name, i),
+                         a, f.owner[i]);
+      f.owner[i] = a;
     }
-    exact[static_cast<std::size_t>(a)] = runs(mask);
+    f.exact[static_cast<std::size_t>(a)] = runs(mask);
   }
+  return f;
+}
 
-  // Significance order: axes that more consistency rules read go first (most significant), so that a rule
-  // failing on a prefix rejects the largest possible block. Ties keep the caller's order.
+// Significance order: axes that more consistency rules read go first (most significant), so that a rule failing on
+// a prefix rejects the largest possible block. Ties keep the caller's order.
+std::vector<int> significance_order(const std::vector<std::vector<PatchRange>>& exact) {
+  const int n = static_cast<int>(exact.size());
   std::vector<int> rules_read(static_cast<std::size_t>(n), 0);
   for (int r = 0; r < model::kRejectReasonCount; ++r) {
     const model::ConsistencyInputs in = model::consistency_inputs(static_cast<model::RejectReason>(r));
@@ -90,16 +102,42 @@ Space::Space(const model::Scenario& base, std::vector<Axis> axes) : base_(base),
     for (int a = 0; a < n; ++a)
       if (intersects(exact[static_cast<std::size_t>(a)], bytes)) ++rules_read[static_cast<std::size_t>(a)];
   }
-  order_.resize(static_cast<std::size_t>(n));
-  for (int a = 0; a < n; ++a) order_[static_cast<std::size_t>(a)] = a;
-  std::stable_sort(order_.begin(), order_.end(), [&](int x, int y) {
+  std::vector<int> order(static_cast<std::size_t>(n));
+  for (int a = 0; a < n; ++a) order[static_cast<std::size_t>(a)] = a;
+  std::stable_sort(order.begin(), order.end(), [&](int x, int y) {
     return rules_read[static_cast<std::size_t>(x)] > rules_read[static_cast<std::size_t>(y)];
   });
+  return order;
+}
+
+// An axis's footprint as one range list, merged across short gaps no other axis owns.
+std::vector<PatchRange> merged_ranges(const std::vector<PatchRange>& exact, const std::vector<int>& owner) {
+  std::vector<PatchRange> out;
+  for (const PatchRange& r : exact) {
+    if (!out.empty()) {
+      PatchRange& last = out.back();
+      const std::uint32_t last_end = last.offset + last.size;
+      const bool near = r.offset - last_end <= kPatchMergeGapBytes;
+      if (near && std::all_of(owner.begin() + last_end, owner.begin() + r.offset, [](int o) { return o < 0; })) {
+        last.size = r.offset + r.size - last.offset;
+        continue;
+      }
+    }
+    out.push_back(r);
+  }
+  return out;
+}
+
+}  // namespace
+
+Space::Space(const model::Scenario& base, std::vector<Axis> axes) : base_(base), axes_(std::move(axes)) {
+  const int n = axis_count();
+  Footprints f = footprints(base_, axes_);
+  order_ = significance_order(f.exact);
   position_of_.resize(static_cast<std::size_t>(n));
   for (int p = 0; p < n; ++p) position_of_[static_cast<std::size_t>(order_[static_cast<std::size_t>(p)])] = p;
 
-  // Compile each axis: one range list for all values (its footprint, merged across short gaps no other axis
-  // owns), and every value's bytes for those ranges in one flat array.
+  // Compile each axis: one range list for all values, and every value's bytes for those ranges in one flat array.
   compiled_.resize(static_cast<std::size_t>(n));
   for (int p = 0; p < n; ++p) {
     const int a = order_[static_cast<std::size_t>(p)];
@@ -107,18 +145,7 @@ Space::Space(const model::Scenario& base, std::vector<Axis> axes) : base_(base),
     CompiledAxis& c = compiled_[static_cast<std::size_t>(p)];
     c.axis = a;
     c.radix = static_cast<std::uint32_t>(axis.patches.size());
-    for (const PatchRange& r : exact[static_cast<std::size_t>(a)]) {
-      if (!c.ranges.empty()) {
-        PatchRange& last = c.ranges.back();
-        const std::uint32_t last_end = last.offset + last.size;
-        const bool near = r.offset - last_end <= kPatchMergeGapBytes;
-        if (near && std::all_of(owner.begin() + last_end, owner.begin() + r.offset, [](int o) { return o < 0; })) {
-          last.size = r.offset + r.size - last.offset;
-          continue;
-        }
-      }
-      c.ranges.push_back(r);
-    }
+    c.ranges = merged_ranges(f.exact[static_cast<std::size_t>(a)], f.owner);
     for (const PatchRange& r : c.ranges) c.value_bytes += r.size;
     c.contents.resize(std::size_t{c.radix} * c.value_bytes);
     for (std::uint32_t v = 0; v < c.radix; ++v) {
@@ -141,7 +168,7 @@ Space::Space(const model::Scenario& base, std::vector<Axis> axes) : base_(base),
       throw std::overflow_error("the search space has 2^64 candidates or more; remove values or axes");
   }
   size_ = block;
-  exact_ = std::move(exact);
+  exact_ = std::move(f.exact);
 }
 
 std::vector<std::uint32_t> Space::values(std::uint64_t index) const {

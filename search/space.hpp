@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "model/field_id.hpp"
-#include "model/scenario.hpp"
+#include "model/spec/field_id.hpp"
+#include "model/spec/scenario.hpp"
 #include "search/patch.hpp"
 
 namespace shardmeter::search {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "model/layout.hpp"
+#include "model/parallel/layout.hpp"
 
 namespace shardmeter::test {
 

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "model/enums.hpp"
-#include "model/moe_spec.hpp"
+#include "model/spec/enums.hpp"
+#include "model/spec/moe_spec.hpp"
 #include "results/front/plan_point.hpp"
 #include "results/front/run_info.hpp"
 

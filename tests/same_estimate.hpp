@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "model/estimate.hpp"
+#include "model/spec/estimate.hpp"
 
 namespace shardmeter::test {
 

@@ -2,11 +2,11 @@
 // hand-worked, and what they do to the model FLOPs and to a block's flash-attention time.
 #include <catch2/catch.hpp>
 
-#include "model/attention_window.hpp"
-#include "model/flops.hpp"
-#include "model/layer_cost.hpp"
-#include "model/layout.hpp"
-#include "model/parameters.hpp"
+#include "model/kernels/attention_window.hpp"
+#include "model/kernels/flops.hpp"
+#include "model/step/layer_cost.hpp"
+#include "model/parallel/layout.hpp"
+#include "model/kernels/parameters.hpp"
 #include "model_fixtures.hpp"
 
 namespace m = shardmeter::model;

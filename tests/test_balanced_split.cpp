@@ -5,7 +5,7 @@
 #include <cmath>
 #include <random>
 
-#include "model/balanced_split.hpp"
+#include "model/parallel/balanced_split.hpp"
 
 namespace m = shardmeter::model;
 using Arr = std::array<double, m::kMaxIslands>;

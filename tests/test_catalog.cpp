@@ -7,7 +7,7 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "model/parameters.hpp"
+#include "model/kernels/parameters.hpp"
 #include "catalog_fixture.hpp"
 #include "src/scenario/catalog.hpp"
 #include "src/scenario/scenario_parse.hpp"

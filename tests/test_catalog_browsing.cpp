@@ -13,7 +13,7 @@
 
 #include "catalog_fixture.hpp"
 #include "run_shardmeter.hpp"
-#include "model/enum_names.hpp"
+#include "model/spec/enum_names.hpp"
 #include "results/front/calibration_marks.hpp"
 #include "src/scenario/calibration_status.hpp"
 #include "src/scenario/word_lists.hpp"

@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "model/collectives.hpp"
+#include "model/comm/collectives.hpp"
 
 using namespace shardmeter::model;
 

@@ -1,8 +1,8 @@
-// model/consistency: the table of consistency rules, and what the search may prune on. consistency_inputs is
+// model/parallel/consistency: the table of consistency rules, and what the search may prune on. consistency_inputs is
 // derived from the table, and what makes the search's block pruning sound, so it is tested against
 // check_consistency itself: changing only fields outside a reason's inputs must never change the first violation.
 // Each rule's own inputs are checked the same way, and walking the table by hand must give check_consistency's
-// answer. model/field_id: each field's key path and bytes.
+// answer. model/spec/field_id: each field's key path and bytes.
 #include <catch2/catch.hpp>
 
 #include <cstddef>
@@ -10,9 +10,9 @@
 #include <random>
 #include <vector>
 
-#include "model/enum_names.hpp"
-#include "model/consistency.hpp"
-#include "model/field_id.hpp"
+#include "model/spec/enum_names.hpp"
+#include "model/parallel/consistency.hpp"
+#include "model/spec/field_id.hpp"
 #include "search_test_support.hpp"
 
 using namespace shardmeter::model;

@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "model/contention.hpp"
+#include "model/comm/contention.hpp"
 
 using namespace shardmeter::model;
 

@@ -3,10 +3,10 @@
 // ranks, as Megatron-Core (get_data_parallel_group(with_context_parallel=True)) and torchtitan (dp_shard_cp) do.
 #include <catch2/catch.hpp>
 
-#include "model/evaluate.hpp"
-#include "model/kernel_time.hpp"
-#include "model/layout.hpp"
-#include "model/memory.hpp"
+#include "model/job/evaluate.hpp"
+#include "model/kernels/kernel_time.hpp"
+#include "model/parallel/layout.hpp"
+#include "model/memory/memory.hpp"
 #include "model_fixtures.hpp"
 
 using namespace shardmeter;

@@ -2,8 +2,8 @@
 // result files carry as columns and the export reads: small plans whose degrees can be counted by hand.
 #include <catch2/catch.hpp>
 
-#include "model/evaluate.hpp"
-#include "model/layout.hpp"
+#include "model/job/evaluate.hpp"
+#include "model/parallel/layout.hpp"
 #include "model_fixtures.hpp"
 
 using namespace shardmeter;

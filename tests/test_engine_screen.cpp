@@ -1,8 +1,8 @@
 #include <catch2/catch.hpp>
 
-#include "model/evaluate.hpp"
-#include "model/memory.hpp"
-#include "model/parameters.hpp"
+#include "model/job/evaluate.hpp"
+#include "model/memory/memory.hpp"
+#include "model/kernels/parameters.hpp"
 #include "same_estimate.hpp"
 #include "search/candidate_check.hpp"
 #include "search/search.hpp"

@@ -1,6 +1,6 @@
 // evaluate_into / evaluate_consistent_into reuse one Estimate: a consistent scenario overwrites every field, only the
 // island slots the previous estimate used beyond the new one are reset, and a rejected scenario resets the rest
-// (model/evaluate.cpp). Each estimate made over whatever the previous one left must equal a fresh model::evaluate,
+// (model/job/evaluate.cpp). Each estimate made over whatever the previous one left must equal a fresh model::evaluate,
 // field by field and bit for bit; a field the model forgot to write would keep the previous scenario's value.
 #include <catch2/catch.hpp>
 
@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "catalog_fixture.hpp"
-#include "model/consistency.hpp"
-#include "model/evaluate.hpp"
+#include "model/parallel/consistency.hpp"
+#include "model/job/evaluate.hpp"
 #include "same_estimate.hpp"
 #include "src/scenario/scenario_parse.hpp"
 #include "src/validation/validation.hpp"

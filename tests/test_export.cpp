@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "model/estimate_warnings.hpp"
+#include "model/spec/estimate_warnings.hpp"
 #include "results/export/deploy_plan.hpp"
 #include "results/export/export_formats.hpp"
 #include "results/files/hdf5_writer.hpp"

@@ -13,7 +13,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "model/evaluate.hpp"
+#include "model/job/evaluate.hpp"
 #include "results/export/deploy_plan.hpp"
 #include "results/export/export_formats.hpp"
 #include "results/files/row_layout.hpp"

@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
-#include "model/flops.hpp"
-#include "model/parameters.hpp"
+#include "model/kernels/flops.hpp"
+#include "model/kernels/parameters.hpp"
 #include "model_fixtures.hpp"
 
 using namespace shardmeter;

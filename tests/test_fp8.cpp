@@ -3,13 +3,13 @@
 // by hand in the comments.
 #include <catch2/catch.hpp>
 
-#include "model/consistency.hpp"
-#include "model/evaluate.hpp"
-#include "model/fp8.hpp"
-#include "model/kernel_time.hpp"
-#include "model/layer_cost.hpp"
-#include "model/layout.hpp"
-#include "model/memory.hpp"
+#include "model/parallel/consistency.hpp"
+#include "model/job/evaluate.hpp"
+#include "model/parallel/fp8.hpp"
+#include "model/kernels/kernel_time.hpp"
+#include "model/step/layer_cost.hpp"
+#include "model/parallel/layout.hpp"
+#include "model/memory/memory.hpp"
 #include "model_fixtures.hpp"
 
 using namespace shardmeter::model;

@@ -2,12 +2,12 @@
 // the loss's logit bytes per stack (§7.7). Values worked out by hand in the comments.
 #include <catch2/catch.hpp>
 
-#include "model/consistency.hpp"
-#include "model/evaluate.hpp"
-#include "model/fp8.hpp"
-#include "model/fp8_memory.hpp"
-#include "model/logit_bytes.hpp"
-#include "model/memory.hpp"
+#include "model/parallel/consistency.hpp"
+#include "model/job/evaluate.hpp"
+#include "model/parallel/fp8.hpp"
+#include "model/parallel/fp8_memory.hpp"
+#include "model/memory/logit_bytes.hpp"
+#include "model/memory/memory.hpp"
 #include "model_fixtures.hpp"
 
 using namespace shardmeter::model;

@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "model/fsdp_exposure.hpp"
+#include "model/comm/fsdp_exposure.hpp"
 
 using namespace shardmeter::model;
 

@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "catalog_fixture.hpp"
-#include "model/evaluate.hpp"
+#include "model/job/evaluate.hpp"
 #include "results/files/estimate_json.hpp"
 #include "run_shardmeter.hpp"
 #include "src/scenario/scenario_keys.hpp"

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <string>
 
-#include "model/parameters.hpp"
+#include "model/kernels/parameters.hpp"
 #include "src/scenario/catalog.hpp"
 #include "src/scenario/hf_config.hpp"
 #include "src/scenario/scenario_keys.hpp"

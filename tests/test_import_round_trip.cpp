@@ -10,8 +10,8 @@
 #include <map>
 #include <set>
 
-#include "model/enum_names.hpp"
-#include "model/evaluate.hpp"
+#include "model/spec/enum_names.hpp"
+#include "model/job/evaluate.hpp"
 #include "results/export/deploy_plan.hpp"
 #include "results/export/export_formats.hpp"
 #include "results/files/hdf5_reader.hpp"

@@ -2,14 +2,14 @@
 
 #include <cmath>
 
-#include "model/diloco.hpp"
-#include "model/estimate_warnings.hpp"
-#include "model/evaluate.hpp"
-#include "model/goodput.hpp"
-#include "model/island_step.hpp"
-#include "model/parameters.hpp"
-#include "model/sync_islands.hpp"
-#include "model/wan.hpp"
+#include "model/job/diloco.hpp"
+#include "model/spec/estimate_warnings.hpp"
+#include "model/job/evaluate.hpp"
+#include "model/job/goodput.hpp"
+#include "model/step/island_step.hpp"
+#include "model/kernels/parameters.hpp"
+#include "model/step/sync_islands.hpp"
+#include "model/comm/wan.hpp"
 #include "model_fixtures.hpp"
 #include "same_estimate.hpp"
 
@@ -356,7 +356,7 @@ TEST_CASE("Synchronous DP across islands: buckets of the WAN all-reduce hide beh
 
 TEST_CASE("Synchronous DP across islands: the window is the last micro-batch's backward through every stage") {
   // GPT-3 on 2 x 1536 A100 over a 100 Gbit/s WAN, TP 8 x PP 12: the WAN all-reduce of the bf16 gradient may hide
-  // behind 12 stage-backwards of the last micro-batch (model/last_microbatch_backward.hpp).
+  // behind 12 stage-backwards of the last micro-batch (model/step/last_microbatch_backward.hpp).
   model::Scenario s = test::gpt3_on_a100();
   s.cluster.islands[0].count = 2;
   s.cluster.wan = wan(100, 20);

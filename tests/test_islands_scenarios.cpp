@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "model/evaluate.hpp"
+#include "model/job/evaluate.hpp"
 #include "catalog_fixture.hpp"
 #include "run_shardmeter.hpp"
 #include "src/scenario/scenario_parse.hpp"

@@ -2,11 +2,11 @@
 
 #include <algorithm>
 
-#include "model/consistency.hpp"
-#include "model/evaluate.hpp"
-#include "model/island_step.hpp"
-#include "model/layout.hpp"
-#include "model/memory.hpp"
+#include "model/parallel/consistency.hpp"
+#include "model/job/evaluate.hpp"
+#include "model/step/island_step.hpp"
+#include "model/parallel/layout.hpp"
+#include "model/memory/memory.hpp"
 #include "model_fixtures.hpp"
 
 using namespace shardmeter;

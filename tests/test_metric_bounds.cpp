@@ -1,13 +1,13 @@
-// Optimistic metric bounds (model/metric_bounds.hpp, docs/model.md §16): a hand-worked peak token rate, and the
+// Optimistic metric bounds (model/job/metric_bounds.hpp, docs/model.md §16): a hand-worked peak token rate, and the
 // property the search relies on: no plan of the cluster and model gets past them.
 #include <catch2/catch.hpp>
 
 #include <cmath>
 
-#include "model/consistency.hpp"
-#include "model/evaluate.hpp"
-#include "model/metric_bounds.hpp"
-#include "model/metrics.hpp"
+#include "model/parallel/consistency.hpp"
+#include "model/job/evaluate.hpp"
+#include "model/job/metric_bounds.hpp"
+#include "model/spec/metrics.hpp"
 #include "model_fixtures.hpp"
 
 using namespace shardmeter;

@@ -1,4 +1,4 @@
-// The metric table (model/metrics.hpp) is the one declaration of every metric: these tests keep each consumer
+// The metric table (model/spec/metrics.hpp) is the one declaration of every metric: these tests keep each consumer
 // covered by it — the result files' columns, `estimate --json`, the search's defaults and the `search:` section's
 // objectives and constraints — and check the getters on values worked out by hand.
 #include <catch2/catch.hpp>
@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "catalog_fixture.hpp"
-#include "model/metrics.hpp"
+#include "model/spec/metrics.hpp"
 #include "results/files/estimate_json.hpp"
 #include "results/files/file_columns.hpp"
 #include "results/files/row_layout.hpp"

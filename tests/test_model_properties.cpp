@@ -2,7 +2,7 @@
 
 #include <vector>
 
-#include "model/evaluate.hpp"
+#include "model/job/evaluate.hpp"
 #include "model_fixtures.hpp"
 #include "same_estimate.hpp"
 

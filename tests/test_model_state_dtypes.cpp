@@ -8,11 +8,11 @@
 #include <vector>
 
 #include "catalog_fixture.hpp"
-#include "model/evaluate.hpp"
-#include "model/fsdp_exposure.hpp"
-#include "model/layout.hpp"
-#include "model/memory.hpp"
-#include "model/state_bytes.hpp"
+#include "model/job/evaluate.hpp"
+#include "model/comm/fsdp_exposure.hpp"
+#include "model/parallel/layout.hpp"
+#include "model/memory/memory.hpp"
+#include "model/memory/state_bytes.hpp"
 #include "model_fixtures.hpp"
 #include "search/patch.hpp"
 #include "src/planning/axis_builder.hpp"

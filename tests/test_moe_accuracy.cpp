@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "catalog_fixture.hpp"
-#include "model/estimate_warnings.hpp"
-#include "model/evaluate.hpp"
-#include "model/moe_accuracy.hpp"
+#include "model/spec/estimate_warnings.hpp"
+#include "model/job/evaluate.hpp"
+#include "model/moe/moe_accuracy.hpp"
 #include "results/files/estimate_json.hpp"
 #include "src/scenario/scenario_parse.hpp"
 #include "src/validation/validation.hpp"

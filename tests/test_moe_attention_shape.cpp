@@ -4,8 +4,8 @@
 
 #include <cmath>
 
-#include "model/layer_cost.hpp"
-#include "model/layout.hpp"
+#include "model/step/layer_cost.hpp"
+#include "model/parallel/layout.hpp"
 #include "model_fixtures.hpp"
 
 using namespace shardmeter::model;

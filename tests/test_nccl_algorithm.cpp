@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "model/nccl_algorithm.hpp"
+#include "model/comm/nccl_algorithm.hpp"
 
 using namespace shardmeter::model;
 

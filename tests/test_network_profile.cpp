@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
-#include "model/nccl_algorithm.hpp"
-#include "model/network_profile.hpp"
+#include "model/comm/nccl_algorithm.hpp"
+#include "model/comm/network_profile.hpp"
 
 using namespace shardmeter::model;
 

@@ -6,8 +6,8 @@
 #include <string>
 
 #include "catalog_fixture.hpp"
-#include "model/estimate_warnings.hpp"
-#include "model/evaluate.hpp"
+#include "model/spec/estimate_warnings.hpp"
+#include "model/job/evaluate.hpp"
 #include "run_shardmeter.hpp"
 #include "src/scenario/scenario_error.hpp"
 #include "src/scenario/scenario_parse.hpp"

@@ -2,7 +2,7 @@
 // from 1 to 64 nodes, the fastest plan at 64 nodes is no longer pure data parallelism.
 #include <catch2/catch.hpp>
 
-#include "model/network_profile.hpp"
+#include "model/comm/network_profile.hpp"
 #include "search/search.hpp"
 #include "search_test_support.hpp"
 

@@ -2,11 +2,11 @@
 // reshard_after_forward (docs/model.md §7.5, §6.3, §7.6).
 #include <catch2/catch.hpp>
 
-#include "model/evaluate.hpp"
-#include "model/flops.hpp"
-#include "model/layout.hpp"
-#include "model/memory.hpp"
-#include "model/parameters.hpp"
+#include "model/job/evaluate.hpp"
+#include "model/kernels/flops.hpp"
+#include "model/parallel/layout.hpp"
+#include "model/memory/memory.hpp"
+#include "model/kernels/parameters.hpp"
 #include "model_fixtures.hpp"
 #include "small_block_fixture.hpp"
 

@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "model/parameters.hpp"
+#include "model/kernels/parameters.hpp"
 #include "model_fixtures.hpp"
 
 using namespace shardmeter::model;

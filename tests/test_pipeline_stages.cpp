@@ -1,4 +1,4 @@
-// Uneven pipelines (model/pipeline_stages.hpp, docs/model.md §5.4): the blocks per rank of Megatron's explicit
+// Uneven pipelines (model/parallel/pipeline_stages.hpp, docs/model.md §5.4): the blocks per rank of Megatron's explicit
 // first / last stage counts and of the balanced split (torchtitan; Megatron's embedding / loss accounting), the
 // fullest rank's memory, the bubble of unequal ranks, and the consistency rules that guard the split.
 #include <catch2/catch.hpp>
@@ -6,13 +6,13 @@
 #include <algorithm>
 #include <random>
 
-#include "model/consistency.hpp"
-#include "model/island_step.hpp"
-#include "model/layer_cost.hpp"
-#include "model/layout.hpp"
-#include "model/memory.hpp"
-#include "model/parameters.hpp"
-#include "model/pipeline_stages.hpp"
+#include "model/parallel/consistency.hpp"
+#include "model/step/island_step.hpp"
+#include "model/step/layer_cost.hpp"
+#include "model/parallel/layout.hpp"
+#include "model/memory/memory.hpp"
+#include "model/kernels/parameters.hpp"
+#include "model/parallel/pipeline_stages.hpp"
 #include "model_fixtures.hpp"
 
 using namespace shardmeter;

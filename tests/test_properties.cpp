@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "catalog_fixture.hpp"
-#include "model/estimate_warnings.hpp"
-#include "model/evaluate.hpp"
+#include "model/spec/estimate_warnings.hpp"
+#include "model/job/evaluate.hpp"
 #include "src/scenario/scenario_parse.hpp"
 
 using namespace shardmeter;

@@ -1,4 +1,4 @@
-// The slowest-rank wait of a synchronous step (model/rank_jitter.hpp, docs/model.md §5.6).
+// The slowest-rank wait of a synchronous step (model/step/rank_jitter.hpp, docs/model.md §5.6).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -7,8 +7,8 @@
 #include <string>
 
 #include "catalog_fixture.hpp"
-#include "model/evaluate.hpp"
-#include "model/rank_jitter.hpp"
+#include "model/job/evaluate.hpp"
+#include "model/step/rank_jitter.hpp"
 #include "src/validation/validation.hpp"
 
 using namespace shardmeter;
@@ -27,7 +27,7 @@ TEST_CASE("Expected maximum of n standard normal draws: hand-worked values of th
 }
 
 TEST_CASE("The tabled maximum of normals is the formula's mean and spread, bit for bit, on every count") {
-  // model/rank_jitter.cpp tables multiples of 8 ranks up to 65536 (built on first use, read ever after); counts
+  // model/step/rank_jitter.cpp tables multiples of 8 ranks up to 65536 (built on first use, read ever after); counts
   // outside the table (odd, fractional, beyond 65536) compute the formula each time.
   for (int pass = 0; pass < 2; ++pass) {
     for (double n : {0.0, 1.0, 2.0, 7.0, 8.0, 9.0, 12.5, 16.0, 512.0, 1000.0, 1024.0, 16384.0, 65528.0, 65536.0,

@@ -1,12 +1,12 @@
 // Partial activation checkpointing, plan.recompute_layers (docs/model.md §7.5).
 #include <catch2/catch.hpp>
 
-#include "model/evaluate.hpp"
-#include "model/flops.hpp"
-#include "model/layout.hpp"
-#include "model/memory.hpp"
-#include "model/parameters.hpp"
-#include "model/recompute.hpp"
+#include "model/job/evaluate.hpp"
+#include "model/kernels/flops.hpp"
+#include "model/parallel/layout.hpp"
+#include "model/memory/memory.hpp"
+#include "model/kernels/parameters.hpp"
+#include "model/parallel/recompute.hpp"
 #include "model_fixtures.hpp"
 
 using namespace shardmeter;

@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "model/estimate_warnings.hpp"
+#include "model/spec/estimate_warnings.hpp"
 #include "results/markup.hpp"
 #include "results/report/front_diff.hpp"
 #include "results/front/front_picks.hpp"

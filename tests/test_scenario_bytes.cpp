@@ -1,5 +1,5 @@
 // The byte contract between search/ and model::Scenario (search/README.md, "Space encoding"): the search varies
-// scenarios by raw byte patches and prunes by the byte ranges of model/field_id.hpp, so
+// scenarios by raw byte patches and prunes by the byte ranges of model/spec/field_id.hpp, so
 //  - every FieldId names real member bytes (never padding), and
 //  - every scenario the loader and the search build has zero padding, so that two scenarios with the same
 //    values have the same bytes and a patch holds value changes only.
@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "catalog_fixture.hpp"
-#include "model/field_id.hpp"
-#include "model/scenario.hpp"
-#include "model/evaluate.hpp"
+#include "model/spec/field_id.hpp"
+#include "model/spec/scenario.hpp"
+#include "model/job/evaluate.hpp"
 #include "model_fixtures.hpp"
 #include "padding_probe.hpp"
 #include "same_estimate.hpp"

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "catalog_fixture.hpp"
-#include "model/scenario.hpp"
+#include "model/spec/scenario.hpp"
 #include "src/scenario/scenario_keys.hpp"
 #include "src/scenario/scenario_parse.hpp"
 #include "src/scenario/scenario_schema.hpp"

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "model/units.hpp"
+#include "model/spec/units.hpp"
 #include "catalog_fixture.hpp"
 #include "src/scenario/catalog.hpp"
 #include "src/scenario/scenario_parse.hpp"

@@ -14,7 +14,7 @@
 #include <tbb/task_arena.h>
 
 #include "catalog_fixture.hpp"
-#include "model/evaluate.hpp"
+#include "model/job/evaluate.hpp"
 #include "results/files/hdf5_reader.hpp"
 #include "results/files/hdf5_writer.hpp"
 #include "results/files/row_layout.hpp"

@@ -6,7 +6,7 @@
 #include <sstream>
 #include <string>
 
-#include "model/estimate_warnings.hpp"
+#include "model/spec/estimate_warnings.hpp"
 #include "src/text/front_table.hpp"
 #include "src/text/progress_bar.hpp"
 #include "src/text/progress_log.hpp"

@@ -14,8 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "model/enum_names.hpp"
-#include "model/evaluate.hpp"
+#include "model/spec/enum_names.hpp"
+#include "model/job/evaluate.hpp"
 #include "search/space.hpp"
 #include "src/planning/search_section.hpp"
 #include "src/planning/search_space.hpp"

@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
-#include "model/evaluate.hpp"
-#include "model/flops.hpp"
+#include "model/job/evaluate.hpp"
+#include "model/kernels/flops.hpp"
 #include "model_fixtures.hpp"
 
 using namespace shardmeter;

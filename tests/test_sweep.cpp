@@ -8,7 +8,7 @@
 #include <H5Cpp.h>
 #include <nlohmann/json.hpp>
 
-#include "model/evaluate.hpp"
+#include "model/job/evaluate.hpp"
 #include "catalog_fixture.hpp"
 #include "results/files/csv.hpp"
 #include "results/files/hdf5_reader.hpp"

@@ -1,11 +1,11 @@
-// FSDP hardware thresholds (model/thresholds.hpp): properties a reader can check without the model's constants.
+// FSDP hardware thresholds (model/job/thresholds.hpp): properties a reader can check without the model's constants.
 #include <catch2/catch.hpp>
 
 #include <numeric>
 
-#include "model/consistency.hpp"
-#include "model/evaluate.hpp"
-#include "model/thresholds.hpp"
+#include "model/parallel/consistency.hpp"
+#include "model/job/evaluate.hpp"
+#include "model/job/thresholds.hpp"
 #include "model_fixtures.hpp"
 #include "run_shardmeter.hpp"
 

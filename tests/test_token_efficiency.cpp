@@ -2,12 +2,12 @@
 // plans (§9.8), with values worked out by hand in the comments.
 #include <catch2/catch.hpp>
 
-#include "model/batch_efficiency.hpp"
-#include "model/diloco.hpp"
-#include "model/estimate_warnings.hpp"
-#include "model/evaluate.hpp"
-#include "model/parameters.hpp"
-#include "model/token_efficiency.hpp"
+#include "model/job/batch_efficiency.hpp"
+#include "model/job/diloco.hpp"
+#include "model/spec/estimate_warnings.hpp"
+#include "model/job/evaluate.hpp"
+#include "model/kernels/parameters.hpp"
+#include "model/job/token_efficiency.hpp"
 #include "model_fixtures.hpp"
 
 using namespace shardmeter;

@@ -3,8 +3,8 @@
 // out by hand in the comments.
 #include <catch2/catch.hpp>
 
-#include "model/layer_cost.hpp"
-#include "model/layout.hpp"
+#include "model/step/layer_cost.hpp"
+#include "model/parallel/layout.hpp"
 #include "model_fixtures.hpp"
 
 using namespace shardmeter::model;

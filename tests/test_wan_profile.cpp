@@ -6,10 +6,10 @@
 #include <string>
 
 #include "catalog_fixture.hpp"
-#include "model/estimate_warnings.hpp"
-#include "model/evaluate.hpp"
-#include "model/network_profile.hpp"
-#include "model/wan.hpp"
+#include "model/spec/estimate_warnings.hpp"
+#include "model/job/evaluate.hpp"
+#include "model/comm/network_profile.hpp"
+#include "model/comm/wan.hpp"
 #include "run_shardmeter.hpp"
 #include "src/scenario/scenario_error.hpp"
 #include "src/scenario/scenario_parse.hpp"

@@ -3,7 +3,7 @@
 #include <array>
 #include <cmath>
 
-#include "model/wan_thresholds.hpp"
+#include "model/job/wan_thresholds.hpp"
 
 namespace model = shardmeter::model;
 using model::WanMethod;

@@ -3,8 +3,8 @@
 // recompute-module bit set of a list of modules.
 #include <initializer_list>
 
-#include "model/model_spec.hpp"
-#include "model/plan_spec.hpp"
+#include "model/spec/model_spec.hpp"
+#include "model/spec/plan_spec.hpp"
 
 namespace shardmeter::test {
 

@@ -7,8 +7,8 @@
 
 #include <fmt/format.h>
 
-#include "model/enum_names.hpp"
-#include "model/evaluate.hpp"
+#include "model/spec/enum_names.hpp"
+#include "model/job/evaluate.hpp"
 #include "results/front/front_picks.hpp"
 #include "results/front/plan_labels.hpp"
 
@@ -241,7 +241,7 @@ DeployPlan make_deploy_plan(const Row& r, std::size_t row_index, const model::Sc
   });
   p.total_gpus = integer(r, "total_gpus");
   p.model_parallel = p.tp * p.pp * p.cp;
-  // The degrees as the model computed them [model/evaluate.cpp, model/layout.cpp]: one data-parallel mesh over every
+  // The degrees as the model computed them [model/job/evaluate.cpp, model/parallel/layout.cpp]: one data-parallel mesh over every
   // GPU (synchronous) or per island (DiLoCo: each island trains global_batch / islands with its own replicas).
   p.data_parallel = integer(r, "data_parallel");
   p.dp_shard = integer(r, "dp_shard");
@@ -268,7 +268,7 @@ DeployPlan make_deploy_plan(const Row& r, std::size_t row_index, const model::Sc
       d.gpus_per_node = v.gpus_per_node;
       d.spot = v.spot;
       d.price_usd_per_gpu_hour = v.price_usd_per_gpu_hour;
-      d.batch_share = share;  // islandN_batch_share is already one island's share (model/estimate.hpp)
+      d.batch_share = share;  // islandN_batch_share is already one island's share (model/spec/estimate.hpp)
       d.data_parallel = p.pp_across_islands ? 0 : replicas;  // a pipeline across islands has no whole replica here
       if (p.sync == "diloco") {
         rank = 0;

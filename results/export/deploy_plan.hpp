@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "model/pipeline_stages.hpp"
-#include "model/scenario.hpp"
+#include "model/parallel/pipeline_stages.hpp"
+#include "model/spec/scenario.hpp"
 #include "results/errors.hpp"
 #include "results/front/row.hpp"
 
@@ -66,7 +66,7 @@ struct DeployModel {
 
   bool moe() const { return experts > 0; }
   bool mla() const { return kv_lora_rank > 0; }
-  // MoE blocks: after dense_layers, every moe_every-th block (model/moe_layers.hpp moe_layer_count).
+  // MoE blocks: after dense_layers, every moe_every-th block (model/kernels/moe_layers.hpp moe_layer_count).
   std::int64_t moe_layers() const;
 };
 
@@ -153,7 +153,7 @@ struct DeployPlan {
   // The recompute_modules a format without Megatron's module list cannot express: any of mlp, layernorm,
   // mla_up_proj, shared_experts, or a list without core_attn; "" when there is none.
   std::string recompute_modules_beyond_megatron_default() const;
-  // Blocks per pipeline rank as the model costs them (model/pipeline_stages.hpp, docs/model.md §5.4).
+  // Blocks per pipeline rank as the model costs them (model/parallel/pipeline_stages.hpp, docs/model.md §5.4).
   model::StageLayers stages() const;
   // Blocks on rank r (0 <= r < pp).
   std::int64_t rank_layers(std::int64_t r) const;

@@ -5,9 +5,9 @@
 
 #include <fmt/format.h>
 
-#include "model/enum_names.hpp"
-#include "model/estimate_warnings.hpp"
-#include "model/moe_accuracy.hpp"
+#include "model/spec/enum_names.hpp"
+#include "model/spec/estimate_warnings.hpp"
+#include "model/moe/moe_accuracy.hpp"
 #include "results/front/calibration_marks.hpp"
 #include "results/front/front_picks.hpp"
 #include "results/front/plan_labels.hpp"

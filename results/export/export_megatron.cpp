@@ -57,7 +57,7 @@ namespace {
 
 constexpr const char* kFormat = "megatron";
 
-// How Megatron-Core is told the model's pipeline split (model/pipeline_stages.hpp, docs/model.md §5.4), in the order
+// How Megatron-Core is told the model's pipeline split (model/parallel/pipeline_stages.hpp, docs/model.md §5.4), in the order
 // of preference: nothing (even), --decoder-first/last-pipeline-num-layers (the plan's explicit counts),
 // --account-for-embedding/loss-in-pipeline-split (the balanced split with weights 0 or 1 that divides evenly, which
 // is Megatron's own rule), else --pipeline-model-parallel-layout, one '|'-separated entry per virtual stage, virtual
@@ -111,7 +111,7 @@ std::string flag_number(double v) {
 bool blackwell(const std::string& gpu) { return gpu == "b200" || gpu == "gb200" || gpu == "b300" || gpu == "gb300"; }
 
 // --moe-layer-freq as Megatron's pattern expression (A:244-252 allows digits, [ ] ( ) + * and commas): block i is
-// MoE when i >= dense_layers and (i - dense_layers) % moe_every == 0, as model/moe_layers.hpp counts them.
+// MoE when i >= dense_layers and (i - dense_layers) % moe_every == 0, as model/kernels/moe_layers.hpp counts them.
 // "" when every block is MoE (the default 1).
 std::string moe_layer_pattern(const DeployModel& m) {
   const std::int64_t dense = std::min(m.dense_layers, m.layers), every = std::max<std::int64_t>(1, m.moe_every);

@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "model/metrics.hpp"
+#include "model/spec/metrics.hpp"
 #include "results/markup.hpp"
 #include "results/export/export_formats.hpp"
 #include "results/front/calibration_marks.hpp"

@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "model/enums.hpp"
+#include "model/spec/enums.hpp"
 #include "results/export/export_formats.hpp"
 
 namespace shardmeter::results {

@@ -7,7 +7,7 @@
 // stages, where first_less / last_less count the embedding and the output head as layers (default 1 each); N must
 // be pp x stages per rank, 1 stage per rank for 1F1B, 2 or more for Interleaved1F1B; stage i then gets
 // E // N (+1 for the first E % N stages) effective layers, E = L + first_less + last_less, the first and last
-// minus their weights, virtual stage i on rank i % pp. This is the model's balanced split (model/pipeline_stages.hpp,
+// minus their weights, virtual stage i on rank i % pp. This is the model's balanced split (model/parallel/pipeline_stages.hpp,
 // docs/model.md §5.4), so the export writes first_less = plan.pp_embedding_layers, last_less = plan.pp_head_layers
 // and the smallest lps with ceil(E / lps) = pp x v; explicit first / last stage counts (Megatron's) are refused.
 // E.g. Llama-3-405B, 126 layers on pp 16 with both weights 1: lps 8, stages of 7, 8 x 14, 7 layers.

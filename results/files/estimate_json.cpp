@@ -7,10 +7,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "model/enum_names.hpp"
-#include "model/estimate_warnings.hpp"
-#include "model/metrics.hpp"
-#include "model/units.hpp"
+#include "model/spec/enum_names.hpp"
+#include "model/spec/estimate_warnings.hpp"
+#include "model/spec/metrics.hpp"
+#include "model/spec/units.hpp"
 #include "results/columns.hpp"
 #include "results/markup.hpp"
 

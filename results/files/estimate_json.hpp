@@ -1,12 +1,12 @@
 #pragma once
 // One estimate as a JSON object (`shardmeter estimate --json`). Field names are a contract that other tools
-// read; metric names come from model/metrics.hpp and plan names from results/columns.hpp, as in every other writer.
+// read; metric names come from model/spec/metrics.hpp and plan names from results/columns.hpp, as in every other writer.
 #include <span>
 #include <string>
 #include <string_view>
 
-#include "model/estimate.hpp"
-#include "model/scenario.hpp"
+#include "model/spec/estimate.hpp"
+#include "model/spec/scenario.hpp"
 
 namespace shardmeter::results {
 

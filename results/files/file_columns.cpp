@@ -2,8 +2,8 @@
 
 #include <array>
 
-#include "model/enum_names.hpp"
-#include "model/units.hpp"
+#include "model/spec/enum_names.hpp"
+#include "model/spec/units.hpp"
 
 namespace shardmeter::results {
 

@@ -1,5 +1,5 @@
 #pragma once
-// Columns that result files carry beyond the plan columns (columns.hpp) and the metrics (model/metrics.hpp): the
+// Columns that result files carry beyond the plan columns (columns.hpp) and the metrics (model/spec/metrics.hpp): the
 // estimate's text fields (bottleneck, reject reason), its time and memory breakdowns, its data-parallel degrees,
 // per-island figures, and a few scenario fields reports and export need. Units in names; they are part of the file
 // contract (results/README.md).
@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "model/estimate.hpp"
+#include "model/spec/estimate.hpp"
 #include "results/columns.hpp"
 
 namespace shardmeter::results {
@@ -20,7 +20,7 @@ struct EstimateColumn {
   CellValue get(const model::Estimate& e, int island_entry) const { return to_value(view(e, island_entry)); }
 };
 
-// Job-wide estimate columns that are not metrics (model/metrics.hpp), then per-island ones for entries 0..island_entries-1.
+// Job-wide estimate columns that are not metrics (model/spec/metrics.hpp), then per-island ones for entries 0..island_entries-1.
 std::vector<EstimateColumn> estimate_detail_columns(int island_entries);
 
 // Scenario fields not in scenario_columns(): training_tokens, islandN_nodes, islandN_spot.

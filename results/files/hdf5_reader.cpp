@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "model/metrics.hpp"
+#include "model/spec/metrics.hpp"
 #include "results/errors.hpp"
 #include "results/markup.hpp"
 #include "results/front/objective.hpp"

@@ -9,7 +9,7 @@
 
 #include "results/markup.hpp"
 #include "results/files/atomic_file.hpp"
-#include "model/metrics.hpp"
+#include "model/spec/metrics.hpp"
 #include "results/errors.hpp"
 #include "results/front/objective.hpp"
 #include "results/files/hdf5_names.hpp"

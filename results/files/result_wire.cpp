@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "model/metrics.hpp"
+#include "model/spec/metrics.hpp"
 
 namespace shardmeter::results::wire {
 

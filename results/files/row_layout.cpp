@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "results/errors.hpp"
-#include "model/metrics.hpp"
+#include "model/spec/metrics.hpp"
 #include "results/files/file_columns.hpp"
 
 namespace shardmeter::results {

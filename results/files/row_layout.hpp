@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "model/metrics.hpp"
+#include "model/spec/metrics.hpp"
 #include "results/columns.hpp"
 #include "results/front/plan_point.hpp"
 #include "results/front/row.hpp"
@@ -39,7 +39,7 @@ struct FileColumn {
   std::string unit;                 // never empty: "GPUs", "fraction", "name", "true/false", ...
   std::size_t text_width = 0;       // text columns: bytes of the fixed-length string (values may be shorter)
   std::function<CellValue(const PlanPoint&)> get;
-  // Metric columns (model/metrics.hpp): the metric's own getter, which get() wraps. Writers of many rows call it
+  // Metric columns (model/spec/metrics.hpp): the metric's own getter, which get() wraps. Writers of many rows call it
   // directly (h5io::pack), without a std::function call and a CellValue per cell.
   model::MetricGetter metric = nullptr;
   Source source = Source::index;

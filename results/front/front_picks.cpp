@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "model/metrics.hpp"
+#include "model/spec/metrics.hpp"
 #include "results/front/pareto.hpp"
 
 namespace shardmeter::results {

@@ -21,7 +21,7 @@
 #include <utility>
 #include <vector>
 
-#include "model/objective.hpp"
+#include "model/spec/objective.hpp"
 #include "results/front/row.hpp"
 
 namespace shardmeter::results {

@@ -1,12 +1,12 @@
 #pragma once
-// How result files spell an objective's direction. The objective itself is model::Objective (model/objective.hpp):
+// How result files spell an objective's direction. The objective itself is model::Objective (model/spec/objective.hpp):
 // files store its metric's name and this spelling, and readers resolve the name in the metric table again.
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "model/objective.hpp"
+#include "model/spec/objective.hpp"
 
 namespace shardmeter::results {
 

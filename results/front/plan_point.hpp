@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "model/estimate.hpp"
-#include "model/scenario.hpp"
+#include "model/spec/estimate.hpp"
+#include "model/spec/scenario.hpp"
 
 namespace shardmeter::results {
 

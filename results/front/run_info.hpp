@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "model/objective.hpp"
+#include "model/spec/objective.hpp"
 
 namespace shardmeter::results {
 

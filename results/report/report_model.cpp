@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "model/estimate_warnings.hpp"
+#include "model/spec/estimate_warnings.hpp"
 #include "results/front/calibration_marks.hpp"
 #include "results/front/objective.hpp"
 #include "results/front/plan_labels.hpp"
@@ -57,7 +57,7 @@ PlanRow plan_row(const Row& r, std::size_t index, const PickAxes& axes, const Ru
   return p;
 }
 
-// One line per warning any row carries: which rows, and the warning's text (model/estimate_warnings.hpp).
+// One line per warning any row carries: which rows, and the warning's text (model/spec/estimate_warnings.hpp).
 void add_row_warnings(ReportModel& m) {
   for (const model::WarningText& w : model::kWarningTexts) {
     std::vector<std::string> rows;

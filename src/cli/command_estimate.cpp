@@ -6,7 +6,7 @@
 #include <iostream>
 #include <ostream>
 
-#include "model/evaluate.hpp"
+#include "model/job/evaluate.hpp"
 #include "results/files/estimate_json.hpp"
 #include "src/cli/command_catalog.hpp"
 #include "src/cli/command_line.hpp"

@@ -5,7 +5,7 @@
 #include <iostream>
 #include <sstream>
 
-#include "model/evaluate.hpp"
+#include "model/job/evaluate.hpp"
 #include "results/files/atomic_file.hpp"
 #include "results/files/estimate_json.hpp"
 #include "src/cli/command_catalog.hpp"

@@ -6,8 +6,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "model/parameters.hpp"
-#include "model/units.hpp"
+#include "model/kernels/parameters.hpp"
+#include "model/spec/units.hpp"
 #include "src/cli/command_line.hpp"
 #include "src/cli/commands.hpp"
 #include "src/scenario/calibration_status.hpp"

@@ -22,7 +22,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "model/enum_names.hpp"
+#include "model/spec/enum_names.hpp"
 #include "results/errors.hpp"
 #include "results/export/framework.hpp"
 #include "results/front/objective.hpp"

@@ -3,7 +3,7 @@
 // largest tokens per GPU that fit, whether any fitting micro-batch is compute-bound, longest sequence that fits.
 #include <ostream>
 
-#include "model/thresholds.hpp"
+#include "model/job/thresholds.hpp"
 #include "src/cli/command_catalog.hpp"
 #include "src/cli/command_line.hpp"
 #include "src/cli/commands.hpp"

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "model/network_profile.hpp"
+#include "model/comm/network_profile.hpp"
 
 namespace shardmeter::network {
 

@@ -4,13 +4,13 @@
 #include <string>
 #include <vector>
 
-#include "model/network_profile.hpp"
+#include "model/comm/network_profile.hpp"
 #include "src/network/nccl_log.hpp"
 
 namespace shardmeter::network {
 
 // The runs as one profile: every run with the same GPUs per node, at most one run per operation and node count,
-// within the profile's capacity (model/network_profile.hpp). A LogError names the run's file otherwise.
+// within the profile's capacity (model/comm/network_profile.hpp). A LogError names the run's file otherwise.
 model::NetworkProfile make_profile(const std::vector<NcclRun>& runs);
 
 // The profile file's text (YAML), runs ordered by operation and node count.

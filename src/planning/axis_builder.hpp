@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "model/scenario.hpp"
+#include "model/spec/scenario.hpp"
 #include "search/space.hpp"
 #include "src/scenario/catalog.hpp"
 #include "src/scenario/scenario_error.hpp"

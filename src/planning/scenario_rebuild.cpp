@@ -1,5 +1,5 @@
 #include "src/planning/scenario_rebuild.hpp"
-#include "model/enum_names.hpp"
+#include "model/spec/enum_names.hpp"
 
 #include <fmt/format.h>
 

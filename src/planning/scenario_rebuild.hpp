@@ -5,7 +5,7 @@
 #include <optional>
 #include <string>
 
-#include "model/scenario.hpp"
+#include "model/spec/scenario.hpp"
 #include "results/front/row.hpp"
 #include "src/scenario/catalog.hpp"
 

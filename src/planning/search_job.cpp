@@ -11,8 +11,8 @@
 #include <tbb/info.h>
 #include <tbb/task_arena.h>
 
-#include "model/enum_names.hpp"
-#include "model/evaluate.hpp"
+#include "model/spec/enum_names.hpp"
+#include "model/job/evaluate.hpp"
 #include "results/export/deploy_plan.hpp"
 #include "results/export/framework.hpp"
 #include "results/files/atomic_file.hpp"

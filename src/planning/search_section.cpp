@@ -5,7 +5,7 @@
 #include <set>
 
 #include "results/export/framework.hpp"
-#include "model/metrics.hpp"
+#include "model/spec/metrics.hpp"
 #include "results/front/objective.hpp"
 #include "src/planning/axis_builder.hpp"
 #include "src/scenario/scenario_keys.hpp"

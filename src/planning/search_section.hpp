@@ -13,12 +13,12 @@
 // load_scenario_with_search (so `estimate` rejects a bad section too), and the search job reads it once.
 // Every error is a ScenarioError at the offending key; unknown keys are errors.
 // Keys are declared in src/scenario/scenario_keys.cpp; metric names, units and natural directions come from the
-// metric table (model/metrics.hpp).
+// metric table (model/spec/metrics.hpp).
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "model/scenario.hpp"
+#include "model/spec/scenario.hpp"
 #include "search/goal.hpp"
 #include "src/planning/axis_builder.hpp"
 #include "src/scenario/catalog.hpp"

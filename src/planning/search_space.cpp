@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "model/enum_names.hpp"
+#include "model/spec/enum_names.hpp"
 #include "src/scenario/yaml_reader.hpp"
 
 namespace shardmeter::cli {

@@ -9,7 +9,7 @@
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
-#include "model/evaluate.hpp"
+#include "model/job/evaluate.hpp"
 #include "results/files/estimate_json.hpp"
 #include "results/files/json.hpp"
 #include "results/files/row_layout.hpp"

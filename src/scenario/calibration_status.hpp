@@ -10,8 +10,8 @@
 #include <string_view>
 #include <vector>
 
-#include "model/enums.hpp"
-#include "model/scenario.hpp"
+#include "model/spec/enums.hpp"
+#include "model/spec/scenario.hpp"
 #include "src/scenario/catalog.hpp"
 
 namespace shardmeter::cli {

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "model/enums.hpp"
-#include "model/hardware_spec.hpp"
+#include "model/spec/enums.hpp"
+#include "model/spec/hardware_spec.hpp"
 
 namespace shardmeter::cli {
 

@@ -1,10 +1,10 @@
 #pragma once
-// Spellings that exist only in scenario files. Model enums are spelled once, in model/enum_names.hpp.
+// Spellings that exist only in scenario files. Model enums are spelled once, in model/spec/enum_names.hpp.
 #include <span>
 #include <string_view>
 #include <vector>
 
-#include "model/enum_names.hpp"
+#include "model/spec/enum_names.hpp"
 
 namespace shardmeter::cli {
 

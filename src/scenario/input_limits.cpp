@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "model/utf8.hpp"
+#include "model/spec/utf8.hpp"
 #include "src/scenario/scenario_error.hpp"
 
 namespace shardmeter::cli {

@@ -4,7 +4,7 @@
 // networks"), valid for every copy of every scenario loaded.
 #include <string>
 
-#include "model/network_profile.hpp"
+#include "model/comm/network_profile.hpp"
 #include "src/scenario/yaml_reader.hpp"
 
 namespace shardmeter::cli {

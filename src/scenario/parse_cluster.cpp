@@ -1,7 +1,7 @@
 // cluster: the island entries, the default WAN between islands, and per-pair link overrides.
 #include "src/scenario/parse_cluster.hpp"
 
-#include "model/network_profile.hpp"
+#include "model/comm/network_profile.hpp"
 #include "src/scenario/key_reader.hpp"
 #include "src/scenario/network_profiles.hpp"
 #include "src/scenario/parse_island.hpp"

@@ -3,8 +3,8 @@
 
 #include <filesystem>
 
-#include "model/network_profile.hpp"
-#include "model/units.hpp"
+#include "model/comm/network_profile.hpp"
+#include "model/spec/units.hpp"
 #include "src/network/nccl_log.hpp"
 #include "src/scenario/network_profiles.hpp"
 #include "src/scenario/gpu_fields.hpp"

@@ -1,6 +1,6 @@
 #pragma once
 // cluster.islands[N]: one island entry — its GPU (catalog name or inline map), size, overrides and price.
-#include "model/cluster_spec.hpp"
+#include "model/spec/cluster_spec.hpp"
 #include "src/scenario/catalog.hpp"
 #include "src/scenario/key_table.hpp"
 #include "src/scenario/yaml_reader.hpp"

@@ -1,6 +1,6 @@
 #pragma once
 // model: the transformer's dimensions, with its preset (scenarios/models/<name>.yaml) merged under it.
-#include "model/model_spec.hpp"
+#include "model/spec/model_spec.hpp"
 #include "src/scenario/catalog.hpp"
 #include "src/scenario/key_table.hpp"
 #include "src/scenario/yaml_reader.hpp"

@@ -1,6 +1,6 @@
 #pragma once
 // plan: parallel degrees, sharding, recompute, overlap switches, multi-island behaviour and DiLoCo.
-#include "model/plan_spec.hpp"
+#include "model/spec/plan_spec.hpp"
 #include "src/scenario/key_table.hpp"
 #include "src/scenario/yaml_reader.hpp"
 

@@ -1,6 +1,6 @@
 #pragma once
 // training:, runtime: and goodput: — small sections of plain values.
-#include "model/scenario.hpp"
+#include "model/spec/scenario.hpp"
 #include "src/scenario/key_table.hpp"
 #include "src/scenario/yaml_reader.hpp"
 

@@ -7,9 +7,9 @@
 
 #include <fmt/format.h>
 
-#include "model/consistency.hpp"
-#include "model/enum_names.hpp"
-#include "model/pipeline_stages.hpp"
+#include "model/parallel/consistency.hpp"
+#include "model/spec/enum_names.hpp"
+#include "model/parallel/pipeline_stages.hpp"
 #include "src/scenario/enum_names.hpp"
 #include "src/scenario/yaml_reader.hpp"
 
@@ -80,7 +80,7 @@ std::string other_text(const ScenarioDocument& doc, const m::Violation& v) {
   return path + " = " + describe_value(v.other, v.other_value) + provenance(doc, path).note;
 }
 
-// The uneven-pipeline rules (model/consistency.cpp, docs/model.md §5.4), in the words of the framework they follow.
+// The uneven-pipeline rules (model/parallel/consistency.cpp, docs/model.md §5.4), in the words of the framework they follow.
 std::string pipeline_split_text(const m::Scenario& s, const m::Violation& v, const std::string& other) {
   const m::PlanSpec& plan = s.plan;
   const std::int64_t layers = s.model.layers;
@@ -224,7 +224,7 @@ void check_magnitudes(const m::Scenario& s, const ScenarioDocument& doc) {
                             ", more than the cluster's " + number(static_cast<double>(s.cluster.total_gpus())) + " GPUs");
   }
   // The embedding and the output head count as layers of the pipeline split where the plan says so (torchtitan's
-  // layers, Megatron's account-for flags; docs/model.md §5.4), as model/consistency.cpp counts them.
+  // layers, Megatron's account-for flags; docs/model.md §5.4), as model/parallel/consistency.cpp counts them.
   const std::int64_t chunks = static_cast<std::int64_t>(p.pp) * p.interleave;
   const std::int64_t effective = m::effective_pipeline_layers(s.model, p);
   if (chunks > effective) {

@@ -1,7 +1,7 @@
 #pragma once
 // Cross-field consistency of a parsed scenario (model::check_consistency), reported at the blamed key's position
 // in its document with a sentence per rule.
-#include "model/scenario.hpp"
+#include "model/spec/scenario.hpp"
 #include "src/scenario/scenario_document.hpp"
 
 namespace shardmeter::cli {

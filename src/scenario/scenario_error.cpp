@@ -1,6 +1,6 @@
 #include "src/scenario/scenario_error.hpp"
 
-#include "model/utf8.hpp"
+#include "model/spec/utf8.hpp"
 
 namespace shardmeter::cli {
 

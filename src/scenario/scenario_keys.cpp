@@ -5,8 +5,8 @@
 // scenarios directly; a test checks that every `value` default below equals them.
 #include "src/scenario/scenario_keys.hpp"
 
-#include "model/scenario.hpp"
-#include "model/units.hpp"
+#include "model/spec/scenario.hpp"
+#include "model/spec/units.hpp"
 #include "src/scenario/catalog_entries.hpp"
 #include "src/scenario/key_access.hpp"
 
@@ -19,7 +19,7 @@ namespace {
 using D = KeyDefault;
 using R = Range;
 
-// ---- unit conversions of the keys below (model/units.hpp for the rest) ------------------------------------------
+// ---- unit conversions of the keys below (model/spec/units.hpp for the rest) ------------------------------------------
 constexpr double gib_to_bytes(double gib) { return gib * m::kGiB; }  // HBM capacities are binary: "80 GB" = 80 GiB
 constexpr double gb_to_bytes(double gb) { return gb * m::kGB; }
 constexpr double usd_per_gb_to_usd_per_byte(double usd_per_gb) { return usd_per_gb / m::kGB; }
@@ -256,7 +256,7 @@ std::vector<SectionKeys> shipped_sections() {
     {"overlap_steps", "", "steps", D::value("0"), R::between(0, 1e9), "tau: inner steps the outer sync may hide behind", member<&m::DilocoSpec::overlap_steps>},
     {"fast_islands", "", "", D::value("wait"), {}, "What faster islands do while slower ones finish", member<&m::DilocoSpec::fast_islands>},
     {"offload_outer_state", "", "", D::value("false"), {}, "Keep outer parameters and momentum in host memory", member<&m::DilocoSpec::offload_outer_state>},
-    // -1 selects the published default (model/diloco.hpp); a file may give 0 to 2.
+    // -1 selects the published default (model/job/diloco.hpp); a file may give 0 to 2.
     {"token_efficiency", "", "", D::value("-1", "published fit"), R::between(0.01, 2), "Loss-equivalent tokens per trained token; overrides the fitted convergence model (docs/model.md §9.4)", member<&m::DilocoSpec::token_efficiency>},
     {"efficiency_loss_per_h_doubling", "", "", D::value("0"), R::between(0, 0.9), "Extra token efficiency lost per doubling of H beyond 30, on top of the fitted model", member<&m::DilocoSpec::efficiency_loss_per_h_doubling>},
   }},

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "model/scenario.hpp"
+#include "model/spec/scenario.hpp"
 #include "src/scenario/catalog.hpp"
 #include "src/scenario/scenario_document.hpp"
 #include "src/scenario/scenario_keys.hpp"

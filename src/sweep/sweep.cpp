@@ -10,7 +10,7 @@
 
 #include <fmt/format.h>
 
-#include "model/evaluate.hpp"
+#include "model/job/evaluate.hpp"
 #include "search/search.hpp"
 #include "search/space.hpp"
 #include "src/planning/search_section.hpp"

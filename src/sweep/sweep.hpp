@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "model/estimate.hpp"
-#include "model/scenario.hpp"
+#include "model/spec/estimate.hpp"
+#include "model/spec/scenario.hpp"
 #include "search/space.hpp"
 #include "src/planning/axis_builder.hpp"
 #include "src/scenario/catalog.hpp"

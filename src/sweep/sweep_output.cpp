@@ -1,12 +1,12 @@
 #include "src/sweep/sweep_output.hpp"
-#include "model/enum_names.hpp"
+#include "model/spec/enum_names.hpp"
 #include "src/scenario/scenario_error.hpp"
 
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
 
-#include "model/consistency.hpp"
+#include "model/parallel/consistency.hpp"
 #include "results/files/atomic_file.hpp"
 #include "results/files/csv.hpp"
 #include "results/errors.hpp"

@@ -1,5 +1,5 @@
 #include "src/sweep/sweep_report.hpp"
-#include "model/enum_names.hpp"
+#include "model/spec/enum_names.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -7,8 +7,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "model/units.hpp"
-#include "model/metrics.hpp"
+#include "model/spec/units.hpp"
+#include "model/spec/metrics.hpp"
 #include "results/markup.hpp"
 #include "src/text/text_format.hpp"
 #include "src/text/text_table.hpp"

@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "model/evaluate.hpp"
+#include "model/job/evaluate.hpp"
 #include "results/files/csv.hpp"
 #include "results/files/row_layout.hpp"
 #include "src/sweep/sweep.hpp"

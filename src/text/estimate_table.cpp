@@ -6,12 +6,12 @@
 
 #include <fmt/format.h>
 
-#include "model/consistency.hpp"
-#include "model/estimate_warnings.hpp"
-#include "model/evaluate.hpp"
-#include "model/goodput.hpp"
-#include "model/parameters.hpp"
-#include "model/units.hpp"
+#include "model/parallel/consistency.hpp"
+#include "model/spec/estimate_warnings.hpp"
+#include "model/job/evaluate.hpp"
+#include "model/job/goodput.hpp"
+#include "model/kernels/parameters.hpp"
+#include "model/spec/units.hpp"
 #include "results/columns.hpp"
 #include "results/markup.hpp"
 #include "src/scenario/calibration_status.hpp"

@@ -3,7 +3,7 @@
 // throughput, utilisation, memory against capacity, the bottleneck, cost, wall-clock and per-island rows.
 #include <string>
 
-#include "model/estimate.hpp"
+#include "model/spec/estimate.hpp"
 #include "src/scenario/scenario_parse.hpp"
 
 namespace shardmeter::cli {

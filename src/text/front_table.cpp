@@ -1,16 +1,16 @@
 #include "src/text/front_table.hpp"
-#include "model/enum_names.hpp"
+#include "model/spec/enum_names.hpp"
 
 #include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
 
-#include "model/estimate_warnings.hpp"
-#include "model/metrics.hpp"
-#include "model/moe_accuracy.hpp"
-#include "model/moe_layers.hpp"
-#include "model/units.hpp"
+#include "model/spec/estimate_warnings.hpp"
+#include "model/spec/metrics.hpp"
+#include "model/moe/moe_accuracy.hpp"
+#include "model/kernels/moe_layers.hpp"
+#include "model/spec/units.hpp"
 #include "results/front/calibration_marks.hpp"
 #include "results/front/front_picks.hpp"
 #include "src/scenario/calibration_status.hpp"

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "results/front/plan_point.hpp"
-#include "model/objective.hpp"
+#include "model/spec/objective.hpp"
 
 namespace shardmeter::cli {
 

@@ -1,5 +1,5 @@
 #include "src/text/thresholds_report.hpp"
-#include "model/enum_names.hpp"
+#include "model/spec/enum_names.hpp"
 #include "src/scenario/scenario_error.hpp"
 
 #include <array>
@@ -9,9 +9,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "model/evaluate.hpp"
-#include "model/units.hpp"
-#include "model/wan.hpp"
+#include "model/job/evaluate.hpp"
+#include "model/spec/units.hpp"
+#include "model/comm/wan.hpp"
 #include "results/columns.hpp"
 #include "results/markup.hpp"
 #include "src/text/text_format.hpp"

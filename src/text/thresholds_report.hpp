@@ -1,11 +1,11 @@
 #pragma once
-// `shardmeter thresholds`: the FSDP hardware thresholds of one scenario (model/thresholds.hpp) as a report or
+// `shardmeter thresholds`: the FSDP hardware thresholds of one scenario (model/job/thresholds.hpp) as a report or
 // one JSON object.
 #include <string>
 
-#include "model/estimate.hpp"
-#include "model/thresholds.hpp"
-#include "model/wan_thresholds.hpp"
+#include "model/spec/estimate.hpp"
+#include "model/job/thresholds.hpp"
+#include "model/job/wan_thresholds.hpp"
 #include "src/scenario/scenario_parse.hpp"
 
 namespace shardmeter::cli {

@@ -5,8 +5,8 @@
 #include <cmath>
 #include <map>
 
-#include "model/enum_names.hpp"
-#include "model/evaluate.hpp"
+#include "model/spec/enum_names.hpp"
+#include "model/job/evaluate.hpp"
 
 namespace shardmeter::cli {
 

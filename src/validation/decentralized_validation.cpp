@@ -6,9 +6,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "model/evaluate.hpp"
-#include "model/units.hpp"
-#include "model/wan_thresholds.hpp"
+#include "model/job/evaluate.hpp"
+#include "model/spec/units.hpp"
+#include "model/job/wan_thresholds.hpp"
 #include "results/files/csv.hpp"
 #include "src/scenario/scenario_error.hpp"
 #include "src/scenario/scenario_parse.hpp"

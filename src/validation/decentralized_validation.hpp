@@ -1,7 +1,7 @@
 #pragma once
 // The decentralized anchors (scenarios/validation/decentralized_runs.csv), scored apart from the step-time MAPE:
 // the published bandwidth-for-utilisation tables of the DiLoCo papers against the WAN timeline
-// (model/wan_thresholds.hpp), and published compute utilisation / MFU of a real run against its shipped scenario.
+// (model/job/wan_thresholds.hpp), and published compute utilisation / MFU of a real run against its shipped scenario.
 // Groups are named after their source (diloco-..., decentralized-...).
 #include <string>
 #include <vector>

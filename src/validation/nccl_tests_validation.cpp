@@ -6,9 +6,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "model/layout.hpp"
-#include "model/nccl_algorithm.hpp"
-#include "model/network_profile.hpp"
+#include "model/parallel/layout.hpp"
+#include "model/comm/nccl_algorithm.hpp"
+#include "model/comm/network_profile.hpp"
 #include "results/files/csv.hpp"
 #include "src/scenario/scenario_error.hpp"
 #include "src/scenario/scenario_parse.hpp"

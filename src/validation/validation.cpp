@@ -7,9 +7,9 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
-#include "model/evaluate.hpp"
-#include "model/flops.hpp"
-#include "model/parameters.hpp"
+#include "model/job/evaluate.hpp"
+#include "model/kernels/flops.hpp"
+#include "model/kernels/parameters.hpp"
 #include "results/files/csv.hpp"
 #include "results/errors.hpp"
 #include "src/scenario/scenario_error.hpp"

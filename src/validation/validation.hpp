@@ -4,9 +4,9 @@
 #include <string>
 #include <vector>
 
-#include "model/estimate.hpp"
-#include "model/reject_reason.hpp"
-#include "model/scenario.hpp"
+#include "model/spec/estimate.hpp"
+#include "model/spec/reject_reason.hpp"
+#include "model/spec/scenario.hpp"
 #include "src/scenario/catalog.hpp"
 
 namespace shardmeter::cli {

@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "model/enum_names.hpp"
-#include "model/consistency.hpp"
-#include "model/evaluate.hpp"
-#include "model/network_profile.hpp"
+#include "model/spec/enum_names.hpp"
+#include "model/parallel/consistency.hpp"
+#include "model/job/evaluate.hpp"
+#include "model/comm/network_profile.hpp"
 #include "tests/search_test_support.hpp"
 
 using namespace shardmeter;

@@ -11,7 +11,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "fuzz_support.hpp"
-#include "model/evaluate.hpp"
+#include "model/job/evaluate.hpp"
 #include "results/files/estimate_json.hpp"
 #include "src/planning/search_section.hpp"
 #include "src/scenario/scenario_check.hpp"

@@ -12,10 +12,18 @@ import os
 import re
 import sys
 
+# model/ has sub-layers, lowest first; each may include its own folder and the ones before it (docs/architecture.md,
+# "model/ inside"): spec (value types) -> kernels (counts, FLOPs, kernel times) -> comm (collectives, links) ->
+# parallel (layouts, stages, recompute, fp8 placement) -> memory -> moe -> step (one island's step) -> job (the run,
+# goodput, DiLoCo, evaluate).
+MODEL_SUBLAYERS = ['model/spec', 'model/kernels', 'model/comm', 'model/parallel', 'model/memory', 'model/moe',
+                   'model/step', 'model/job']
 # folder -> folders it may include (besides itself). Dependencies point one way: src -> {search, results} -> model.
-MODEL = ['model']
+MODEL = list(MODEL_SUBLAYERS)
 LAYERS = {
+    # A source file directly in model/ has no sub-layer: check() reports it.
     'model': [],
+    **{layer: MODEL_SUBLAYERS[:i] for i, layer in enumerate(MODEL_SUBLAYERS)},
     'search': MODEL,
     'results': MODEL,
     'results/front': MODEL + ['results'],
@@ -77,6 +85,9 @@ def check(root):
                     continue
                 path = os.path.relpath(os.path.join(dirpath, name), root)
                 layer = layer_of(path)
+                if layer == 'model':
+                    violations.append(f'{path}: a model/ source file must sit in one of the sub-layers {MODEL_SUBLAYERS}')
+                    continue
                 if layer is None:
                     violations.append(f'{path}: folder has no layer in tests/layers/check_layers.py')
                     continue
@@ -104,10 +115,16 @@ def self_test():
     includes within a layer and a system include are not."""
     import tempfile
     with tempfile.TemporaryDirectory() as root:
-        planted = {'model/a.hpp': '#include "src/cli/cli.hpp"\n', 'search/b.cpp': '#include "results/columns.hpp"\n',
-                   'src/cli/ok.cpp': '#include "model/a.hpp"\n#include <vector>\n#include "cli.hpp"\n',
-                   'src/cli/cli.hpp': '#include "../../model/a.hpp"\n',
-                   'model/rel.cpp': '#include "../src/cli/cli.hpp"\n#include "a.hpp"\n#include "./a.hpp"\n',
+        planted = {'model/spec/a.hpp': '#include "src/cli/cli.hpp"\n',
+                   'search/b.cpp': '#include "results/columns.hpp"\n',
+                   'src/cli/ok.cpp': '#include "model/spec/a.hpp"\n#include <vector>\n#include "cli.hpp"\n',
+                   'src/cli/cli.hpp': '#include "../../model/spec/a.hpp"\n',
+                   'model/kernels/rel.cpp': '#include "../../src/cli/cli.hpp"\n#include "../spec/a.hpp"\n'
+                                            '#include "./rel.hpp"\n#include "model/spec/a.hpp"\n',
+                   'model/kernels/rel.hpp': '',
+                   'model/spec/up.hpp': '#include "model/step/s.hpp"\n#include "../kernels/rel.hpp"\n',
+                   'model/step/s.hpp': '#include "model/kernels/rel.hpp"\n#include "model/spec/a.hpp"\n',
+                   'model/flat.cpp': '',
                    'search/deep/c.cpp': '#include "../../results/columns.hpp"\n#include "../../../outside.hpp"\n',
                    'results/columns.hpp': ''}
         for path, text in planted.items():
@@ -116,12 +133,15 @@ def self_test():
                 f.write(text)
         files, violations = check(root)
         expected = sorted([
-            'model/a.hpp:1 includes src/cli/cli.hpp: model may not see src/cli',
+            'model/spec/a.hpp:1 includes src/cli/cli.hpp: model/spec may not see src/cli',
             'search/b.cpp:1 includes results/columns.hpp: search may not see results',
-            'model/rel.cpp:1 includes ../src/cli/cli.hpp (= src/cli/cli.hpp): model may not see src/cli',
+            'model/kernels/rel.cpp:1 includes ../../src/cli/cli.hpp (= src/cli/cli.hpp): model/kernels may not see src/cli',
+            'model/spec/up.hpp:1 includes model/step/s.hpp: model/spec may not see model/step',
+            'model/spec/up.hpp:2 includes ../kernels/rel.hpp (= model/kernels/rel.hpp): model/spec may not see model/kernels',
+            "model/flat.cpp: a model/ source file must sit in one of the sub-layers " + str(MODEL_SUBLAYERS),
             'search/deep/c.cpp:1 includes ../../results/columns.hpp (= results/columns.hpp): search may not see results',
             'search/deep/c.cpp:2 includes ../../../outside.hpp: climbs out of the source tree'])
-        if files != 7 or sorted(violations) != expected:
+        if files != 10 or sorted(violations) != expected:
             print('self-test failed:', files, violations)
             return 1
     print('self-test passed: planted violations are reported')

@@ -2,7 +2,7 @@
 // The hand-built specs of every test (tests/support/README.md): no files, no catalog, numbers written out so a
 // reader can check them. This is the only place a test GPU, model or island is defined; the ctest
 // tests.fixtures_defined_once fails when one of these names is defined anywhere else under tests/.
-#include "model/scenario.hpp"
+#include "model/spec/scenario.hpp"
 
 namespace shardmeter::test {
 

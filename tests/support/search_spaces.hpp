@@ -9,9 +9,9 @@
 
 #include <fmt/format.h>
 
-#include "model/consistency.hpp"
-#include "model/evaluate.hpp"
-#include "model/scenario.hpp"
+#include "model/parallel/consistency.hpp"
+#include "model/job/evaluate.hpp"
+#include "model/spec/scenario.hpp"
 #include "search/candidate_check.hpp"
 #include "search/goal.hpp"
 #include "search/pareto_archive.hpp"
