@@ -144,9 +144,10 @@ TEST_CASE("a child that spins or grows without sending a frame is stopped at the
   start = std::chrono::steady_clock::now();
   CHECK(failure_of(
             [](FrameSink&) {
+              static std::vector<char*> held;   // kept reachable: clang drops a malloc+memset whose block is unused
               for (int i = 0; i < 64; ++i) {
-                char* block = static_cast<char*>(std::malloc(std::size_t{16} << 20));
-                if (block != nullptr) std::memset(block, 1, std::size_t{16} << 20);
+                held.push_back(static_cast<char*>(std::malloc(std::size_t{16} << 20)));
+                if (held.back() != nullptr) std::memset(held.back(), 1, std::size_t{16} << 20);
                 ::usleep(10000);   // the parent looks every 50 ms: stay well within reach of the limit
               }
               ::sleep(30);
