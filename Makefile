@@ -62,9 +62,9 @@ test-sanitize: deps
 
 # libFuzzer (clang) on each harness of tests/fuzz/ for FUZZ_SECONDS seconds, from its seed corpus and the past
 # crashers, with the scenario dictionary. New crashers land in $(FUZZ_BUILD)/artifacts/: copy each to
-# tests/fuzz/crashers/<harness>/ once fixed, so ctest replays it. -timeout is 60 s: a corrupt HDF5 file that stalls
-# libhdf5 is stopped by the reader guard after 20 s without progress (results/files/isolated_process.cpp), which
-# fuzz_report_export meets once per input; a real hang still ends the run.
+# tests/fuzz/crashers/<harness>/ once fixed, so ctest replays it. -timeout is 60 s: the reader guard stops a child
+# that loops in libhdf5 after 2 s of processor time, or that is blocked after 20 s without progress
+# (results/files/isolated_process.hpp), which fuzz_report_export meets once per input; a real hang still ends the run.
 FUZZ_BUILD   ?= build-fuzz
 FUZZ_SECONDS ?= 60
 FUZZ_HARNESSES = fuzz_scenario fuzz_set_axis fuzz_front_reader fuzz_catalog fuzz_report_export fuzz_nightly_index

@@ -3,11 +3,13 @@
 #include <catch2/catch.hpp>
 
 #include <signal.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -34,6 +36,16 @@ const std::filesystem::path kCrashers = std::filesystem::path(SHARDMETER_SOURCE_
 const std::filesystem::path kHeapCrasher = kCrashers / "vlen_attribute_heap_object_2e40_bytes.h5";
 // The same function reading through a heap reference the fuzzer damaged (a 25 s in-process run): SIGSEGV in H5HG_read.
 const std::filesystem::path kWildHeapCrasher = kCrashers / "h5hg_read_wild_heap_address.h5";
+
+// Two fronts a 10-minute fuzz_report_export run found (issue 33), each 19,146 bytes, mutations of the seed front:
+// one variable-length string of /front's `units` attribute claims 0xF6000006 bytes (about 4.1 GB) for a heap
+// object of a few, and libhdf5 allocates, clears and copies that much per string (17.7 s and 4.5 GB before, then
+// success); the other zeroes objects of the global heap collection, and H5HG__cache_heap_deserialize loops forever
+// on an object of size 0 (stopped only by the 20 s idle limit before).
+const std::filesystem::path kSlowCrashers =
+    std::filesystem::path(SHARDMETER_SOURCE_DIR) / "tests/fuzz/crashers/fuzz_report_export";
+const std::filesystem::path kHugeVlenFront = kSlowCrashers / "vlen_string_length_4gb.h5";
+const std::filesystem::path kHeapLoopFront = kSlowCrashers / "global_heap_zero_size_object_loop.h5";
 
 std::vector<std::string> frames_of(const std::function<void(FrameSink&)>& child, const results::IsolationLimits& limits = {}) {
   std::vector<std::string> frames;
@@ -102,6 +114,63 @@ TEST_CASE("a crash, an abort, an exception or a hang in the child is a ChildFail
       },
       quick);
   CHECK(received == 3);
+}
+
+TEST_CASE("a child that spins or grows without sending a frame is stopped at the processor-time or memory limit",
+          "[results][isolation]") {
+  results::IsolationLimits limits;
+  limits.idle_timeout = std::chrono::seconds(60);
+  limits.cpu_idle_timeout = std::chrono::milliseconds(300);
+  limits.max_memory_growth_bytes = std::size_t{64} << 20;
+
+  // A loop (as libhdf5's on a corrupt global heap): stopped after 0.3 s of processor time, long before the idle limit.
+  auto start = std::chrono::steady_clock::now();
+  CHECK(failure_of(
+            [](FrameSink&) {
+              volatile std::uint64_t x = 0;
+              for (;;) x = x + 1;
+            },
+            limits) == "the reader process used 0.3 s of processor time without progress and was stopped");
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(30));
+
+  // Waiting uses no processor time: a child blocked (a slow disk) is left to the wall-clock idle limit.
+  results::IsolationLimits waiting = limits;
+  waiting.idle_timeout = std::chrono::milliseconds(1500);
+  CHECK(failure_of([](FrameSink&) { ::sleep(30); }, waiting) ==
+        "the reader process made no progress for 1.5 s and was stopped");
+
+  // Memory written page by page (as libhdf5 clearing a buffer a string's length claims): stopped past 64 MiB of
+  // growth, long before it reaches the 1 GiB it asks for.
+  start = std::chrono::steady_clock::now();
+  CHECK(failure_of(
+            [](FrameSink&) {
+              static std::vector<char*> held;   // kept reachable: clang drops a malloc+memset whose block is unused
+              for (int i = 0; i < 64; ++i) {
+                held.push_back(static_cast<char*>(std::malloc(std::size_t{16} << 20)));
+                if (held.back() != nullptr) std::memset(held.back(), 1, std::size_t{16} << 20);
+                ::usleep(10000);   // the parent looks every 50 ms: stay well within reach of the limit
+              }
+              ::sleep(30);
+            },
+            limits) == "the reader process needed more than 64 MiB of memory and was stopped");
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(30));
+
+  // Work within the limits that sends frames is not stopped: 1.5 s of processor time in slices of 0.1 s, each ended
+  // by a frame, and 32 MiB held.
+  CHECK(frames_of(
+            [](FrameSink& s) {
+              std::vector<char> held(std::size_t{32} << 20, 1);
+              for (int i = 0; i < 15; ++i) {
+                timespec t0{}, t{};
+                ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
+                do {
+                  ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+                } while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < 100000000L);
+                s.send(std::string(1, held[static_cast<std::size_t>(i)]));
+              }
+            },
+            limits)
+            .size() == 15);
 }
 
 TEST_CASE("an exception of the parent's frame handler ends the child and propagates", "[results][isolation]") {
@@ -216,6 +285,56 @@ TEST_CASE("report and export of a file that crashes libhdf5: status 2, a located
       CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);   // one line: no library or sanitizer noise
       CHECK(r.out.empty());
       CHECK(dir.files() == std::vector<std::string>{"bad.h5", "wild.h5"});
+    }
+  }
+}
+
+namespace {
+
+// Processor time (user + system) and the peak resident memory of the largest child, of the processes this one has
+// waited for: run_shardmeter's shell, shardmeter and its reader child.
+struct ChildrenUsage {
+  double cpu_s;
+  long max_rss_kb;
+};
+ChildrenUsage children_usage() {
+  rusage u{};
+  ::getrusage(RUSAGE_CHILDREN, &u);
+  const auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + 1e-6 * static_cast<double>(t.tv_usec); };
+  return {seconds(u.ru_utime) + seconds(u.ru_stime), u.ru_maxrss};
+}
+
+}  // namespace
+
+TEST_CASE("report and export of a front that makes libhdf5 allocate gigabytes or loop: status 2 within seconds",
+          "[results][isolation][cli]") {
+  test::ScratchDir dir;
+  std::filesystem::copy_file(kHugeVlenFront, dir / "huge.h5");
+  std::filesystem::copy_file(kHeapLoopFront, dir / "loop.h5");
+  const std::string d = dir.path().string();
+  for (const auto& [name, reason] :
+       {std::pair<std::string, std::string>{"huge.h5", "needed more than 1024 MiB of memory and was stopped)"},
+        std::pair<std::string, std::string>{"loop.h5", "used 2 s of processor time without progress and was stopped)"}}) {
+    for (const std::string& args :
+         {"report " + name + " -o r.html --markdown r.md", "export " + name + " --format megatron"}) {
+      INFO(args);
+      const ChildrenUsage before = children_usage();
+      const auto wall_start = std::chrono::steady_clock::now();
+      const auto r = testing::run_shardmeter(args, d);
+      const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+      const ChildrenUsage after = children_usage();
+      INFO("wall " << wall_s << " s, processor " << after.cpu_s - before.cpu_s << " s, peak child RSS "
+                   << after.max_rss_kb / 1024 << " MiB");
+      CHECK(r.status == 2);
+      CHECK(r.err == "shardmeter " + args.substr(0, args.find(' ')) + ": cannot read " + name +
+                         ": not a readable ShardMeter result file (the reader process " + reason + "\n");
+      CHECK(r.out.empty());
+      CHECK(dir.files() == std::vector<std::string>{"huge.h5", "loop.h5"});
+      // The bound: processor time, which a loaded machine does not stretch (before: 17.7 s and 20 s). The guard
+      // allows 2 s of it to the child, and filling 1 GiB takes well under that; the rest is shardmeter's start.
+      CHECK(after.cpu_s - before.cpu_s < 5.0);
+      // Memory: 1 GiB of growth and what 50 ms more can add (before: 4.5 GB and growing when the child was stopped).
+      CHECK(after.max_rss_kb < 1700L * 1024);
     }
   }
 }

@@ -298,7 +298,9 @@ RunInfo read_run_info(const H5::H5File& file, const std::string& path) {
   return info;
 }
 
-Table read_table(const H5::H5File& file, const std::string& path, std::string_view name) {
+// Streams a table: `header` gets its columns and units (rows empty), then `visit` each row.
+void stream_table(const H5::H5File& file, const std::string& path, std::string_view name,
+                  const std::function<void(const Table&)>& header, const std::function<void(const Row&)>& visit) {
   const H5::DataSet dataset = file.openDataSet(std::string(name));
   const Decoder d = decoder_for(dataset, path, std::string(name));
   Table t;
@@ -307,24 +309,46 @@ Table read_table(const H5::H5File& file, const std::string& path, std::string_vi
     t.units = h5io::read_text_array_attribute(dataset, n::kUnits);
     if (t.units.size() != t.columns.size()) t.units.clear();   // not one per column: treat as unknown
   }
-  for_each_row(dataset, d, [&](const Row& r) { t.rows.push_back(r); }, path, name);
-  return t;
+  header(t);
+  for_each_row(dataset, d, visit, path, name);
 }
 
 }  // namespace
 
 namespace in_process {
 
-ResultFile read_front(const fs::path& path) {
+void for_each_front_row(const fs::path& path, const std::function<void(const FrontHeader&)>& header,
+                        const std::function<void(const Row&)>& visit) {
   const std::string p = path.string();
-  return reading(p, [&] {
+  reading(p, [&] {
     const H5::H5File file = open_result(path);
-    ResultFile out;
-    out.info = read_run_info(file, p);
-    out.front = read_table(file, p, n::kFront);
-    out.has_all = file.nameExists(std::string(n::kAll));
-    return out;
+    FrontHeader h;
+    h.info = read_run_info(file, p);
+    h.has_all = file.nameExists(std::string(n::kAll));
+    stream_table(
+        file, p, n::kFront,
+        [&](const Table& t) {
+          h.columns = t.columns;
+          h.units = t.units;
+          header(h);
+        },
+        visit);
+    return 0;
   });
+}
+
+ResultFile read_front(const fs::path& path) {
+  ResultFile out;
+  for_each_front_row(
+      path,
+      [&](const FrontHeader& h) {
+        out.info = h.info;
+        out.front.columns = h.columns;
+        out.front.units = h.units;
+        out.has_all = h.has_all;
+      },
+      [&](const Row& r) { out.front.rows.push_back(r); });
+  return out;
 }
 
 void for_each_all_row(const fs::path& path, const std::function<void(const Row&)>& visit,

@@ -12,6 +12,8 @@
 #include <cstddef>
 #include <filesystem>
 #include <functional>
+#include <string>
+#include <vector>
 
 #include "results/files/isolated_process.hpp"
 #include "results/front/row.hpp"
@@ -34,6 +36,16 @@ void for_each_all_row(const std::filesystem::path& path, const std::function<voi
 // here; only the child and the fuzz harness's in-process mode (tests/fuzz/fuzz_front_reader.cpp) call these.
 namespace in_process {
 ResultFile read_front(const std::filesystem::path& path);
+// read_front streamed (what the child runs, so that it holds one block of rows at a time and sends a frame per
+// block): `header` gets everything but the rows, before the first row; `visit` each row.
+struct FrontHeader {
+  RunInfo info;
+  std::vector<std::string> columns;
+  std::vector<std::string> units;
+  bool has_all = false;
+};
+void for_each_front_row(const std::filesystem::path& path, const std::function<void(const FrontHeader&)>& header,
+                        const std::function<void(const Row&)>& visit);
 void for_each_all_row(const std::filesystem::path& path, const std::function<void(const Row&)>& visit,
                       std::vector<std::string>* columns = nullptr);
 }  // namespace in_process

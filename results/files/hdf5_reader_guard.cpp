@@ -1,6 +1,7 @@
 // The public HDF5 readers (hdf5_reader.hpp): the in-process parser run in a child process, its answer checked
 // frame by frame. docs/hardening.md "Reading foreign HDF5 files".
 #include <new>
+#include <optional>
 #include <string>
 
 #include "results/errors.hpp"
@@ -64,16 +65,26 @@ ResultFile read_front(const fs::path& path, const IsolationLimits& limits) {
       p,
       [&](FrameSink& sink) {
         child_answer(sink, [&] {
-          const ResultFile file = in_process::read_front(path);
-          sink.send(wire::run_info_frame(file.info));
-          sink.send(wire::columns_frame(file.front.columns, file.front.units));
-          wire::RowBatch batch(file.front.columns);
-          for (const Row& row : file.front.rows) {
-            batch.add(row);
-            if (batch.full()) sink.send(batch.take());
-          }
-          if (!batch.empty()) sink.send(batch.take());
-          sink.send(wire::has_all_frame(file.has_all));
+          // Streamed: the child holds one block of rows at a time and sends a frame per batch, which keeps it
+          // within the guard's memory and processor-time limits however large the front.
+          std::vector<std::string> columns;   // outlives the batch, which refers to the names
+          std::optional<wire::RowBatch> batch;
+          bool has_all = false;
+          in_process::for_each_front_row(
+              path,
+              [&](const in_process::FrontHeader& h) {
+                sink.send(wire::run_info_frame(h.info));
+                sink.send(wire::columns_frame(h.columns, h.units));
+                columns = h.columns;
+                batch.emplace(columns);
+                has_all = h.has_all;
+              },
+              [&](const Row& row) {
+                batch->add(row);
+                if (batch->full()) sink.send(batch->take());
+              });
+          if (!batch->empty()) sink.send(batch->take());
+          sink.send(wire::has_all_frame(has_all));
           sink.send(wire::done_frame());
         });
       },

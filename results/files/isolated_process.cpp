@@ -10,10 +10,15 @@
 #include <sys/prctl.h>
 #endif
 
+#include <time.h>
+
 #include <cerrno>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <limits>
+#include <optional>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -106,6 +111,56 @@ void prepare_child(pid_t parent) {
   if (__sanitizer_set_death_callback != nullptr) __sanitizer_set_death_callback(nullptr);
 }
 
+// Resident memory of a process in bytes (/proc/PID/statm, "self" for this one), or nothing where it cannot be read.
+std::optional<std::size_t> resident_bytes(const std::string& pid) {
+  std::FILE* f = std::fopen(("/proc/" + pid + "/statm").c_str(), "r");
+  if (f == nullptr) return std::nullopt;
+  unsigned long long size = 0, resident = 0;
+  const bool ok = std::fscanf(f, "%llu %llu", &size, &resident) == 2;
+  std::fclose(f);
+  const long page = ::sysconf(_SC_PAGESIZE);
+  if (!ok || page <= 0) return std::nullopt;
+  return static_cast<std::size_t>(resident) * static_cast<std::size_t>(page);
+}
+
+// The child's processor time (user + system), or nothing where it cannot be read.
+std::optional<std::chrono::nanoseconds> cpu_time(const std::optional<clockid_t>& clock) {
+  timespec t{};
+  if (!clock || ::clock_gettime(*clock, &t) != 0) return std::nullopt;
+  return std::chrono::seconds(t.tv_sec) + std::chrono::nanoseconds(t.tv_nsec);
+}
+
+// Watches the child's memory and processor time against the limits (IsolationLimits).
+class Budget {
+public:
+  Budget(pid_t child, std::size_t parent_resident, const IsolationLimits& limits)
+      : pid_(std::to_string(child)), parent_resident_(parent_resident), limits_(limits) {
+    clockid_t clock;
+    if (::clock_getcpuclockid(child, &clock) == 0) clock_ = clock;
+    progress();
+  }
+  // A frame arrived: the processor time since counts afresh.
+  void progress() { cpu_at_progress_ = cpu_time(clock_); }
+  // Throws the ChildFailure of an exceeded limit.
+  void check() const {
+    if (limits_.max_memory_growth_bytes > 0 && parent_resident_ > 0)
+      if (const auto rss = resident_bytes(pid_); rss && *rss > parent_resident_ + limits_.max_memory_growth_bytes)
+        throw ChildFailure(fmt::format("the reader process needed more than {} MiB of memory and was stopped",
+                                       limits_.max_memory_growth_bytes >> 20));
+    if (limits_.cpu_idle_timeout.count() > 0 && cpu_at_progress_)
+      if (const auto now = cpu_time(clock_); now && *now - *cpu_at_progress_ > limits_.cpu_idle_timeout)
+        throw ChildFailure(fmt::format("the reader process used {} s of processor time without progress and was stopped",
+                                       std::chrono::duration<double>(limits_.cpu_idle_timeout).count()));
+  }
+
+private:
+  std::string pid_;
+  std::size_t parent_resident_;
+  const IsolationLimits& limits_;
+  std::optional<clockid_t> clock_;
+  std::optional<std::chrono::nanoseconds> cpu_at_progress_;
+};
+
 std::string describe(int status) {
   if (WIFSIGNALED(status)) {
     const int s = WTERMSIG(status);
@@ -134,6 +189,8 @@ void run_isolated(const std::function<void(FrameSink&)>& child, const std::funct
   Fd read_end(fds[0]);
   Fd write_end(fds[1]);
   const pid_t parent = ::getpid();
+  // The child starts with the parent's resident pages (shared until written): its growth is measured from here.
+  const std::size_t parent_resident = resident_bytes("self").value_or(0);
   const pid_t pid = ::fork();
   if (pid < 0) throw ChildFailure(fmt::format("cannot start the reader process: {}", std::strerror(errno)));
   if (pid == 0) {
@@ -152,6 +209,7 @@ void run_isolated(const std::function<void(FrameSink&)>& child, const std::funct
   }
   Child guard(pid);
   write_end.reset();  // EOF arrives when the child's end closes
+  Budget budget(pid, parent_resident, limits);
 
   using clock = std::chrono::steady_clock;
   std::string buffer;
@@ -163,8 +221,9 @@ void run_isolated(const std::function<void(FrameSink&)>& child, const std::funct
     if (left <= 0)
       throw ChildFailure(fmt::format("the reader process made no progress for {} s and was stopped",
                                      std::chrono::duration<double>(limits.idle_timeout).count()));
+    budget.check();
     pollfd p{read_end.get(), POLLIN, 0};
-    const int ready = ::poll(&p, 1, static_cast<int>(std::min<long long>(left, 1000)));
+    const int ready = ::poll(&p, 1, static_cast<int>(std::min<long long>(left, 50)));
     if (ready < 0) {
       if (errno == EINTR) continue;
       throw ChildFailure(fmt::format("waiting for the reader process failed: {}", std::strerror(errno)));
@@ -194,6 +253,7 @@ void run_isolated(const std::function<void(FrameSink&)>& child, const std::funct
     // After the frames are handled: time the parent spends in on_frame (a slow consumer of /all) is not the
     // child's.
     deadline = clock::now() + limits.idle_timeout;
+    budget.progress();
   }
   read_end.reset();
   const int status = guard.wait();

@@ -24,8 +24,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       // The input is written with an ofstream, which retries a write that a signal interrupts: std::filesystem's
       // copy_file does not, and libFuzzer's SIGALRM timer once made it throw (EINTR) out of this harness.
       static const fs::path dir = [] {
-        const fs::path d = fs::temp_directory_path() / ("shardmeter_fuzz_catalog_" + std::to_string(::getpid()));
-        fs::remove_all(d);
+        const fs::path d = fuzz::scratch_dir() / "data";
         fs::create_directories(d);
         fs::create_symlink(fs::path(SHARDMETER_DATA_DIR) / "links.yaml", d / "links.yaml");
         fs::create_directory_symlink(fs::path(SHARDMETER_DATA_DIR) / "models", d / "models");
