@@ -19,6 +19,7 @@
 
 #include "model/job/evaluate.hpp"
 #include "search/cursor.hpp"
+#include "search/distinct_tally.hpp"
 #include "search/index_set.hpp"
 #include "search/local_search.hpp"
 
@@ -46,6 +47,11 @@ constexpr std::uint64_t kMaxPrealloc = std::uint64_t{1} << 20;
 // their fronts are unchanged; larger runs are still deterministic (the chain empties it at the same step).
 constexpr std::uint64_t kChainCacheEntries = std::uint64_t{1} << 16;
 constexpr std::size_t kPrefetchAhead = 16;   // merge: slots fetched ahead of the insert (search/index_set.hpp)
+// Exact counts end when the merged set passes SearchOptions::anneal_exact_count_limit or a chain's distinct records
+// pass that limit / kChainLimitShare (32,768 at the default: 0.5-1 MB of records per chain). A chain of the
+// default budget checks 9,375 candidates and the merge counts at most 200,000; on scenarios/default.yaml the
+// counts become estimates somewhere below 1 M evaluations.
+constexpr std::uint64_t kChainLimitShare = 8;
 
 // SplitMix64 (Steele et al. 2014): decorrelates the seeds of neighbouring chains.
 std::uint64_t splitmix64(std::uint64_t x) {
@@ -98,16 +104,20 @@ struct ChainOutput {
   std::vector<std::uint64_t> feasible;   // visit order, for the sink
   std::vector<Checked> checked;          // every candidate the chain checked, in visit order (each once)
   bool complete = true;
+  DistinctTally distinct;                // every candidate the chain checked, as sketches (fixed memory)
+  bool dropped = false;                  // `checked` was dropped: the counts will be estimates
 };
 
 class Chain {
 public:
   Chain(const Space& space, const CandidateCheck& check, const SearchOptions& options, const RunControl& control,
-        int chain, std::uint64_t budget)
+        int chain, std::uint64_t budget, std::atomic<bool>& estimating)
       : space_(space), check_(check), options_(options), control_(control), budget_(budget),
         rng_(splitmix64(options.seed ^ splitmix64(static_cast<std::uint64_t>(chain) + 1))), cursor_(space),
-        out_{ParetoArchive(check.objective_count()), {}, {}, true},
-        cache_(static_cast<std::size_t>(std::min(budget, kChainCacheEntries))) {
+        out_{ParetoArchive(check.objective_count()), {}, {}, true, DistinctTally(check.code_count()), false},
+        cache_(static_cast<std::size_t>(std::min(budget, kChainCacheEntries))), estimating_(estimating),
+        checked_limit_(std::max<std::uint64_t>(options.anneal_exact_count_limit / kChainLimitShare, 1)) {
+    compact_at_ = std::min<std::size_t>(compact_at_, 2 * checked_limit_);
     out_.checked.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(budget, compact_at_)));
     for (int p = 0; p < space.axis_count(); ++p)
       if (space.radix(p) > 1) movable_.push_back(p);
@@ -142,6 +152,8 @@ public:
           out_.complete = false;
           break;
         }
+        // Another chain or the merge passed its limit: the counts will be estimates, the records are not needed.
+        if (!out_.dropped && estimating_.load(std::memory_order_relaxed)) drop_checked();
       }
       const bool current_ok = current.code == Outcome::kFeasible;
       // Propose: a fresh point (searching for feasibility, or restarting from the archive) or a one-axis move.
@@ -211,8 +223,11 @@ private:
     }
     hits_ = 0;
     const Outcome o = check_.check(cursor_.scenario(), estimate_);
-    out_.checked.emplace_back(index, o);
-    if (out_.checked.size() >= compact_at_) compact_checked();
+    out_.distinct.add(index, o);
+    if (!out_.dropped) {
+      out_.checked.emplace_back(index, o);
+      if (out_.checked.size() >= compact_at_) compact_checked();
+    }
     ++used_;
     Visit v{o.code, o.objectives};
     if (o.code == Outcome::kFeasible) {
@@ -242,7 +257,16 @@ private:
     out_.checked.erase(std::unique(out_.checked.begin(), out_.checked.end(),
                                    [](const Checked& a, const Checked& b) { return a.index == b.index; }),
                        out_.checked.end());
-    compact_at_ = std::max<std::size_t>(2 * out_.checked.size(), kChainCacheEntries);
+    compact_at_ = std::max<std::size_t>(2 * out_.checked.size(), std::min<std::size_t>(kChainCacheEntries, 2 * checked_limit_));
+    if (out_.checked.size() > checked_limit_) drop_checked();
+  }
+
+  // Past its limit the chain keeps no records (its sketches count for it) and tells the others to do the same:
+  // whether a chain passes it depends on its seed and budget only, so the counts are estimates for any thread count.
+  void drop_checked() {
+    out_.dropped = true;
+    std::vector<Checked>().swap(out_.checked);
+    estimating_.store(true, std::memory_order_relaxed);
   }
 
   // Weighted sum of asinh(objective / scale): logarithmic for large ratios, defined for any sign.
@@ -273,6 +297,8 @@ private:
   std::size_t compact_at_ = 2 * kChainCacheEntries;   // checked-list size that triggers compact_checked()
   model::Estimate estimate_;
   IndexMap<Visit> cache_;
+  std::atomic<bool>& estimating_;   // set once the counts will be estimates (any chain or the merge)
+  std::size_t checked_limit_;       // distinct records the chain keeps at most
 };
 
 // Hands every distinct feasible candidate the search visited to the sink: the chains' in chain order then visit
@@ -305,8 +331,7 @@ EngineOutput run_anneal(const Space& space, const CandidateCheck& check, const S
   const int chains = std::max(1, options.chains);
   std::vector<ChainOutput> outputs;
   outputs.reserve(static_cast<std::size_t>(chains));
-  for (int c = 0; c < chains; ++c)
-    outputs.push_back(ChainOutput{ParetoArchive(check.objective_count()), {}, {}, true});
+  for (int c = 0; c < chains; ++c) outputs.push_back(ChainOutput{ParetoArchive(check.objective_count()), {}, {}, true, {}, false});
 
   // The chains' results are merged in chain order as soon as every earlier chain is merged, each chain's checked
   // list freed once merged (issue 33: they were all held until the last chain ended, 16 bytes per evaluation). A
@@ -314,8 +339,13 @@ EngineOutput run_anneal(const Space& space, const CandidateCheck& check, const S
   // chain gets the same outcome: the check is a pure function of the candidate), so the counts are distinct
   // candidates, never more than the space, and do not depend on the thread count. Chains start in chain order
   // (one counter, not a split range), so few finished chains wait for an earlier one.
-  LocalSearchState state{ParetoArchive(check.objective_count()), Tally(check.code_count()), {}, {}, {}, true};
-  state.visited.reserve(static_cast<std::size_t>(std::min(options.visit_budget, kMaxPrealloc)));
+  // Past the exact-count limits (kChainLimitShare) the merge keeps only the chains' sketches (DistinctTally): memory
+  // then stops growing with the budget, and the counts are estimates.
+  LocalSearchState state{ParetoArchive(check.objective_count()), Tally(check.code_count()), {}, {}, {}, true,
+                         DistinctTally(check.code_count()), std::max<std::uint64_t>(options.anneal_exact_count_limit, 1),
+                         false};
+  state.visited.reserve(static_cast<std::size_t>(std::min({options.visit_budget, kMaxPrealloc, state.exact_limit})));
+  std::atomic<bool> estimating{false};
   std::mutex merge_mutex;
   std::vector<char> finished(static_cast<std::size_t>(chains), 0);
   std::size_t merged = 0;
@@ -324,14 +354,22 @@ EngineOutput run_anneal(const Space& space, const CandidateCheck& check, const S
       ChainOutput& chain = outputs[merged++];
       state.archive.merge(chain.archive);
       state.complete = state.complete && chain.complete;
+      state.distinct.merge(chain.distinct);
+      if (chain.dropped && !state.estimated) state.switch_to_estimates();
       // Prefetching the slots kPrefetchAhead entries ahead: the merge is a cache miss per candidate otherwise.
-      const std::size_t n = chain.checked.size();
+      const std::size_t n = state.estimated ? 0 : chain.checked.size();
       for (std::size_t i = 0; i < n; ++i) {
         if (i + kPrefetchAhead < n) state.visited.prefetch(chain.checked[i + kPrefetchAhead].index);
         const Checked& c = chain.checked[i];
         if (state.visited.insert(c.index)) state.tally.count(c.outcome());
+        if (state.visited.size() > state.exact_limit) {
+          state.switch_to_estimates();
+          break;
+        }
       }
+      if (state.estimated) estimating.store(true, std::memory_order_relaxed);
       chain.checked = {};
+      chain.distinct = DistinctTally();
       chain.archive = ParetoArchive(check.objective_count());
     }
   };
@@ -344,12 +382,12 @@ EngineOutput run_anneal(const Space& space, const CandidateCheck& check, const S
   tbb::parallel_for(0, workers, [&](int) {
     for (int c = next.fetch_add(1); c < chains; c = next.fetch_add(1)) {
       const auto slot = static_cast<std::size_t>(c);
-      ChainOutput out{ParetoArchive(check.objective_count()), {}, {}, false};
+      ChainOutput out{ParetoArchive(check.objective_count()), {}, {}, false, {}, false};
       // A chain not yet started when the search is stopped is not built: building one allocates and clears its
       // cache (up to kChainCacheEntries entries), and 16 of them one after another kept Ctrl-C waiting 6-10 s (issue 33).
       if (!control.should_stop()) {
         const std::uint64_t budget = share + (static_cast<std::uint64_t>(c) < extra ? 1 : 0);
-        out = Chain(space, check, options, control, c, budget).run();
+        out = Chain(space, check, options, control, c, budget, estimating).run();
       }
       const std::lock_guard<std::mutex> lock(merge_mutex);
       outputs[slot] = std::move(out);
@@ -358,10 +396,14 @@ EngineOutput run_anneal(const Space& space, const CandidateCheck& check, const S
     }
   });
 
-  if (state.complete && state.tally.visited < options.visit_budget)
-    pareto_local_search(space, check, control, options.visit_budget - state.tally.visited, state);
+  if (state.complete && state.counted() < options.visit_budget)
+    pareto_local_search(space, check, control, options.visit_budget - state.counted(), state);
   if (options.sink) feed_sink(space, check, options, outputs, state.feasible);
-  return EngineOutput{std::move(state.archive), std::move(state.tally), state.complete};
+  if (state.estimated) {
+    state.tally = state.distinct.tally();
+    state.tally.rejected.resize(static_cast<std::size_t>(check.code_count()), 0);
+  }
+  return EngineOutput{std::move(state.archive), std::move(state.tally), state.complete, state.estimated};
 }
 
 }  // namespace shardmeter::search

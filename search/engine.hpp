@@ -62,6 +62,7 @@ struct EngineOutput {
   ParetoArchive archive;
   Tally tally;
   bool complete = true;
+  bool estimated_counts = false;   // the tally holds estimates (annealing past its exact-count limit)
 };
 
 }  // namespace shardmeter::search

@@ -20,6 +20,9 @@ namespace shardmeter::search {
 namespace {
 
 constexpr int kPairStep = 2;
+// Once the counts are estimates, the set of visited candidates is a cache of at most this many (1 MB), emptied
+// when full.
+constexpr std::size_t kEstimatedCacheEntries = std::size_t{1} << 16;
 
 struct Scratch {
   explicit Scratch(const Space& space) : cursor(space) {}
@@ -28,6 +31,17 @@ struct Scratch {
 };
 
 }  // namespace
+
+bool LocalSearchState::first_visit(std::uint64_t index) {
+  if (!estimated && visited.size() >= exact_limit && !visited.contains(index)) switch_to_estimates();
+  if (estimated && visited.size() >= kEstimatedCacheEntries) visited = IndexSet(kEstimatedCacheEntries);
+  return visited.insert(index);
+}
+
+void LocalSearchState::switch_to_estimates() {
+  estimated = true;
+  visited = IndexSet(kEstimatedCacheEntries);
+}
 
 void pareto_local_search(const Space& space, const CandidateCheck& check, const RunControl& control,
                          std::uint64_t budget, LocalSearchState& state) {
@@ -58,7 +72,7 @@ void pareto_local_search(const Space& space, const CandidateCheck& check, const 
     neighbours.clear();
     Cursor& cursor = scratch.local().cursor;
     auto add = [&](std::uint64_t n) {
-      if (neighbours.size() < budget && state.visited.insert(n)) neighbours.push_back(n);
+      if (neighbours.size() < budget && state.first_visit(n)) neighbours.push_back(n);
     };
     auto moved = [&](std::uint64_t index, int p, std::uint32_t from, std::uint32_t to) {
       return index - std::uint64_t{from} * space.block_size(p) + std::uint64_t{to} * space.block_size(p);
@@ -98,6 +112,7 @@ void pareto_local_search(const Space& space, const CandidateCheck& check, const 
     });
     for (std::size_t i = 0; i < neighbours.size(); ++i) {
       state.tally.count(outcomes[i]);
+      state.distinct.add(neighbours[i], outcomes[i]);
       if (outcomes[i].code == Outcome::kFeasible) {
         state.archive.insert(neighbours[i], outcomes[i].objectives);
         state.feasible.push_back(neighbours[i]);

@@ -63,6 +63,11 @@ struct SearchOptions {
   // Anneal budget: distinct candidates visited (cheap rejections included), summed over chains. Deterministic.
   std::uint64_t visit_budget = 200'000;
   int chains = 16;                    // anneal chains; the result does not depend on the thread count
+  // Annealing counts distinct candidates exactly while its merged set holds at most this many and no chain's records
+  // pass an eighth of it (32,768 at the default); beyond, its counts are HyperLogLog estimates
+  // (search/distinct_tally.hpp, SearchCounts::estimated_counts) and its memory stops growing with the budget. The
+  // default (262,144) keeps every shipped scenario and the default budget (200,000) exact. Tests lower it to reach estimates quickly.
+  std::uint64_t anneal_exact_count_limit = std::uint64_t{1} << 18;
   double time_limit_s = 0;            // 0 = none; a search stopped by it is complete = false (not deterministic)
   // `auto` runs exhaustive when the space is no larger than the anneal budget, or when enumerating it is
   // predicted to fit auto_time_budget_s (time_limit_s when set). The prediction walks the space with the cheap

@@ -23,6 +23,7 @@ void SearchCounts::add(const SearchCounts& other) {
   if (rejected_by_reason.size() < other.rejected_by_reason.size())
     rejected_by_reason.resize(other.rejected_by_reason.size(), 0);
   for (std::size_t i = 0; i < other.rejected_by_reason.size(); ++i) rejected_by_reason[i] += other.rejected_by_reason[i];
+  estimated_counts = estimated_counts || other.estimated_counts;
 }
 
 }  // namespace shardmeter::search

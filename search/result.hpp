@@ -36,6 +36,9 @@ struct SearchCounts {
   std::uint64_t bound_pruned = 0;
   std::uint64_t feasible = 0;     // fit in memory and satisfy every constraint
   std::uint64_t pruned = 0;       // rejected as part of a block, without being looked at (inside rejected)
+  // Annealing past SearchOptions::anneal_exact_count_limit: every count above is a HyperLogLog estimate of distinct
+  // candidates (0.8 % standard error; visited == feasible + rejected() still holds, the others may miss by as much).
+  bool estimated_counts = false;
   std::vector<std::string> reason_names;        // model reasons, gpu_quota:<gpu>, constraint names, non_finite_objective
   std::vector<std::uint64_t> rejected_by_reason;
 

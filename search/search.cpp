@@ -169,6 +169,7 @@ SearchResult search(const Space& space, const Goal& goal, const SearchOptions& o
   c.bound_pruned = out.tally.bound_pruned;
   c.feasible = out.tally.feasible;
   c.pruned = out.tally.pruned;
+  c.estimated_counts = out.estimated_counts;
   c.reason_names = check.code_names();
   c.rejected_by_reason = out.tally.rejected;
   c.rejected_by_reason.resize(c.reason_names.size(), 0);

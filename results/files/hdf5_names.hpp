@@ -37,6 +37,7 @@ inline constexpr std::string_view kAxes = "axes";
 inline constexpr std::string_view kCreated = "created";
 inline constexpr std::string_view kUncalibratedGpus = "uncalibrated_gpus";   // schema_version 3
 inline constexpr std::string_view kUncalibratedGpuStacks = "uncalibrated_gpu_stacks";   // "gpu:stack" pairs; added in 3
+inline constexpr std::string_view kCountsEstimated = "counts_estimated";   // present (true) only when estimates
 inline constexpr std::string_view kStackSource = "stack_source";   // given | implied | framework | searched
 inline constexpr std::string_view kRejectedPrefix = "rejected_";   // rejected_<reason> = count
 

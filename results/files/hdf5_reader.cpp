@@ -286,6 +286,8 @@ RunInfo read_run_info(const H5::H5File& file, const std::string& path) {
     if (has_attribute(root, current)) info.uncalibrated_gpu_stacks = read_text_array_attribute(root, current);
     current = n::kStackSource;
     if (has_attribute(root, current)) info.stack_source = read_text_attribute(root, current);
+    current = n::kCountsEstimated;
+    if (has_attribute(root, current)) info.counts_estimated = read_bool_attribute(root, current);
     for (const std::string& name : attribute_names(root)) {
       if (!name.starts_with(n::kRejectedPrefix)) continue;
       current = name;

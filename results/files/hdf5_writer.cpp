@@ -82,6 +82,7 @@ void write_run_info(H5::H5File& file, const RunInfo& info) {
   if (info.uncalibrated_gpus) write_attribute(root, n::kUncalibratedGpus, *info.uncalibrated_gpus);
   if (info.uncalibrated_gpu_stacks) write_attribute(root, n::kUncalibratedGpuStacks, *info.uncalibrated_gpu_stacks);
   if (!info.stack_source.empty()) write_attribute(root, n::kStackSource, info.stack_source);
+  if (info.counts_estimated) write_attribute(root, n::kCountsEstimated, true);
   for (const auto& [reason, count] : info.rejected)
     write_attribute(root, std::string(n::kRejectedPrefix) + reason, count);
 }

@@ -47,6 +47,7 @@ ordered to_json(const RunInfo& info) {
   if (info.uncalibrated_gpus) run[n::kUncalibratedGpus] = *info.uncalibrated_gpus;
   if (info.uncalibrated_gpu_stacks) run[n::kUncalibratedGpuStacks] = *info.uncalibrated_gpu_stacks;
   if (!info.stack_source.empty()) run[n::kStackSource] = info.stack_source;
+  if (info.counts_estimated) run[n::kCountsEstimated] = true;
   run[n::kScenario] = info.scenario_text;
   return run;
 }
@@ -83,6 +84,7 @@ RunInfo run_info_from_json(const nlohmann::json& run, std::int64_t schema_versio
     if (run.contains(n::kUncalibratedGpuStacks))
       info.uncalibrated_gpu_stacks = run.at(n::kUncalibratedGpuStacks).get<std::vector<std::string>>();
     if (run.contains(n::kStackSource)) info.stack_source = run.at(n::kStackSource).get<std::string>();
+    if (run.contains(n::kCountsEstimated)) info.counts_estimated = run.at(n::kCountsEstimated).get<bool>();
     info.scenario_text = run.at(n::kScenario).get<std::string>();
     return info;
   } catch (const nlohmann::json::exception& e) {

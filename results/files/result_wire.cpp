@@ -132,6 +132,7 @@ RunInfo decode_info(Cursor& c) {
   if (c.flag()) info.uncalibrated_gpus = c.strs();
   if (c.flag()) info.uncalibrated_gpu_stacks = c.strs();
   info.stack_source = c.str();
+  info.counts_estimated = c.flag();
   return info;
 }
 
@@ -177,6 +178,7 @@ std::string run_info_frame(const RunInfo& info) {
   put_u8(out, info.uncalibrated_gpu_stacks.has_value());
   if (info.uncalibrated_gpu_stacks) put_strs(out, *info.uncalibrated_gpu_stacks);
   put_str(out, info.stack_source);
+  put_u8(out, info.counts_estimated);
   return out;
 }
 

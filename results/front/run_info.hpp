@@ -39,6 +39,9 @@ struct RunInfo {
   // from the base plan's sharding and every candidate keeps it), "framework" (--framework / search.framework fixed
   // it) or "searched" (a search axis varies it); "" in files written before it was recorded.
   std::string stack_source;
+  // True when visited, estimated, feasible and rejected are estimates of distinct candidates (an annealing search
+  // past its exact-count limit, search/distinct_tally.hpp); the attribute is written only then.
+  bool counts_estimated = false;
 
   friend bool operator==(const RunInfo&, const RunInfo&) = default;
 };

@@ -80,7 +80,8 @@ std::vector<Fact> provenance_of(const RunInfo& info, std::size_t rows, bool swee
     add("seed", std::to_string(info.seed));
     add("threads", std::to_string(info.threads));
     add("search space", fmt::format("{} candidates", info.space_size));
-    add("visited", fmt::format("{} candidates", info.visited));
+    add("visited", fmt::format("{} candidates{}", info.visited,
+                               info.counts_estimated ? " (estimated, as every count here: HyperLogLog, about 1 %)" : ""));
     if (info.estimated) add("estimated", fmt::format("{} candidates (model calls)", *info.estimated));
   }
   add("feasible", std::to_string(info.feasible));

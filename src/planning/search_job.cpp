@@ -269,6 +269,7 @@ SearchJobResult run_search_job(const SearchJobOptions& options, const Catalog& c
   for (const auto& [reason, count] : c.rejections()) info.rejected[reason] = count;
   info.elapsed_s = job.result.elapsed_s;
   info.complete = job.result.complete;
+  info.counts_estimated = c.estimated_counts;
   info.objectives = job.result.objectives;
   info.axes = axis_names;
   info.created = options.created;

@@ -105,6 +105,9 @@ std::string format_search_summary(const SearchJobResult& job, bool interrupted) 
                                        ? fmt::format(" (and {} out of memory on model states alone, not estimated)",
                                                      grouped(static_cast<double>(c.memory_bound)))
                                        : ""));
+  if (c.estimated_counts)
+    row(out, "", "every count here is an estimate of distinct candidates (HyperLogLog, about 1 %): this annealing "
+                 "run passed its exact-count limit (docs/search.md)");
   if (c.bound_pruned > 0)
     row(out, "", fmt::format("{} more not estimated: their bounds cannot meet a constraint or are dominated "
                              "(pruned by bounds)",
