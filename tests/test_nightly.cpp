@@ -128,6 +128,51 @@ TEST_CASE("Publishing a nightly run: reports per scenario, failures reported, th
   CHECK_THAT(log.str(), Catch::Contains("nightly: FAILED  beta") && Catch::Contains("nightly: ok      alpha"));
 }
 
+// Issue 33: a scenario file named like a URL scheme, a fragment or a query publishes links that stay relative
+// paths into the date directory (published through publish_nightly, as `shardmeter nightly` does).
+TEST_CASE("A nightly run of scenarios named javascript:... or a#b%20c?d links only to its own files", "[nightly][hardening]") {
+  test::ScratchDir dir;
+  const std::vector<std::string> names = {"javascript:alert(3)", "a#b%20c?d"};
+  for (const std::string& n : names) write_front(dir / "2025-01-02" / (n + ".h5"), n, test::realistic_front());
+  cli::NightlySettings settings;
+  settings.results_dir = dir.path();
+  settings.date = "2025-01-02";
+  settings.scenario_dir = "scenarios/nightly";
+  settings.generator = "shardmeter test";
+  settings.created = "2025-01-02T04:00:00Z";
+  std::vector<cli::SearchOutcome> outcomes;
+  for (const std::string& n : names) outcomes.push_back({n, n, ScenarioStatus::ok, "", 1.0});
+  std::ostringstream log;
+  const cli::NightlyPublished p = cli::publish_nightly(settings, outcomes, log);
+  CHECK_FALSE(p.any_failed);
+  const fs::path day = dir / "2025-01-02";
+  const test::XmlDocument index = test::parse_xml(testing::read_text(day / "index.html"));
+  INFO(index.error);
+  REQUIRE(index.ok);
+  const auto decoded = [](const std::string& href) {
+    std::string out;
+    for (std::size_t i = 0; i < href.size(); ++i)
+      if (href[i] == '%' && i + 2 < href.size()) {
+        out += static_cast<char>(std::stoi(href.substr(i + 1, 2), nullptr, 16));
+        i += 2;
+      } else {
+        out += href[i];
+      }
+    return out;
+  };
+  std::size_t links = 0;
+  for (const auto& e : index.elements)
+    if (e.name == "a") {
+      ++links;
+      const std::string href = e.attributes.at("href");
+      INFO(href);
+      CHECK(href.starts_with("./"));   // relative: a browser never reads "javascript:" as a scheme
+      CHECK(href.find_first_of(":#?") == std::string::npos);
+      CHECK(fs::exists(day / decoded(href)));   // and it names the file that was published
+    }
+  CHECK(links == 2 * 4);
+}
+
 TEST_CASE("Price overrides apply to the catalog; errors name file, line and column", "[nightly][prices]") {
   test::ScratchDir dir;
   const fs::path path = dir / "prices.yaml";
