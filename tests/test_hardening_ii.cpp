@@ -322,6 +322,21 @@ double peak_of(const std::vector<std::string>& args, int& status, const std::fun
 
 }  // namespace
 
+// The AddressSanitizer build (make test-sanitize): its shadow memory and the quarantine of freed blocks (256 MB by
+// default) add hundreds of MB of resident memory that the Release build does not have, so the tight resident bounds
+// below are the Release build's; under ASan only the issue's own bounds (1 GB, no growth with the budget) are held.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kUnderAsan = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kUnderAsan = true;
+#else
+constexpr bool kUnderAsan = false;
+#endif
+#else
+constexpr bool kUnderAsan = false;
+#endif
+
 TEST_CASE("sweep: what must hold every point is refused up front with its size; the limit runs in under 1 GB",
           "[hardening][sweep]") {
   const std::string small = "'" SHARDMETER_TEST_DATA_DIR "/small.yaml'";
@@ -390,7 +405,7 @@ TEST_CASE("sweep: 1,000 x 1,000 points stream to a CSV file in well under 1 GB",
   CHECK(records == 1'000'001);   // the header and one record per point
   CHECK_THAT(first, Catch::StartsWith("index,"));
   CHECK(peak < 1e9);
-  CHECK(peak < 100e6);   // measured: 15 MB
+  CHECK(peak < (kUnderAsan ? 1e9 : 100e6));   // measured: 15 MB (Release), 724 MB under ASan
   CHECK(fs::exists(dir.path() / "big.units.csv"));
   WARN("1000 x 1000 sweep streamed: " << bytes / 1e9 << " GB of CSV, peak resident " << peak / 1e6 << " MB, "
                                       << seconds << " s");
@@ -417,7 +432,7 @@ TEST_CASE("annealing memory does not grow with the budget: 5 M and 20 M evaluati
   CHECK(status5 == 0);
   CHECK(status20 == 0);
   CHECK(at20 - at5 < 25e6);
-  CHECK(at20 < 80e6);   // measured: 33 MB
+  CHECK(at20 < (kUnderAsan ? 1e9 : 80e6));   // measured: 33 MB (Release), 191 MB under ASan (192 MB at 5 M)
   // The counts of the 20 M run are estimates: the front file says so (`counts_estimated`) and so does its report.
   const auto report = run_shardmeter("report front.h5 -o r.html --markdown r.md", dir.path().string());
   CHECK(report.status == 0);
@@ -479,17 +494,7 @@ TEST_CASE("search: a --set on a key a search axis also sets holds it fixed, the 
 // test-sanitize) runs the same exit path about 3x slower (its allocator poisons and quarantines every block freed
 // on the way out; 509 ms measured beside a fuzzer before the chain caches were bounded), and it is not the build
 // the issue's figure is about: it keeps 1500 ms, a check that the stop still happens at once, not a timing.
-#if defined(__SANITIZE_ADDRESS__)
-constexpr double kCtrlCBoundMs = 1500;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr double kCtrlCBoundMs = 1500;
-#else
-constexpr double kCtrlCBoundMs = 100;
-#endif
-#else
-constexpr double kCtrlCBoundMs = 100;
-#endif
+constexpr double kCtrlCBoundMs = kUnderAsan ? 1500 : 100;
 
 TEST_CASE("Ctrl-C stops an annealing search with a huge budget at once", "[hardening][search]") {
   // Before: 6-10 s (each of the 16 chains not yet started still allocated and cleared its cache after the stop).
