@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "model/parallel/layout.hpp"
+#include "results/files/hdf5_writer.hpp"
 
 namespace shardmeter::test {
 
@@ -125,6 +126,12 @@ results::RunInfo front_run_info(const std::string& scenario_name) {
   info.axes = {"cluster.islands.0.gpu", "plan.tp"};
   info.created = "2025-01-02T03:04:05Z";
   return info;
+}
+
+void write_front_file(const std::filesystem::path& path, const std::string& scenario_name,
+                      const std::vector<results::PlanPoint>& points) {
+  std::filesystem::create_directories(path.parent_path());
+  results::write_front(path, front_run_info(scenario_name), points);
 }
 
 std::vector<results::PlanPoint> realistic_front(bool baseline) {

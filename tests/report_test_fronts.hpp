@@ -1,6 +1,7 @@
 #pragma once
 // Hand-built fronts for the report, nightly and export tests: plans described by a few fields, with made-up
 // metrics that are easy to check (not model output); only the data-parallel degrees are the model's.
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -54,6 +55,9 @@ struct PlanPoint {
 results::PlanPoint plan_point(const PlanPoint& p);
 // Run info for a front of `scenario_name` with axes {cluster.islands.0.gpu, plan.tp} (the points' labels).
 results::RunInfo front_run_info(const std::string& scenario_name);
+// Writes `points` as the front of `scenario_name` (front_run_info) to `path`, creating its folders.
+void write_front_file(const std::filesystem::path& path, const std::string& scenario_name,
+                      const std::vector<results::PlanPoint>& points);
 
 // Ten plans on three GPU types and one to four islands; throughput spans more than a decade (2e5 to 5.7e6
 // tokens/s), cost grows slowly, then fast (a clear knee). `baseline`: the same plans 8 % dearer, without the

@@ -41,11 +41,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-void write_front(const fs::path& path, const std::string& name, const std::vector<results::PlanPoint>& points) {
-  fs::create_directories(path.parent_path());
-  results::write_front(path, test::front_run_info(name), points);
-}
-
 // The realistic front with one plan's total cost set to the smallest subnormal double (issue 33: two flipped bytes
 // reach it too).
 std::vector<results::PlanPoint> subnormal_front() {
@@ -123,8 +118,8 @@ TEST_CASE("a subnormal total_cost_usd in a front: report, export and --baseline 
           "[hardening][cli]") {
   // Before: `internal error: stod` (exit 1) from format_si parsing what it had just printed.
   const ScratchDir dir;
-  write_front(dir / "bad.h5", "bad", subnormal_front());
-  write_front(dir / "good.h5", "good", test::realistic_front());
+  test::write_front_file(dir / "bad.h5", "bad", subnormal_front());
+  test::write_front_file(dir / "good.h5", "good", test::realistic_front());
   const std::string d = dir.path().string();
   for (const std::string args : {"report bad.h5 -o r.html", "report bad.h5 -o r.html --markdown r.md",
                                  "export bad.h5 --format megatron", "report good.h5 --baseline bad.h5 -o r.html"}) {
@@ -146,10 +141,10 @@ TEST_CASE("a subnormal total_cost_usd in a front: report, export and --baseline 
 
 TEST_CASE("nightly: a bad baseline is no baseline, with a warning; every scenario is published", "[hardening][nightly]") {
   const ScratchDir dir;
-  write_front(dir / "2025-01-01/alpha.h5", "alpha", subnormal_front());       // the bad baseline
-  write_front(dir / "2025-01-01/beta.h5", "beta", test::realistic_front(true));
-  write_front(dir / "2025-01-02/alpha.h5", "alpha", test::realistic_front());
-  write_front(dir / "2025-01-02/beta.h5", "beta", test::realistic_front());
+  test::write_front_file(dir / "2025-01-01/alpha.h5", "alpha", subnormal_front());       // the bad baseline
+  test::write_front_file(dir / "2025-01-01/beta.h5", "beta", test::realistic_front(true));
+  test::write_front_file(dir / "2025-01-02/alpha.h5", "alpha", test::realistic_front());
+  test::write_front_file(dir / "2025-01-02/beta.h5", "beta", test::realistic_front());
   cli::NightlySettings settings;
   settings.results_dir = dir.path();
   settings.date = "2025-01-02";
@@ -176,7 +171,7 @@ TEST_CASE("nightly: a bad baseline is no baseline, with a warning; every scenari
 TEST_CASE("standard output is checked to the end: /dev/full and a closed pipe exit 2 with a message",
           "[hardening][cli]") {
   const ScratchDir dir;
-  write_front(dir / "good.h5", "good", test::realistic_front());
+  test::write_front_file(dir / "good.h5", "good", test::realistic_front());
   const std::string d = dir.path().string();
   const std::string data = SHARDMETER_TEST_DATA_DIR;
   for (const std::string& script :

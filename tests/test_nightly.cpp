@@ -22,11 +22,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-void write_front(const fs::path& path, const std::string& name, const std::vector<results::PlanPoint>& points) {
-  fs::create_directories(path.parent_path());
-  results::write_front(path, test::front_run_info(name), points);
-}
-
 void write(const fs::path& path, const std::string& text) {
   fs::create_directories(path.parent_path());
   std::ofstream(path) << text;
@@ -73,9 +68,9 @@ TEST_CASE("The baseline is the newest earlier date directory holding the scenari
 
 TEST_CASE("Publishing a nightly run: reports per scenario, failures reported, the others go on", "[nightly]") {
   test::ScratchDir dir;
-  write_front(dir / "2025-01-01/alpha.h5", "alpha", test::realistic_front(true));
-  write_front(dir / "2025-01-02/alpha.h5", "alpha", test::realistic_front());
-  write_front(dir / "2025-01-02/gamma.h5", "gamma <&>", test::realistic_front());
+  test::write_front_file(dir / "2025-01-01/alpha.h5", "alpha", test::realistic_front(true));
+  test::write_front_file(dir / "2025-01-02/alpha.h5", "alpha", test::realistic_front());
+  test::write_front_file(dir / "2025-01-02/gamma.h5", "gamma <&>", test::realistic_front());
   write(dir / "2025-01-02/broken.h5", "not an HDF5 file");
 
   cli::NightlySettings settings;
@@ -133,7 +128,7 @@ TEST_CASE("Publishing a nightly run: reports per scenario, failures reported, th
 TEST_CASE("A nightly run of scenarios named javascript:... or a#b%20c?d links only to its own files", "[nightly][hardening]") {
   test::ScratchDir dir;
   const std::vector<std::string> names = {"javascript:alert(3)", "a#b%20c?d"};
-  for (const std::string& n : names) write_front(dir / "2025-01-02" / (n + ".h5"), n, test::realistic_front());
+  for (const std::string& n : names) test::write_front_file(dir / "2025-01-02" / (n + ".h5"), n, test::realistic_front());
   cli::NightlySettings settings;
   settings.results_dir = dir.path();
   settings.date = "2025-01-02";
