@@ -68,12 +68,10 @@ def functions(text):
             if not in_scope:
                 stack.append(('inner', 0, ''))
             elif SCOPE_HEAD.match(re.sub(r'^\s*(?:\[\[[^\]]*\]\]\s*)*', '', head)) or '(' not in head or \
-                    head.endswith('=') or re.search(r'=\s*$', head):
+                    head.endswith('='):
                 stack.append(('scope' if '(' not in head or SCOPE_HEAD.match(head) else 'inner', 0, ''))
             else:
-                first = line - s[head_start:i].lstrip('\n ').count('\n') if False else \
-                    line - s[head_start + (len(s[head_start:i]) - len(s[head_start:i].lstrip())):i].count('\n')
-                m = None
+                first = line - s[head_start:i].lstrip().count('\n')  # the signature's first line
                 paren = head.find('(')
                 m = NAME.search(head[:paren + 1]) if paren >= 0 else None
                 stack.append(('function', first, m.group(1) if m else '?'))
