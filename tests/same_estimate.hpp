@@ -34,12 +34,12 @@ bool same(E a, E b) {
 }
 
 inline bool same(const model::TimeBreakdown& a, const model::TimeBreakdown& b) {
-  static_assert(member_count<model::TimeBreakdown>() == 11, "compare the new TimeBreakdown field below");
+  static_assert(member_count<model::TimeBreakdown>() == 12, "compare the new TimeBreakdown field below");
   return same(a.compute_s, b.compute_s) && same(a.recompute_s, b.recompute_s) &&
          same(a.memory_bound_s, b.memory_bound_s) && same(a.tp_comm_s, b.tp_comm_s) &&
          same(a.pp_comm_s, b.pp_comm_s) && same(a.bubble_s, b.bubble_s) && same(a.dp_comm_s, b.dp_comm_s) &&
          same(a.optimizer_s, b.optimizer_s) && same(a.wan_s, b.wan_s) && same(a.straggler_s, b.straggler_s) &&
-         same(a.ep_comm_s, b.ep_comm_s);
+         same(a.ep_comm_s, b.ep_comm_s) && same(a.host_offload_s, b.host_offload_s);
 }
 
 inline bool same(const model::MemoryBreakdown& a, const model::MemoryBreakdown& b) {

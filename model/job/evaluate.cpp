@@ -44,7 +44,8 @@ Bottleneck limiting_resource(const TimeBreakdown& t) noexcept {
   part(t.straggler_s, Bottleneck::straggler);
   part(t.ep_comm_s, Bottleneck::ep_comm);
   const double communication = t.tp_comm_s + t.pp_comm_s + t.dp_comm_s + t.wan_s + t.straggler_s + t.ep_comm_s;
-  const double memory = t.memory_bound_s + t.optimizer_s;
+  // Host-memory offload moves bytes over the host link and the host's memory: counted with memory (§7.15, §7.16).
+  const double memory = t.memory_bound_s + t.optimizer_s + t.host_offload_s;
   // The largest of the other three resources; memory bandwidth, then communication, then bubble on ties.
   Bottleneck what = Bottleneck::memory_bandwidth;
   double best = memory;

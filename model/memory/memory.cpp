@@ -8,6 +8,7 @@
 #include "model/memory/logit_bytes.hpp"
 #include "model/parallel/fp8.hpp"
 #include "model/memory/fp8_activation_cache.hpp"
+#include "model/memory/host_offload_memory.hpp"
 #include "model/parallel/dualpipe.hpp"
 #include "model/parallel/fp8_memory.hpp"
 #include "model/kernels/mla.hpp"
@@ -363,6 +364,9 @@ MemoryBreakdown stage_memory(const Scenario& s, const IslandLayout& l, const Par
   model_states(plan, l, terms, r.layers, p, mem);
   mem.fsdp_buffers_bytes = fsdp_buffers_bytes(s, params, terms, r, stage_params, p);
   mem.activations_bytes = activations_bytes(plan, terms, r, microbatches);
+  // Host-memory offload (docs/model.md §7.15, §7.16): the offloaded blocks' activations and optimizer share leave.
+  if (plan.activation_offload_layers > 0) mem.activations_bytes *= activation_kept_share(plan, r.layers);
+  remove_offloaded_states(plan, mem);
   if (r.holds_head) mem.logits_bytes = terms.logits_bytes;
   mem.runtime_overhead_bytes = s.runtime.runtime_overhead_bytes;
   // MoE hook (§15.5): the stage's MoE blocks, and on the stage with the head the MTP modules' routed experts, counted

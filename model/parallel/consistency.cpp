@@ -120,6 +120,49 @@ Blame fp8_activation_cache_needs_fp8(const Scenario& s, int) noexcept {
   return blame(F::plan_fp8_activation_cache, 1, F::training_precision, static_cast<double>(s.training.precision));
 }
 
+// Megatron-Core's activation offload (--cpu-offloading-num-layers; docs/model.md §7.15): TE's offload context,
+// no pipeline, no recompute, fewer blocks than the model has (TransformerConfig.__post_init__, core_v0.19.0).
+Blame activation_offload_supported(const Scenario& s, int) noexcept {
+  const PlanSpec& p = s.plan;
+  const double n = p.activation_offload_layers;
+  if (n == 0) return {};
+  if (p.stack != Stack::megatron_te) return blame(F::plan_activation_offload_layers, n, F::plan_stack, static_cast<double>(p.stack));
+  if (p.pp > 1) return blame(F::plan_activation_offload_layers, n, F::plan_pp, p.pp);
+  if (p.recompute != Recompute::none)
+    return blame(F::plan_activation_offload_layers, n, F::plan_recompute, static_cast<double>(p.recompute));
+  if (p.activation_offload_layers >= s.model.layers) return blame(F::plan_activation_offload_layers, n, F::model_layers, s.model.layers);
+  return {};
+}
+
+// Optimizer offload (docs/model.md §7.16): a sharded optimizer (Megatron's precision-aware optimizer needs the
+// distributed optimizer, DeepSpeed offloads ZeRO stages 1-3, FSDP offloads its shards), all or nothing on FSDP,
+// and on Megatron fp8 parameter gathers only with delayed scaling.
+Blame optimizer_offload_supported(const Scenario& s, int) noexcept {
+  const PlanSpec& p = s.plan;
+  const double f = p.optimizer_offload_fraction;
+  if (f == 0) return {};
+  const bool fsdp_stack = p.stack == Stack::torch_fsdp1 || p.stack == Stack::torch_fsdp2;
+  const bool fsdp = p.sharding == Sharding::fsdp || p.sharding == Sharding::hsdp;
+  if (p.sharding == Sharding::none || (fsdp_stack && !fsdp))
+    return blame(F::plan_optimizer_offload_fraction, f, F::plan_sharding, static_cast<double>(p.sharding));
+  if (fsdp_stack && f != 1) return blame(F::plan_optimizer_offload_fraction, f, F::plan_stack, static_cast<double>(p.stack));
+  const bool delayed = s.training.fp8_recipe == Fp8Recipe::delayed || s.training.fp8_recipe == Fp8Recipe::stack_default;
+  if (is_megatron_core(p.stack) && s.training.fp8_params && !delayed)
+    return blame(F::plan_optimizer_offload_fraction, f, F::training_fp8_recipe, static_cast<double>(s.training.fp8_recipe));
+  return {};
+}
+
+// Either offload crosses the GPU's host link, which must be known (catalog or island).
+Blame offload_has_host_link(const Scenario& s, int i) noexcept {
+  const PlanSpec& p = s.plan;
+  if (island_at(s, i).gpu.host_link_bytes_per_s > 0) return {};
+  if (p.activation_offload_layers > 0)
+    return blame(F::plan_activation_offload_layers, p.activation_offload_layers, F::island_gpu_host_link, 0, i);
+  if (p.optimizer_offload_fraction > 0)
+    return blame(F::plan_optimizer_offload_fraction, p.optimizer_offload_fraction, F::island_gpu_host_link, 0, i);
+  return {};
+}
+
 Blame diloco_has_islands(const Scenario& s, int) noexcept {
   if (s.plan.sync != SyncMode::diloco || s.cluster.total_islands() >= 2) return {};
   return blame(F::plan_sync, 0, F::cluster_islands, s.cluster.total_islands());
@@ -340,6 +383,17 @@ constexpr std::array kRules = {
                     kDataParallel | FieldSet{F::plan_pipeline_schedule, F::plan_pp, F::plan_interleave,
                                              F::training_global_batch, F::training_micro_batch},
                     &dualpipe_pipeline_valid},
+    // Issue 29: host-memory offload (docs/model.md §7.15, §7.16), before the fp8 rules, which stay last.
+    ConsistencyRule{R::offload_not_supported, kJob,
+                    {F::plan_activation_offload_layers, F::plan_stack, F::plan_pp, F::plan_recompute, F::model_layers},
+                    &activation_offload_supported},
+    ConsistencyRule{R::offload_not_supported, kJob,
+                    {F::plan_optimizer_offload_fraction, F::plan_sharding, F::plan_stack, F::training_fp8_params,
+                     F::training_fp8_recipe},
+                    &optimizer_offload_supported},
+    ConsistencyRule{R::offload_not_supported, kIsland,
+                    {F::plan_activation_offload_layers, F::plan_optimizer_offload_fraction, F::island_gpu_host_link},
+                    &offload_has_host_link},
     ConsistencyRule{R::fp8_not_supported, kJob, {F::plan_fp8_activation_cache, F::training_precision},
                     &fp8_activation_cache_needs_fp8},
     // Last, so that only this reason's inputs hold the GPU's fp8 peak (search/README.md, "Axis order").
@@ -470,6 +524,7 @@ std::string_view describe(RejectReason r) noexcept {
     case RejectReason::experts_not_divisible_by_ep: return "does not divide";
     case RejectReason::expert_folding_does_not_divide_gpus: return "(times plan.etp) does not divide the GPUs per pipeline stage of";
     case RejectReason::fp8_not_supported: return "is not supported with";
+    case RejectReason::offload_not_supported: return "is not supported with";
     case RejectReason::out_of_memory: return "does not fit in GPU memory";
     case RejectReason::goodput_below_floor: return "loses more wall time to failures and restarts than it trains";
     case RejectReason::count_: break;

@@ -185,6 +185,7 @@ struct EnumNames<RejectReason> {
       {"fp8_not_supported", RejectReason::fp8_not_supported},
       {"out_of_memory", RejectReason::out_of_memory},
       {"goodput_below_floor", RejectReason::goodput_below_floor},
+      {"offload_not_supported", RejectReason::offload_not_supported},
   }};
 };
 

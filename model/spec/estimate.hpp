@@ -22,10 +22,11 @@ struct TimeBreakdown {
   double wan_s = 0;              // exposed traffic crossing the WAN
   double straggler_s = 0;        // waiting for the slowest rank (docs/model.md §5.6) and for slower islands (§8.6)
   double ep_comm_s = 0;          // exposed MoE token dispatch/combine all-to-alls (docs/model.md §15.4)
+  double host_offload_s = 0;     // exposed host-memory offload: activation copies, CPU optimizer (§7.15, §7.16)
 
   double total() const {
     return compute_s + recompute_s + memory_bound_s + tp_comm_s + pp_comm_s + bubble_s + dp_comm_s +
-           optimizer_s + wan_s + straggler_s + ep_comm_s;
+           optimizer_s + wan_s + straggler_s + ep_comm_s + host_offload_s;
   }
 };
 

@@ -63,6 +63,10 @@ constexpr std::array<FieldRow, kFieldIdCount> kFields = {{
     SHARDMETER_FIELD(plan_fp8_activation_cache, "plan.fp8_activation_cache", plan.fp8_activation_cache),
     SHARDMETER_ISLAND_FIELD(island_gpu_compute_capability, "cluster.islands.#.compute_capability",
                             gpu.compute_capability),
+    SHARDMETER_FIELD(plan_recompute, "plan.recompute", plan.recompute),
+    SHARDMETER_FIELD(plan_activation_offload_layers, "plan.activation_offload_layers", plan.activation_offload_layers),
+    SHARDMETER_FIELD(plan_optimizer_offload_fraction, "plan.optimizer_offload_fraction", plan.optimizer_offload_fraction),
+    SHARDMETER_ISLAND_FIELD(island_gpu_host_link, "cluster.islands.#.host_link_gbps", gpu.host_link_bytes_per_s),
 }};
 
 #undef SHARDMETER_FIELD

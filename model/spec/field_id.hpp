@@ -52,6 +52,11 @@ enum class FieldId : std::uint8_t {
   plan_pipeline_schedule,
   plan_fp8_activation_cache,
   island_gpu_compute_capability,  // cluster.islands.N.compute_capability (the GPU's CUDA compute capability x 10)
+  // Appended (issue 29): host-memory offload and what it depends on (docs/model.md §7.15, §7.16).
+  plan_recompute,
+  plan_activation_offload_layers,
+  plan_optimizer_offload_fraction,
+  island_gpu_host_link,     // cluster.islands.N.host_link_gbps (0 = unknown)
   count_,  // number of ids (keep last)
 };
 
@@ -93,7 +98,7 @@ struct ByteRange {
 
 // A short fixed-capacity list of byte ranges (no allocation).
 struct ByteRanges {
-  static constexpr int kCapacity = 96;  // every field of field_id.cpp, island fields once per island (static_assert there)
+  static constexpr int kCapacity = 112;  // every field of field_id.cpp, island fields once per island (static_assert there)
   std::array<ByteRange, kCapacity> items{};
   int count = 0;
 

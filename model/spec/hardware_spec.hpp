@@ -37,6 +37,11 @@ struct GpuSpec {
   int compute_capability = 0;          // CUDA compute capability x 10 (90 Hopper, 100 Blackwell); 0 = unknown (§7.14)
   double contention_scale = 1.0;       // bounded calibration factor on the SM/HBM contention of overlapped
                                        // collectives (model/comm/contention.hpp; docs/model.md §6.6, §13)
+  // Appended (issue 29): the GPU's link to host memory, per direction (PCIe or NVLink-C2C; 0 = unknown), the
+  // fraction of it pinned-memory copies reach, and the host CPU's Adam rate per GPU (docs/model.md §7.15, §7.16).
+  double host_link_bytes_per_s = 0;
+  double host_link_efficiency = 0.8;
+  double host_adam_params_per_s = 1e9;
 };
 
 }  // namespace shardmeter::model

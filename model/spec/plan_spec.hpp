@@ -60,6 +60,12 @@ struct PlanSpec {
   // activations (§7.12).
   PipelineSchedule pipeline_schedule = PipelineSchedule::one_f_one_b;
   bool fp8_activation_cache = false;
+  // Appended (issue 29): host-memory offload (docs/model.md §7.15, §7.16). Megatron's --cpu-offloading-num-layers:
+  // blocks per stage whose saved activations go to host memory (0 = off); the share of the optimizer state (and
+  // fp32 master weights) kept and updated on the host (0 = off; Megatron --optimizer-offload-fraction, DeepSpeed
+  // ZeRO-Offload, FSDP CPU offload).
+  int activation_offload_layers = 0;
+  double optimizer_offload_fraction = 0;
 };
 
 }  // namespace shardmeter::model

@@ -29,6 +29,8 @@ enum class RejectReason : std::uint8_t {
   // capacity: found by the estimate
   out_of_memory,
   goodput_below_floor,                   // synchronous: restarts and rework leave less than kMinSynchronousGoodput
+  // Appended (issue 29), a consistency reason after the capacity ones so the earlier codes keep their values:
+  offload_not_supported,                 // host-memory offload a stack refuses, or a GPU without a known host link
   count_,  // number of reasons (keep last)
 };
 

@@ -9,6 +9,7 @@
 #include "model/parallel/fp8.hpp"
 #include "model/comm/fsdp_exposure.hpp"
 #include "model/kernels/kernel_time.hpp"
+#include "model/step/host_offload.hpp"
 #include "model/step/layer_cost.hpp"
 #include "model/memory/memory.hpp"
 #include "model/moe/moe_cost.hpp"
@@ -306,6 +307,29 @@ void add_moe_step_terms(const Scenario& s, const GpuSpec& gpu, const IslandLayou
       memory_bound_time_s(expert_owned * optimizer_update_bytes_per_param(s.training, plan.stack), 4.0, gpu);
 }
 
+// Host-memory offload (docs/model.md §7.15, §7.16): the activation copies the host link cannot hide, per
+// micro-batch; the optimizer share updated on the host instead of the GPU, with its copies and CPU step.
+void add_host_offload_terms(const Scenario& s, const GpuSpec& gpu, const StageLayers& stages, const Fp8Use& fp8,
+                            double owned, double mb, double fwd_window, double bwd_window, TimeBreakdown& t) {
+  const PlanSpec& plan = s.plan;
+  if (plan.activation_offload_layers > 0) {
+    const StageMemoryTerms terms = stage_memory_terms(s, stages, fp8);
+    const double block = terms.per_layer_bytes + terms.moe_extra_bytes + terms.fp8_saved_delta_bytes;
+    t.host_offload_s += mb * activation_offload_exposed_s(block, plan.activation_offload_layers, stages.fullest(),
+                                                          fwd_window, bwd_window, gpu);
+  }
+  const double f = plan.optimizer_offload_fraction;
+  if (f > 0) {
+    t.optimizer_s *= 1.0 - f;  // the GPU updates the rest
+    OptimizerOffloadWork w;
+    w.params = f * owned;
+    w.grad_bytes_per_param = gradient_bytes_per_param(s.training, plan.stack);
+    w.param_bytes_per_param = kWeightBytes;
+    w.backward_s = bwd_window;
+    t.host_offload_s += optimizer_offload_s(plan.stack, w, gpu);
+  }
+}
+
 // Every step waits for the slowest rank it synchronises with (docs/model.md §5.6): the job's GPUs, or the island's
 // under DiLoCo (inner steps are island-local). The wait grows with the rank count and the work per micro-batch.
 // With a pipeline the steady state runs at the slowest rank's micro-batch, and the ranks carry unequal loads: the
@@ -458,6 +482,8 @@ bool network_extrapolated(const IslandSpec& island, const IslandLayout& l) {
   const double owned = st.params_per_gpu / l.state_shards;
   t.optimizer_s =
       memory_bound_time_s(owned * optimizer_update_bytes_per_param(s.training, plan.stack), 4.0, gpu);  // §2.7
+  if (plan.activation_offload_layers > 0 || plan.optimizer_offload_fraction > 0)
+    add_host_offload_terms(s, gpu, stages, fp8, owned, mb, fwd_window, bwd_window, t);
   if (lc.ep_all_to_all_s > 0 || params.expert_layer > 0) add_moe_step_terms(s, gpu, l, params, blocks, mb, bwd_window, t);
   t.straggler_s = straggler_s(s, island, x, logits, t, mb);
   st.stage_microbatch_s = x.slowest_mb + t.straggler_s / mb;

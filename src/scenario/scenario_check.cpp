@@ -71,6 +71,9 @@ std::string describe_value(m::FieldId field, double value) {
   if (field == m::FieldId::training_fp8_recipe) return std::string(m::enum_name(static_cast<m::Fp8Recipe>(code())));
   if (field == m::FieldId::plan_stack) return std::string(m::enum_name(static_cast<m::Stack>(code())));
   if (field == m::FieldId::island_gpu_fp8) return number(value / 1e12);  // FLOP/s -> the key's TFLOP/s
+  if (field == m::FieldId::plan_recompute) return std::string(m::enum_name(static_cast<m::Recompute>(code())));
+  if (field == m::FieldId::plan_sharding) return std::string(m::enum_name(static_cast<m::Sharding>(code())));
+  if (field == m::FieldId::island_gpu_host_link) return number(value / 1e9);  // bytes/s -> the key's GB/s
   return number(value);
 }
 
@@ -113,6 +116,34 @@ std::string pipeline_split_text(const m::Scenario& s, const m::Violation& v, con
   return "leaves " + number(static_cast<double>(rest_layers)) + " layers for the " +
          number(static_cast<double>(rest_stages)) + " other pipeline ranks of " + other +
          ", which Megatron-Core needs to split evenly (and to be 0 exactly when no rank is left)";
+}
+
+// Host-memory offload a stack refuses (model/parallel/consistency.cpp; docs/model.md §7.15, §7.16), in the
+// framework's own terms.
+std::string offload_text(const m::Violation& v, const std::string& other) {
+  using F = m::FieldId;
+  if (v.other == F::island_gpu_host_link)
+    return "crosses the GPU's link to host memory, which is unknown: " + other +
+           "; give the island (or its inline gpu) host_link_gbps (docs/model.md §7.15)";
+  if (v.field == F::plan_activation_offload_layers) {
+    if (v.other == F::plan_stack)
+      return "needs plan.stack: megatron_te (Megatron-Core offloads through Transformer Engine's CPU offload "
+             "context), but " + other;
+    if (v.other == F::plan_pp)
+      return "needs plan.pp: 1 (Megatron-Core: \"Currently there is no support for Pipeline parallelism with CPU "
+             "offloading\"), but " + other;
+    if (v.other == F::plan_recompute)
+      return "needs plan.recompute: none (Megatron-Core: \"CPU offloading does not work when activation "
+             "recomputation is enabled\"), but " + other;
+    return "must be smaller than " + other + " (Megatron-Core offloads at most all blocks but the last)";
+  }
+  if (v.other == F::plan_sharding)
+    return "needs a sharded optimizer (Megatron's distributed optimizer, DeepSpeed ZeRO stage 1-3, FSDP; "
+           "torch_fsdp1/2 offload only with fsdp or hsdp), but " + other;
+  if (v.other == F::plan_stack)
+    return "must be 0 or 1 on " + other + " (FSDP's CPU offload moves every shard or none)";
+  return "needs fp8 delayed scaling when fp8 parameters are gathered (Megatron: --optimizer-cpu-offload with "
+         "--fp8-param-gather needs --fp8-recipe delayed), but " + other;
 }
 
 std::string problem_text(const m::Scenario& s, const ScenarioDocument& doc, const m::Violation& v) {
@@ -203,6 +234,7 @@ std::string problem_text(const m::Scenario& s, const ScenarioDocument& doc, cons
                " (Megatron's distributed optimizer and FSDP2 gather fp8 parameters: megatron_te, torch_fsdp2)";
       return "is not supported by " + other + " (torchao's Float8Linear scales dynamically: use current or auto)";
     }
+    case m::RejectReason::offload_not_supported: return offload_text(v, other);
     case m::RejectReason::none:
     case m::RejectReason::out_of_memory:
     case m::RejectReason::goodput_below_floor:

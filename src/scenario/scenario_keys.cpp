@@ -23,6 +23,7 @@ using R = Range;
 constexpr double gib_to_bytes(double gib) { return gib * m::kGiB; }  // HBM capacities are binary: "80 GB" = 80 GiB
 constexpr double gb_to_bytes(double gb) { return gb * m::kGB; }
 constexpr double usd_per_gb_to_usd_per_byte(double usd_per_gb) { return usd_per_gb / m::kGB; }
+constexpr double giga_to_one(double giga) { return giga * 1e9; }  // host_adam_gparams_per_s
 
 // ---- derived defaults --------------------------------------------------------------------------------------------
 template <class T, void (*F)(T&)>
@@ -176,6 +177,9 @@ std::vector<SectionKeys> shipped_sections() {
     {"sm_count", "", "SMs", D::value("0", "catalog ({} = unknown)"), R::between(0, 4096), "Streaming multiprocessors (compute units): sets the share a collective's thread blocks take", member<&E::gpu, &G::sm_count>, kCited},
     {"compute_capability", "", "", D::value("0", "catalog ({} = unknown: treated as Hopper)"), R::between(0, 1000), "CUDA compute capability x 10 (90 Hopper, 100 Blackwell): whether TE keeps fp8 transposes and runs MXFP8 (docs/model.md §7.14)", member<&E::gpu, &G::compute_capability>, kCited},
     {"efficiency", "map", "", kCatalog, {}, "Calibrated efficiency constants (see ...efficiency)", nullptr, kRequiredInCatalog | kCited},
+    {"host_link_gbps", "", "GB/s per GPU, per direction", D::value("0", "catalog ({} = unknown)"), R::zero_or(kMinRate, 1e6), "The GPU's link to host memory (PCIe or NVLink-C2C), which activation and optimizer offload copies cross (docs/model.md §7.15, §7.16)", converted<&m::gbyte_per_s_to_bytes_per_s, &E::gpu, &G::host_link_bytes_per_s>, kCited},
+    {"host_link_efficiency", "", "fraction", D::value("0.8"), R::fraction(), "Fraction of host_link_gbps that pinned-memory copies reach (assumed; docs/model.md §7.15)", member<&E::gpu, &G::host_link_efficiency>, kCited},
+    {"host_adam_gparams_per_s", "", "10^9 parameters/s per GPU", D::value("1"), R::between(1e-6, 1e6), "Parameters the host CPU updates per second with Adam for each GPU it serves, under optimizer offload (assumed; docs/model.md §7.16)", converted<&giga_to_one, &E::gpu, &G::host_adam_params_per_s>, kCited},
   }},
   {Section::gpu_catalog, "gpus.NAME:", "catalog-only GPU fields (also allowed in an inline `gpu:` map)", {
     {"price_high_usd_per_gpu_hour", "", "USD per GPU-hour", D::value("0"), kPrice, "Hyperscaler list price (reports only)", member<&E::price_high_usd_per_gpu_hour>, kCited},
@@ -247,6 +251,8 @@ std::vector<SectionKeys> shipped_sections() {
     {"moe_recompute", "", "", D::value("none"), {}, "MoE recomputation beyond plan.recompute (layer re-runs dispatch and combine)", member<&m::PlanSpec::moe_recompute>},
     {"pipeline_schedule", "", "", D::value("1f1b"), {}, "Pipeline schedule: 1f1b (interleaved when plan.interleave > 1) or dualpipe (DeepSeek-V3's bidirectional schedule: each rank holds two stages, pp + 1 micro-batches in flight, a shorter bubble; docs/model.md §5.8)", member<&m::PlanSpec::pipeline_schedule>},
     {"fp8_activation_cache", "", "", D::value("false"), {}, "DeepSeek-V3's low-precision activation caching (fp8 only): the attention output saved once in E5M6, the routed experts' SwiGLU inputs in fp8 (docs/model.md §7.12)", member<&m::PlanSpec::fp8_activation_cache>},
+    {"activation_offload_layers", "", "blocks per stage", D::value("0", "{} (= off)"), R::between(0, 1e6), "Blocks whose saved activations are copied to host memory in forward and back in backward (Megatron --cpu-offloading-num-layers; megatron_te, pp 1, recompute none; docs/model.md §7.15)", member<&m::PlanSpec::activation_offload_layers>},
+    {"optimizer_offload_fraction", "", "fraction", D::value("0", "{} (= off)"), R::between(0, 1), "Share of the optimizer state and master weights kept and updated on the host CPU (Megatron --optimizer-cpu-offload --optimizer-offload-fraction, DeepSpeed offload_optimizer, FSDP CPU offload: 1 only; docs/model.md §7.16)", member<&m::PlanSpec::optimizer_offload_fraction>},
     {"diloco", "map", "", D::described("all defaults"), {}, "DiLoCo settings (see plan.diloco)"},
   }},
   {Section::diloco, "plan.diloco:", "", {

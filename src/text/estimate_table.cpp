@@ -101,6 +101,8 @@ void describe_scenario(std::string& out, const LoadedScenario& loaded, const Cat
   plan += fmt::format(", sharding {}, {} recompute, {} attention", model::enum_name(p.sharding),
                       model::enum_name(p.recompute), model::enum_name(p.attention));
   if (p.fp8_activation_cache) plan += ", fp8 activation cache";
+  if (p.activation_offload_layers > 0) plan += fmt::format(", {} blocks' activations offloaded", p.activation_offload_layers);
+  if (p.optimizer_offload_fraction > 0) plan += fmt::format(", {:g} of the optimizer offloaded", p.optimizer_offload_fraction);
   if (p.sync == m::SyncMode::diloco) plan += fmt::format(", DiLoCo H = {}", p.diloco.inner_steps);
   if (md.moe.experts > 0)
     plan += fmt::format("; experts ETP {} x EP {} ({} dispatch{})", p.etp, p.ep, model::enum_name(p.ep_dispatcher),
@@ -128,7 +130,7 @@ void describe_time(std::string& out, const m::Estimate& e) {
       {"compute", t.compute_s},         {"recompute", t.recompute_s}, {"memory-bound", t.memory_bound_s},
       {"TP communication", t.tp_comm_s}, {"PP communication", t.pp_comm_s}, {"pipeline bubble", t.bubble_s},
       {"DP communication", t.dp_comm_s}, {"optimizer", t.optimizer_s}, {"WAN", t.wan_s},
-      {"straggler wait", t.straggler_s}, {"EP all-to-all", t.ep_comm_s}};
+      {"straggler wait", t.straggler_s}, {"EP all-to-all", t.ep_comm_s}, {"host offload", t.host_offload_s}};
   for (const auto& [label, value] : parts)
     if (value != 0)
       out += fmt::format("  {:<20}{:>12}  {:>7}\n", label, seconds(value),
@@ -170,7 +172,7 @@ std::string bottleneck_text(const m::Estimate& e) {
   if (!(e.step_time_s > 0) || e.bottleneck == m::Bottleneck::memory_capacity) return name;
   const double compute = t.compute_s + t.recompute_s;
   const double comm = t.tp_comm_s + t.pp_comm_s + t.dp_comm_s + t.wan_s + t.straggler_s + t.ep_comm_s;
-  const double memory = t.memory_bound_s + t.optimizer_s;
+  const double memory = t.memory_bound_s + t.optimizer_s + t.host_offload_s;  // host offload: §7.15, §7.16
   if (e.bottleneck == m::Bottleneck::compute)
     return fmt::format("compute: compute kernels fill {} of the step (at least {}), running at {} of the peak; "
                        "then communication {}, bubble {}, memory-bound {}",
@@ -181,7 +183,9 @@ std::string bottleneck_text(const m::Estimate& e) {
   const bool is_comm = e.bottleneck != m::Bottleneck::memory_bandwidth && e.bottleneck != m::Bottleneck::pipeline_bubble;
   return fmt::format("{}: compute kernels fill only {} of the step; {} {}", name, percent(compute / e.step_time_s),
                      is_comm ? "communication (largest part " + name + ")"
-                             : e.bottleneck == m::Bottleneck::memory_bandwidth ? "memory-bound kernels + optimizer"
+                             : e.bottleneck == m::Bottleneck::memory_bandwidth
+                                 ? (t.host_offload_s > 0 ? "memory-bound kernels + optimizer + host offload"
+                                                         : "memory-bound kernels + optimizer")
                                                                                : "pipeline bubble",
                      percent((is_comm ? comm : e.bottleneck == m::Bottleneck::memory_bandwidth ? memory : t.bubble_s) /
                              e.step_time_s));

@@ -42,6 +42,8 @@ constexpr std::array kReasons = {
                               "micro_batch, or GPUs with more HBM)"},
   ReasonText{"goodput_below_floor", "a synchronous job whose failures and spot preemptions leave it under 50 % goodput "
                                     "(docs/model.md §10.4: fewer GPUs, no spot, or diloco)"},
+  ReasonText{"offload_not_supported", "activation or optimizer offload the stack refuses (docs/model.md §7.15, §7.16), "
+                                      "or a GPU without host_link_gbps"},
   ReasonText{"non_finite_objective", "an objective is not a finite number (is training.tokens set?)"},
   ReasonText{"bound_pruned", "dominated by a feasible plan even at its best possible throughput and cost (pruned by "
                              "bounds, not estimated)"},
