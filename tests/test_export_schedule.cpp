@@ -191,3 +191,32 @@ TEST_CASE("torchtitan-py writes fp8 plans without fp8 all-gathers and re-costs t
   CHECK(toml.text.find("enable_fsdp_float8_all_gather = true") != std::string::npos);
   CHECK(toml.text.find("re-costed") == std::string::npos);
 }
+
+TEST_CASE("exports write host-memory offload where the framework has it and refuse it where not",
+          "[export][offload]") {
+  // docs/export.md "Host-memory offload"; docs/model.md §7.15, §7.16.
+  const RealRow act(Sets{{"plan.pp", "1"}, {"plan.recompute", "none"}, {"plan.activation_offload_layers", "20"}});
+  CHECK(act.plan.activation_offload_layers == 20);
+  CHECK(act.run(results::ExportFormat::megatron).text.find("--cpu-offloading-num-layers 20\n") != std::string::npos);
+  for (const auto f : {results::ExportFormat::torchtitan, results::ExportFormat::torchtitan_py,
+                       results::ExportFormat::deepspeed})
+    CHECK_THROWS_WITH(act.run(f), Catch::Contains("activation_offload_layers 20"));
+  CHECK(act.run(results::ExportFormat::plan_json).text.find("\"activation_offload_layers\": 20") != std::string::npos);
+
+  const RealRow opt(Sets{{"plan.optimizer_offload_fraction", "0.5"}});
+  const std::string megatron = opt.run(results::ExportFormat::megatron).text;
+  CHECK(megatron.find("--optimizer-cpu-offload\n") != std::string::npos);
+  CHECK(megatron.find("--optimizer-offload-fraction 0.5\n") != std::string::npos);
+  CHECK(megatron.find("--use-precision-aware-optimizer\n") != std::string::npos);
+  CHECK_THROWS_WITH(opt.run(results::ExportFormat::torchtitan), Catch::Contains("every FSDP shard"));
+
+  const RealRow ds(Sets{{"plan.pp", "1"}, {"plan.tp", "1"}, {"plan.sequence_parallel", "false"},
+                        {"plan.stack", "deepspeed"}, {"plan.optimizer_offload_fraction", "1"}});
+  const nlohmann::json j = nlohmann::json::parse(ds.run(results::ExportFormat::deepspeed).text);
+  CHECK(j["zero_optimization"]["offload_optimizer"]["device"] == "cpu");
+  CHECK(!j["zero_optimization"]["offload_optimizer"].contains("ratio"));
+
+  const RealRow fsdp(Sets{{"plan.pp", "1"}, {"plan.sharding", "fsdp"}, {"plan.stack", "torch_fsdp2"},
+                          {"plan.optimizer_offload_fraction", "1"}});
+  CHECK(fsdp.run(results::ExportFormat::torchtitan).text.find("enable_cpu_offload = true") != std::string::npos);
+}

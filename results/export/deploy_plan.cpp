@@ -175,6 +175,8 @@ DeployPlan make_deploy_plan(const Row& r, std::size_t row_index, const model::Sc
   if (s != nullptr) {
     p.pipeline_schedule = std::string(enum_name(s->plan.pipeline_schedule));
     p.fp8_activation_cache = s->plan.fp8_activation_cache;
+    p.activation_offload_layers = s->plan.activation_offload_layers;
+    p.optimizer_offload_fraction = s->plan.optimizer_offload_fraction;
   }
   if (r.find("stack") != r.end()) p.stack = text(r, "stack");
   else if (s != nullptr) p.stack = std::string(enum_name(s->plan.stack));

@@ -116,6 +116,10 @@ struct DeployPlan {
   // §7.12): no export target implements DualPipe or DeepSeek-V3's E5M6 / fp8 activation cache, so they refuse both.
   std::string pipeline_schedule = "1f1b";
   bool fp8_activation_cache = false;
+  // plan.activation_offload_layers and plan.optimizer_offload_fraction of the rebuilt scenario (no column;
+  // docs/model.md §7.15, §7.16): written where the framework has them, refused where it does not.
+  std::int64_t activation_offload_layers = 0;
+  double optimizer_offload_fraction = 0;
   // plan.recompute_modules of the rebuilt scenario under recompute selective, Megatron's names in declaration order
   // (docs/model.md §7.11); empty when not rebuilt or not selective (then core_attn plus moe_recompute's module).
   std::string recompute_modules;

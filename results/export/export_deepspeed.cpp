@@ -51,6 +51,11 @@ void check(const DeployPlan& p) {
     throw ExportError(kFormat, "tp_dgrad_overlap true (Megatron's asynchronous column-parallel backward, docs/model.md "
                                "§4.4): DeepSpeed has no switch that runs it, so the plan was costed faster than "
                                "DeepSpeed would run it");
+  // ZeRO-Offload (docs/model.md §7.16); activation offload is refused for every format but Megatron (export_plan).
+  if (p.optimizer_offload_fraction > 0 && p.optimizer_offload_fraction < 1 && zero_stage(p.sharding) != 3)
+    throw ExportError(kFormat, fmt::format("optimizer_offload_fraction {}: a partial optimizer offload "
+                                           "(offload_optimizer.ratio) is ZeRO-3's only; use 1 or sharding fsdp",
+                                           p.optimizer_offload_fraction));
   if (zero_stage(p.sharding) == 3 && !p.reshard_after_forward)
     throw ExportError(kFormat, "reshard_after_forward false: ZeRO-3 re-fetches partitioned parameters in backward "
                                "(stage3_max_reuse_distance only caches them by distance); use sharding zero2");
@@ -109,6 +114,10 @@ Exported export_deepspeed(const DeployPlan& p, const ExportSource& source) {
   j["gradient_accumulation_steps"] = p.grad_accum;
   json zero = {{"stage", zero_stage(p.sharding)}, {"overlap_comm", p.overlap_grad_reduce}, {"contiguous_gradients", true}};
   if (p.sharding == "hsdp") zero["mics_shard_size"] = p.dp_shard;
+  if (p.optimizer_offload_fraction > 0) {  // ZeRO-Offload (docs/model.md §7.16)
+    zero["offload_optimizer"] = {{"device", "cpu"}, {"pin_memory", true}};
+    if (p.optimizer_offload_fraction < 1) zero["offload_optimizer"]["ratio"] = p.optimizer_offload_fraction;
+  }
   j["zero_optimization"] = zero;
   j["bf16"] = {{"enabled", p.precision == "bf16" || p.precision == "fp8"}};
   j["fp16"] = {{"enabled", p.precision == "fp16"}};

@@ -95,6 +95,17 @@ Exported export_plan(ExportFormat format, const DeployPlan& plan, const ExportSo
     if (plan.fp8_activation_cache)
       throw ExportError(name, "plan.fp8_activation_cache: DeepSeek-V3's E5M6 / fp8 activation cache is not a switch "
                               "of this framework");
+    // Host-memory offload (docs/model.md §7.15, §7.16): only Megatron-Core offloads a layer's saved activations
+    // (--cpu-offloading-num-layers); torchtitan's enable_cpu_offload moves every FSDP shard or none.
+    if (plan.activation_offload_layers > 0 && format != ExportFormat::megatron)
+      throw ExportError(name, fmt::format("plan.activation_offload_layers {}: offloading a layer's saved activations "
+                                          "is Megatron-Core's --cpu-offloading-num-layers, not a switch of this "
+                                          "framework", plan.activation_offload_layers));
+    const bool torchtitan = format == ExportFormat::torchtitan || format == ExportFormat::torchtitan_py;
+    if (torchtitan && plan.optimizer_offload_fraction > 0 && plan.optimizer_offload_fraction < 1)
+      throw ExportError(name, fmt::format("plan.optimizer_offload_fraction {}: training.enable_cpu_offload offloads "
+                                          "every FSDP shard (parameters, gradients, optimizer state) or none",
+                                          plan.optimizer_offload_fraction));
   }
   switch (format) {
     case ExportFormat::plan_json: return export_plan_json(plan, source);

@@ -395,6 +395,17 @@ Exported export_megatron(const DeployPlan& p, const ExportSource& source) {
     // training.fp8_params: the distributed optimizer gathers the weights in fp8, as costed (docs/model.md §2.2).
     if (p.fp8_params) arg("--fp8-param-gather");
   }
+  // Host-memory offload (docs/model.md §7.15, §7.16; Megatron-LM core_v0.19.0 arguments.py): the layer count sets
+  // cpu_offloading, activations only (cpu_offloading_weights defaults to False); the optimizer offload runs through
+  // the precision-aware optimizer, its copies overlapped as costed.
+  if (p.activation_offload_layers > 0)
+    arg(fmt::format("--cpu-offloading-num-layers {}", p.activation_offload_layers));
+  if (p.optimizer_offload_fraction > 0) {
+    arg("--optimizer-cpu-offload");
+    arg(fmt::format("--optimizer-offload-fraction {}", p.optimizer_offload_fraction));
+    arg("--use-precision-aware-optimizer");
+    arg("--overlap-cpu-optimizer-d2h-h2d");
+  }
   t += ")\n";
   out.notes.push_back("megatron: add the data, tokenizer and optimizer arguments; the array holds the model, the "
                       "parallel layout and the batch");

@@ -109,6 +109,8 @@ Exported export_plan_json(const DeployPlan& p, const ExportSource& source) {
   // Written only when set (docs/model.md §5.8, §7.12), so plans without them keep their JSON.
   if (p.pipeline_schedule != "1f1b") plan["pipeline_schedule"] = p.pipeline_schedule;
   if (p.fp8_activation_cache) plan["fp8_activation_cache"] = true;
+  if (p.activation_offload_layers > 0) plan["activation_offload_layers"] = p.activation_offload_layers;  // §7.15
+  if (p.optimizer_offload_fraction > 0) plan["optimizer_offload_fraction"] = p.optimizer_offload_fraction;  // §7.16
   if (p.diloco())
     plan["diloco"] = {{"inner_steps", p.diloco_inner_steps}, {"outer_bits", p.diloco_outer_bits},
                       {"fragments", p.diloco_fragments}, {"overlap_steps", p.diloco_overlap_steps}};

@@ -151,6 +151,10 @@ std::vector<TorchtitanField> torchtitan_training_fields(TorchtitanTarget target,
   f.push_back(string_field("mixed_precision_param", "bfloat16"));
   if (!v0 && p.pp > 1)
     f.push_back(bool_field("disable_cuda_graphs", true, "CUDA graphs do not support pipeline parallelism yet"));
+  // plan.optimizer_offload_fraction 1 (docs/model.md §7.16): FSDP's CPU offload of parameters, gradients and optimizer
+  // states (job_config.py / configs.py TrainingConfig.enable_cpu_offload at both pins).
+  if (p.optimizer_offload_fraction >= 1)
+    f.push_back(bool_field("enable_cpu_offload", true, "optimizer_offload_fraction 1: FSDP shards and optimizer on the host"));
   return f;
 }
 

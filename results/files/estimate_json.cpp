@@ -40,6 +40,8 @@ nlohmann::json time_json(const m::TimeBreakdown& t) {
   j["wan_s"] = number(t.wan_s);
   j["straggler_s"] = number(t.straggler_s);
   j["ep_comm_s"] = number(t.ep_comm_s);
+  // Written only with host-memory offload (docs/model.md §7.15, §7.16), so estimates without it keep their JSON.
+  if (t.host_offload_s != 0) j["host_offload_s"] = number(t.host_offload_s);
   j["total_s"] = number(t.total());
   return j;
 }
