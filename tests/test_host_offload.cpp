@@ -38,6 +38,14 @@ Scenario offload_scenario(double host_gbps = 63) {
   return s;
 }
 
+// tests/data/small.yaml (Llama-3-8B on 16 H100s) with `sets` applied, loaded as the CLI loads it.
+cli::LoadedScenario load_small(const std::vector<std::string>& sets) {
+  std::vector<cli::Override> overrides;
+  for (const std::string& text : sets) overrides.push_back(cli::parse_override(text));
+  static const std::string path = SHARDMETER_TEST_DATA_DIR "/small.yaml";
+  return cli::load_scenario(path, overrides, test::shipped_catalog());
+}
+
 }  // namespace
 
 TEST_CASE("activation offload keeps (L - n) of L blocks' activations on the GPU") {
@@ -201,13 +209,8 @@ TEST_CASE("offload consistency: what Megatron, DeepSpeed and FSDP refuse") {
 }
 
 TEST_CASE("offload keys load from a scenario file; refusals name the key, the value and the reason") {
-  using namespace shardmeter::cli;
-  auto load = [](const std::vector<std::string>& sets) {
-    std::vector<Override> overrides;
-    for (const std::string& text : sets) overrides.push_back(parse_override(text));
-    return load_scenario(std::string(SHARDMETER_TEST_DATA_DIR) + "/small.yaml", overrides, test::shipped_catalog());
-  };
-  const LoadedScenario ok = load({"plan.pp=1", "plan.recompute=none", "plan.activation_offload_layers=4",
+  const auto load = load_small;
+  const cli::LoadedScenario ok = load({"plan.pp=1", "plan.recompute=none", "plan.activation_offload_layers=4",
                                   "plan.sharding=zero1", "plan.optimizer_offload_fraction=0.5"});
   CHECK(ok.scenario.plan.activation_offload_layers == 4);
   CHECK(ok.scenario.plan.optimizer_offload_fraction == 0.5);
@@ -221,4 +224,23 @@ TEST_CASE("offload keys load from a scenario file; refusals name the key, the va
                     Catch::Contains("host_link_gbps"));
   CHECK_THROWS_WITH(load({"plan.optimizer_offload_fraction=1.5"}), Catch::Contains("optimizer_offload_fraction"));
   CHECK_THROWS_WITH(load({"plan.optimizer_offload_fraction=0.5"}), Catch::Contains("needs a sharded optimizer"));
+}
+
+TEST_CASE("Megatron-Bridge's GB200 Llama 3 70B BF16 layout fits only with the recipe's activation offload") {
+  // Megatron-Bridge scripts/performance llama3 presets (LLAMA3_70B_GB200_BF16_BASE_CONFIG: 64 GPUs, global batch 128,
+  // micro-batch 1, Megatron-FSDP, cpu_offloading_num_layers 20; sequence 8192; docs/model.md §7.15). Without the
+  // offload 80 blocks' activations need 211 GB of the 186 GB; with 20 of them on the host, 60/80 of them, 166 GB.
+  auto load = [](int offloaded) {
+    return load_small({"model.preset=llama3-70b", "model.seq_len=8192", "training.global_batch=128",
+                       "training.micro_batch=1", "cluster.islands.0.gpu=gb200", "cluster.islands.0.gpus=64",
+                       "plan.tp=1", "plan.pp=1", "plan.sharding=fsdp", "plan.stack=megatron_te", "plan.recompute=none",
+                       "plan.activation_offload_layers=" + std::to_string(offloaded)});
+  };
+  const Estimate without = evaluate(load(0).scenario);
+  const Estimate with = evaluate(load(20).scenario);
+  CHECK_FALSE(without.feasible);
+  CHECK(with.feasible);
+  CHECK(with.memory.activations_bytes == Approx(0.75 * without.memory.activations_bytes));
+  // NVLink-C2C (450 GB/s x 0.8) hides every copy behind the other blocks' compute.
+  CHECK(with.time.host_offload_s == 0.0);
 }
