@@ -207,8 +207,8 @@ std::string format_heldout_report(const std::vector<ValidationRun>& runs) {
 
 std::string format_small_model_report(const std::vector<ValidationRun>& runs) {
   return section_report(runs,
-                        "Small-model sweep (validation/small_model_runs.csv: the Ultra-Scale Playbook's single-node 1B "
-                        "runs; never fitted, not in the held-out figure):",
+                        "Small-model sweep (validation/small_model_runs.csv: the Ultra-Scale Playbook's single-node 1B, "
+                        "3B and 8B runs; never fitted, not in the held-out figure):",
                         "Small-model sweep runs by source", "small-model sweep");
 }
 

@@ -25,7 +25,7 @@ std::string validation_json(const std::vector<ValidationRun>& runs, const std::v
 // MAPE per source and the line "held-out MAPE X.X% over N runs (worst W%)".
 std::string format_heldout_report(const std::vector<ValidationRun>& runs);
 // The published small-model sweep (scenarios/validation/small_model_runs.csv: the Ultra-Scale Playbook's single-node
-// 1B runs), scored apart, never fitted and kept out of the held-out figure: per-row errors, MAPE per source and the
+// 1B/3B/8B runs), scored apart, never fitted and kept out of the held-out figure: per-row errors, MAPE per source and the
 // line "small-model sweep MAPE X.X% over N runs (worst W%), oom_false K" (docs/accuracy.md, docs/model.md §14).
 std::string format_small_model_report(const std::vector<ValidationRun>& runs);
 
