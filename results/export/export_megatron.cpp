@@ -193,16 +193,28 @@ void check(const Deployment& p) {
     throw ExportError(kFormat, fmt::format("recompute_layers {} on {} virtual stages per GPU: --recompute-num-layers "
                                            "counts per virtual stage, so it must divide evenly",
                                            p.plan().recompute_layers, p.plan().interleave));
-  if ((p.plan().sharding == model::Sharding::fsdp || p.plan().sharding == model::Sharding::hsdp) && !p.plan().reshard_after_forward)
-    throw ExportError(kFormat, "reshard_after_forward false: Megatron-FSDP has no verified switch that keeps "
-                               "parameters gathered from forward to backward (use sharding zero2 for that layout)");
+  switch (p.plan().sharding) {
+    case model::Sharding::none:
+    case model::Sharding::zero1:
+    case model::Sharding::zero2: break;
+    case model::Sharding::fsdp:
+    case model::Sharding::hsdp:
+      if (!p.plan().reshard_after_forward)
+        throw ExportError(kFormat, "reshard_after_forward false: Megatron-FSDP has no verified switch that keeps "
+                                   "parameters gathered from forward to backward (use sharding zero2 for that layout)");
+      break;
+  }
   require_single_uniform_job(kFormat, p);
   if (p.plan().sharding == model::Sharding::hsdp)
     throw ExportError(kFormat, "sharding hsdp (shard within groups, replicate across them): no verified Megatron-LM "
                                "argument set expresses it (use torchtitan or plan-json)");
-  if (p.model().position_embedding == model::PositionEmbedding::alibi)
-    throw ExportError(kFormat, "ALiBi position embeddings: --position-embedding-type has learned_absolute, rope, yarn, "
-                               "mrope, relative and none");
+  switch (p.model().position_embedding) {
+    case model::PositionEmbedding::learned:
+    case model::PositionEmbedding::rope: break;
+    case model::PositionEmbedding::alibi:
+      throw ExportError(kFormat, "ALiBi position embeddings: --position-embedding-type has learned_absolute, rope, "
+                                 "yarn, mrope, relative and none");
+  }
   if (p.model().kv_heads % p.plan().tp != 0 && p.plan().tp % p.model().kv_heads != 0)
     throw ExportError(kFormat, fmt::format("{} key/value heads on tp {}: Megatron needs one to divide the other",
                                            p.model().kv_heads, p.plan().tp));
@@ -272,7 +284,11 @@ Exported export_megatron(const Deployment& p, const ExportSource& source) {
     arg(fmt::format("--kv-channels {}", m.head_dim));
   arg(fmt::format("--seq-length {}", m.seq_len));
   arg(fmt::format("--max-position-embeddings {}", m.seq_len));
-  arg(fmt::format("--position-embedding-type {}", m.position_embedding == model::PositionEmbedding::rope ? "rope" : "learned_absolute"));
+  switch (m.position_embedding) {
+    case model::PositionEmbedding::rope: arg("--position-embedding-type rope"); break;
+    case model::PositionEmbedding::learned:
+    case model::PositionEmbedding::alibi: arg("--position-embedding-type learned_absolute"); break;   // alibi: refused
+  }
   // Sliding windows (A:2301-2306, tuple_type A:376-386; TC:240-247): window_size (left, right) counts the keys
   // before the query, so a window of w keys with the query is (w - 1, 0); every N-th block full
   // (transformer/utils.py is_layer_window_attention: layer_number % N != 0 is windowed).
@@ -296,8 +312,14 @@ Exported export_megatron(const Deployment& p, const ExportSource& source) {
     while (divisor < 128 && (m.vocab / p.plan().tp) % (divisor * 2) == 0) divisor *= 2;
     arg(fmt::format("--make-vocab-size-divisible-by {}", divisor));
   }
-  if (m.ffn_type == model::FfnType::swiglu) arg("--swiglu");
-  arg(fmt::format("--normalization {}", m.norm == model::NormType::rmsnorm ? "RMSNorm" : "LayerNorm"));
+  switch (m.ffn_type) {
+    case model::FfnType::gelu: break;   // Megatron's default activation
+    case model::FfnType::swiglu: arg("--swiglu"); break;
+  }
+  switch (m.norm) {
+    case model::NormType::layernorm: arg("--normalization LayerNorm"); break;
+    case model::NormType::rmsnorm: arg("--normalization RMSNorm"); break;
+  }
   if (!m.tied_embeddings) arg("--untie-embeddings-and-output-weights");
   if (!m.bias) arg("--disable-bias-linear");
   // Megatron's dropout defaults to 0.1 (A: --attention-dropout, --hidden-dropout): a model costed without dropout
@@ -367,34 +389,50 @@ Exported export_megatron(const Deployment& p, const ExportSource& source) {
   }
   if (!p.moe()) moe_module.clear();
   const unsigned core_attn_only = 1u << static_cast<unsigned>(model::RecomputeModule::core_attn);
-  if (p.plan().recompute == model::Recompute::selective && p.recompute_modules() != 0 &&
-      p.recompute_modules() != core_attn_only) {
-    // plan.recompute_modules (docs/model.md §7.11) as written, the moe modules included (TC:1763-1832).
-    arg("--recompute-granularity selective");
-    arg("--recompute-modules " + p.recompute_modules_text());
-  } else if (p.plan().recompute != model::Recompute::full && !moe_module.empty()) {
-    arg("--recompute-granularity selective");
-    arg(std::string("--recompute-modules ") + (p.plan().recompute == model::Recompute::selective ? "core_attn " : "") + moe_module);
-  } else if (p.plan().recompute == model::Recompute::selective) {
-    arg("--recompute-granularity selective");
-  } else if (p.plan().recompute == model::Recompute::full && p.plan().recompute_layers > 0) {
-    // plan.recompute_layers N per stage: the first N layers of each (virtual) stage checkpointed whole (A:529-537;
-    // docs/model.md §7.5 counts N per physical stage, so each of the v chunks takes N / v).
-    arg("--recompute-granularity full");
-    arg("--recompute-method block");
-    arg(fmt::format("--recompute-num-layers {}", p.recomputed_stage_layers() / p.plan().interleave));
-  } else if (p.plan().recompute == model::Recompute::full) {
-    arg("--recompute-granularity full");
-    arg("--recompute-method uniform");
-    arg("--recompute-num-layers 1");
+  switch (p.plan().recompute) {
+    case model::Recompute::none:
+    case model::Recompute::op_selective:   // op_selective: refused by check()
+      if (!moe_module.empty()) {
+        arg("--recompute-granularity selective");
+        arg("--recompute-modules " + moe_module);
+      }
+      break;
+    case model::Recompute::selective:
+      arg("--recompute-granularity selective");
+      if (p.recompute_modules() != 0 && p.recompute_modules() != core_attn_only)
+        // plan.recompute_modules (docs/model.md §7.11) as written, the moe modules included (TC:1763-1832).
+        arg("--recompute-modules " + p.recompute_modules_text());
+      else if (!moe_module.empty())
+        arg("--recompute-modules core_attn " + moe_module);
+      break;
+    case model::Recompute::full:
+      arg("--recompute-granularity full");
+      if (p.plan().recompute_layers > 0) {
+        // plan.recompute_layers N per stage: the first N layers of each (virtual) stage checkpointed whole
+        // (A:529-537; docs/model.md §7.5 counts N per physical stage, so each of the v chunks takes N / v).
+        arg("--recompute-method block");
+        arg(fmt::format("--recompute-num-layers {}", p.recomputed_stage_layers() / p.plan().interleave));
+      } else {
+        arg("--recompute-method uniform");
+        arg("--recompute-num-layers 1");
+      }
+      break;
   }
-  if (p.plan().sharding == model::Sharding::zero1) arg("--use-distributed-optimizer");
-  if (fsdp) {
+  // Megatron-FSDP's strategies: optim_grads shards optimizer state and gradients (zero2), optim_grads_params also
+  // the parameters (fsdp).
+  const auto megatron_fsdp = [&](std::string_view strategy) {
     arg("--use-megatron-fsdp");
     arg("--use-distributed-optimizer");
-    arg(fmt::format("--data-parallel-sharding-strategy {}", p.plan().sharding == model::Sharding::fsdp ? "optim_grads_params" : "optim_grads"));
+    arg(fmt::format("--data-parallel-sharding-strategy {}", strategy));
     arg("--no-gradient-accumulation-fusion");
     arg("--ckpt-format fsdp_dtensor");
+  };
+  switch (p.plan().sharding) {
+    case model::Sharding::none:
+    case model::Sharding::hsdp: break;   // hsdp: refused by check()
+    case model::Sharding::zero1: arg("--use-distributed-optimizer"); break;
+    case model::Sharding::zero2: megatron_fsdp("optim_grads"); break;
+    case model::Sharding::fsdp: megatron_fsdp("optim_grads_params"); break;
   }
   const bool grad_reduce = p.plan().overlap_grad_reduce && p.degrees().data_parallel > 1;
   if (grad_reduce) arg("--overlap-grad-reduce");

@@ -211,7 +211,14 @@ std::vector<TorchtitanField> torchtitan_parallelism_fields(TorchtitanTarget targ
   f.push_back(int_field("data_parallel_shard_degree", p.degrees().dp_shard));
   // fsdp/hsdp: torchtitan's "default" reshards except under pipeline parallelism (llama3/infra/parallelize.py
   // apply_fsdp); say the plan's choice where it differs (docs/model.md §6.3).
-  const bool fsdp = p.plan().sharding == model::Sharding::fsdp || p.plan().sharding == model::Sharding::hsdp;
+  bool fsdp = false;
+  switch (p.plan().sharding) {
+    case model::Sharding::none:
+    case model::Sharding::zero1:
+    case model::Sharding::zero2: break;   // zero1 / zero2: refused by check_torchtitan_plan
+    case model::Sharding::fsdp:
+    case model::Sharding::hsdp: fsdp = true; break;
+  }
   if (fsdp && p.plan().reshard_after_forward && p.plan().pp > 1)
     f.push_back(string_field("fsdp_reshard_after_forward", "always", "plan.reshard_after_forward: true"));
   if (fsdp && !p.plan().reshard_after_forward && p.plan().pp == 1)
@@ -259,16 +266,25 @@ void check_torchtitan_plan(std::string_view format, const Deployment& p) {
     throw ExportError(f, fmt::format("a synchronous job across {} islands: torchtitan's config describes one device "
                                      "mesh with a uniform batch split, not islands joined by a WAN (use plan-json or "
                                      "torchrun)", p.islands.size()));
-  if (p.plan().sharding == model::Sharding::zero1)
-    throw ExportError(f, "sharding zero1 (optimizer-state-only sharding): torchtitan shards with FSDP2 "
-                         "(data_parallel_shard_degree), which also shards parameters and gradients");
-  if (p.plan().sharding == model::Sharding::zero2)
-    throw ExportError(f, "sharding zero2 (replicated parameters): torchtitan's nearest, FSDP2 with "
-                         "fsdp_reshard_after_forward \"never\", also keeps each rank's parameter shard beside the "
-                         "gathered weights; that is sharding fsdp with reshard_after_forward false, costed differently "
-                         "(found by the import round trip, docs/import.md)");
-  if (p.training().precision == model::Precision::fp16)
-    throw ExportError(f, "precision fp16: training.mixed_precision_param takes bfloat16 or float32");
+  switch (p.plan().sharding) {
+    case model::Sharding::none:
+    case model::Sharding::fsdp:
+    case model::Sharding::hsdp: break;
+    case model::Sharding::zero1:
+      throw ExportError(f, "sharding zero1 (optimizer-state-only sharding): torchtitan shards with FSDP2 "
+                           "(data_parallel_shard_degree), which also shards parameters and gradients");
+    case model::Sharding::zero2:
+      throw ExportError(f, "sharding zero2 (replicated parameters): torchtitan's nearest, FSDP2 with "
+                           "fsdp_reshard_after_forward \"never\", also keeps each rank's parameter shard beside the "
+                           "gathered weights; that is sharding fsdp with reshard_after_forward false, costed "
+                           "differently (found by the import round trip, docs/import.md)");
+  }
+  switch (p.training().precision) {
+    case model::Precision::bf16:
+    case model::Precision::fp8: break;
+    case model::Precision::fp16:
+      throw ExportError(f, "precision fp16: training.mixed_precision_param takes bfloat16 or float32");
+  }
   if (p.plan().interleave > 1 && p.plan().pp == 1) throw ExportError(f, "interleave > 1 without pipeline parallelism");
   if (p.plan().tp_comm_overlap && p.plan().tp > 1)
     throw ExportError(f, "tp_comm_overlap true: torchtitan overlaps TP communication only as async TP "
