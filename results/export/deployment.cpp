@@ -62,20 +62,6 @@ std::vector<DeployIsland> islands_of(const PlanRecord& r) {
   return out;
 }
 
-Recosted recost(const model::Scenario& s) {
-  const model::Estimate e = model::evaluate(s);
-  Recosted r;
-  r.feasible = e.feasible;
-  r.reject_reason = e.feasible ? model::RejectReason::none : e.reject_reason;
-  r.tokens_per_s = e.tokens_per_s;
-  r.effective_tokens_per_s = e.effective_tokens_per_s;
-  r.total_cost_usd = e.total_cost_usd;
-  r.wall_clock_s = e.wall_clock_s;
-  r.mfu = e.mfu;
-  r.memory_per_gpu_bytes = e.memory_per_gpu_bytes;
-  return r;
-}
-
 }  // namespace
 
 std::int64_t Deployment::moe_layers() const { return model::moe_layer_count(model()); }
@@ -153,7 +139,7 @@ Deployment make_deployment(PlanRecord record) {
   if (r.rebuilt && r.scenario.training.fp8_params) {
     model::Scenario off = r.scenario;
     off.training.fp8_params = false;
-    d.without_fp8_gathers = recost(off);
+    d.without_fp8_gathers = model::evaluate(off);
   }
   return d;
 }

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "model/parallel/pipeline_stages.hpp"
-#include "model/spec/reject_reason.hpp"
+#include "model/spec/estimate.hpp"
 #include "model/spec/scenario.hpp"
 #include "results/errors.hpp"
 #include "results/front/row_decoder.hpp"
@@ -43,15 +43,6 @@ struct DeployIsland {
   double batch_share = 0;         // fraction of the global batch this island's entry trains (estimate)
 };
 
-// The plan re-costed without a feature a target framework does not run (model::evaluate of the rebuilt scenario
-// with that feature off), for a format that writes the plan without it and says so in its header.
-struct Recosted {
-  bool feasible = false;
-  model::RejectReason reject_reason = model::RejectReason::none;
-  double tokens_per_s = 0, effective_tokens_per_s = 0, total_cost_usd = 0, wall_clock_s = 0, mfu = 0;
-  double memory_per_gpu_bytes = 0;
-};
-
 struct Deployment {
   PlanRecord record;                          // the decoded row: record.scenario is the plan
   std::vector<DeployIsland> islands;          // every island, entry by entry, copy by copy
@@ -60,9 +51,10 @@ struct Deployment {
   // The tokens the plan trains and is costed for: training.tokens / token_efficiency (DiLoCo trains more to reach
   // the same loss, docs/model.md §10.3; synchronous plans: the same). Every format writes its length from it.
   double trained_tokens = 0;
-  // With training.fp8_params (rebuilt scenario): the plan re-costed with it false (the torchtitan-py target has no
-  // fp8 all-gather, export_torchtitan_py.cpp); nullopt otherwise.
-  std::optional<Recosted> without_fp8_gathers;
+  // With training.fp8_params (rebuilt scenario): the plan re-costed with it false (model::evaluate of the scenario
+  // with the key off), for the torchtitan-py target, which has no fp8 all-gather and writes the plan without it
+  // and says so in its header (export_torchtitan_py.cpp); nullopt otherwise.
+  std::optional<model::Estimate> without_fp8_gathers;
 
   const model::Scenario& scenario() const { return record.scenario; }
   const model::PlanSpec& plan() const { return record.scenario.plan; }

@@ -90,7 +90,7 @@ Exported export_torchtitan_py(const Deployment& p, const ExportSource& source) {
   t = export_header_comment(ExportFormat::torchtitan_py, p, source);
   if (p.training().precision == model::Precision::fp8 && p.training().fp8_params) {
     // The figures of the plan this file trains, in place of the row's (which assume fp8 gathers).
-    const Recosted& r = *p.without_fp8_gathers;
+    const model::Estimate& r = *p.without_fp8_gathers;
     t += "# " + comment_text(fmt::format("re-costed with {}: {}, {} tokens/s, {} days, MFU {}, {} GB per GPU (the "
                                          "predicted line above is the row's, with fp8 all-gathers)",
                                          kNoFp8Gathers, format_usd(r.total_cost_usd), format_si(r.tokens_per_s),
