@@ -188,7 +188,7 @@ std::vector<std::string> export_header_lines(ExportFormat format, const Deployme
   if (plan.diloco() || effective < tokens_per_s) speed += " (" + format_si(effective) + " effective)";
   // The plan line names the stack from the row's column; a file written before that column takes it from the
   // rebuilt scenario.
-  if (r.find("stack") == r.end())
+  if (!plan.record.stack_in_row)
     lines.push_back(comment_text(fmt::format("stack: {} (the efficiency set the prediction used)",
                                              plan.record.stack_known ? stack_name(plan) : "unknown")));
   const std::string budget =
