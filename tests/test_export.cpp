@@ -8,10 +8,11 @@
 #include <nlohmann/json.hpp>
 
 #include "model/spec/estimate_warnings.hpp"
-#include "results/export/deploy_plan.hpp"
+#include "results/export/deployment.hpp"
 #include "results/export/export_formats.hpp"
 #include "results/files/hdf5_writer.hpp"
 #include "results/files/row_layout.hpp"
+#include "results/front/row_decoder.hpp"
 #include "tests/report_test_fronts.hpp"
 #include "tests/results_test_points.hpp"
 #include "tests/run_shardmeter.hpp"
@@ -25,15 +26,19 @@ namespace {
 struct Exporter {
   results::RunInfo info = test::front_run_info("export-test");
   results::Row row;
-  results::DeployPlan plan;
+  results::Deployment plan;
   explicit Exporter(const PlanPoint& p) {
     const std::vector<results::PlanPoint> points{test::plan_point(p)};
     row = results::RowLayout::fit(points, info.axes).row(points[0]);
     // The keys no column holds (an MoE row's router, capacity factor, MLA ranks, moe_recompute; any model's YaRN
     // factor and sliding window) come from the rebuilt scenario (the CLI rebuilds it from the front file); here the
     // scenario is the one the row was made from.
-    plan = results::make_deploy_plan(row, 0, &points[0].scenario);
+    scenario = points[0].scenario;
+    decode();
   }
+  model::Scenario scenario;
+  // The row decoded again (after a test changed its cells), as the CLI decodes it once.
+  void decode() { plan = results::make_deployment(results::decode_row(row, 0, &scenario)); }
   results::Exported run(results::ExportFormat f) const {
     return results::export_plan(f, plan, results::ExportSource{&info, &row, "front.h5", "knee"});
   }
@@ -693,8 +698,8 @@ TEST_CASE("megatron refuses MoE plans Megatron-LM would not run", "[export][mega
   }
   SECTION("an MoE row whose scenario could not be rebuilt") {
     const Exporter e(p);
-    results::DeployPlan unknown = e.plan;
-    unknown.model.extras_known = false;
+    results::Deployment unknown = e.plan;
+    unknown.record.rebuilt = false;
     CHECK_THROWS_WITH(results::export_plan(results::ExportFormat::megatron, unknown,
                                            results::ExportSource{&e.info, &e.row, "front.h5", "knee"}),
                       Catch::Contains("could not be rebuilt"));
@@ -765,12 +770,12 @@ TEST_CASE("export headers carry the MoE accuracy warnings of docs/model.md §15.
   b.gpus = 64;
   b.ep = 64;
   Exporter biased_exporter(b);
-  biased_exporter.plan.model.bias = true;   // the test points have no bias key; gpt-oss's experts carry biases
+  biased_exporter.plan.record.scenario.model.bias = true;   // the test points have no bias key; gpt-oss's experts carry biases
   const std::string biased = biased_exporter.run(results::ExportFormat::plan_json).text;
   CHECK_THAT(biased, Catch::Contains("(moe_unfused_expert_path)") && !Catch::Contains("(moe_many_local_experts)"));
   CHECK_THAT(biased, !Catch::Contains("(moe_fp8)"));
   // The same plan in fp8: the fp8 MoE warning too (the row's precision column).
-  biased_exporter.plan.precision = "fp8";
+  biased_exporter.plan.record.scenario.training.precision = m::Precision::fp8;
   CHECK_THAT(biased_exporter.run(results::ExportFormat::plan_json).text,
              Catch::Contains("(moe_unfused_expert_path)") && Catch::Contains("fp8 mixture-of-experts training") &&
                  Catch::Contains("(moe_fp8)"));
@@ -778,8 +783,8 @@ TEST_CASE("export headers carry the MoE accuracy warnings of docs/model.md §15.
 
 TEST_CASE("gpt-oss's clamped experts and YaRN: carried by the header and plan-json, refused by Megatron", "[export][moe]") {
   Exporter e(qwen3_node());
-  e.plan.model.activation_clamp = 7;   // from the rebuilt scenario in the CLI (model.expert_activation_clamp)
-  e.plan.model.yarn_factor = 32;       // model.yarn_factor
+  e.plan.record.scenario.model.moe.activation_clamp = 7;   // from the rebuilt scenario in the CLI (model.expert_activation_clamp)
+  e.plan.record.scenario.model.yarn_factor = 32;       // model.yarn_factor
   const nlohmann::json j = nlohmann::json::parse(e.run(results::ExportFormat::plan_json).text);
   CHECK(j["model"]["moe"]["expert_activation_clamp"] == 7.0);
   CHECK(j["model"]["yarn_factor"] == 32.0);
@@ -790,7 +795,7 @@ TEST_CASE("gpt-oss's clamped experts and YaRN: carried by the header and plan-js
              Catch::Contains("clamped experts (model.expert_activation_clamp 7, gpt-oss)") &&
                  Catch::Contains("export plan-json"));
   // YaRN alone: its original context length and beta corrections are not keys either.
-  e.plan.model.activation_clamp = 0;
+  e.plan.record.scenario.model.moe.activation_clamp = 0;
   CHECK_THAT(export_error(e, results::ExportFormat::megatron), Catch::Contains("YaRN rotary scaling (model.yarn_factor 32)"));
   // Plain models keep yarn_factor 0 and no clamp in plan-json.
   const nlohmann::json plain = nlohmann::json::parse(Exporter(qwen3_node()).run(results::ExportFormat::plan_json).text);
@@ -929,6 +934,7 @@ TEST_CASE("export headers carry the row's model-range warnings and its effective
   Exporter dense(PlanPoint{});
   dense.row["warning_bits"] = static_cast<double>(m::bit(m::Warning::batch_beyond_data));
   dense.row["effective_tokens_per_s"] = results::number(dense.row, "tokens_per_s") * 0.5;
+  dense.decode();
   const std::string text = dense.run(results::ExportFormat::megatron).text;
   CHECK_THAT(text, Catch::Contains("# warning: batch token efficiency extrapolated") &&
                        Catch::Contains("(batch_beyond_data)") && Catch::Contains(" effective)"));
@@ -945,7 +951,7 @@ TEST_CASE("plan.recompute_modules: megatron writes the modules, torchtitan and d
                         (1u << static_cast<unsigned>(m::RecomputeModule::layernorm)) |
                         (1u << static_cast<unsigned>(m::RecomputeModule::mla_up_proj));
   const Exporter e(p);
-  CHECK(e.plan.recompute_modules == "core_attn layernorm mla_up_proj");
+  CHECK(e.plan.recompute_modules_text() == "core_attn layernorm mla_up_proj");
   const auto a = megatron_args(e.run(results::ExportFormat::megatron).text);
   CHECK(a.at("--recompute-granularity") == "selective");
   CHECK(a.at("--recompute-modules") == "core_attn layernorm mla_up_proj");
@@ -968,7 +974,7 @@ TEST_CASE("plan.recompute_modules: megatron writes the modules, torchtitan and d
   CHECK_THROWS_WITH(x.run(results::ExportFormat::deepspeed), Catch::Contains("plan.recompute_modules mlp layernorm"));
   // plan.moe_recompute (which a search axis may set) names the MoE module, whatever the bits say.
   p.moe_recompute = m::MoeRecompute::layer;
-  CHECK(Exporter(p).plan.recompute_modules == "core_attn layernorm mla_up_proj moe");
+  CHECK(Exporter(p).plan.recompute_modules_text() == "core_attn layernorm mla_up_proj moe");
   // core_attn and the MoE module alone (what plan.recompute and plan.moe_recompute say) add no plan-json key.
   const Exporter d(deepseek_v3());
   CHECK(d.run(results::ExportFormat::plan_json).text.find("recompute_modules") == std::string::npos);

@@ -14,7 +14,8 @@
 #include <nlohmann/json.hpp>
 
 #include "model/job/evaluate.hpp"
-#include "results/export/deploy_plan.hpp"
+#include "results/export/deployment.hpp"
+#include "results/front/row_decoder.hpp"
 #include "results/export/export_formats.hpp"
 #include "results/files/row_layout.hpp"
 #include "src/import/deepspeed_config.hpp"
@@ -39,7 +40,7 @@ struct RealRow {
   results::RunInfo info = test::front_run_info("schedule-test");
   results::PlanPoint point;
   results::Row row;
-  results::DeployPlan plan;
+  results::Deployment plan;
   explicit RealRow(const Sets& sets) {
     std::vector<cli::Override> overrides;
     for (const auto& [key, value] : sets) overrides.push_back(cli::Override{key, value, key + "=" + value});
@@ -50,7 +51,7 @@ struct RealRow {
     point.labels = {"h100-sxm", std::to_string(loaded.scenario.plan.tp)};
     const std::vector<results::PlanPoint> points{point};
     row = results::RowLayout::fit(points, info.axes).row(points[0]);
-    plan = results::make_deploy_plan(row, 0, &point.scenario);
+    plan = results::make_deployment(results::decode_row(row, 0, &point.scenario));
   }
   results::Exported run(results::ExportFormat f) const {
     return results::export_plan(f, plan, results::ExportSource{&info, &row, "front.h5", "knee"});
@@ -196,7 +197,7 @@ TEST_CASE("exports write host-memory offload where the framework has it and refu
           "[export][offload]") {
   // docs/export.md "Host-memory offload"; docs/model.md §7.15, §7.16.
   const RealRow act(Sets{{"plan.pp", "1"}, {"plan.recompute", "none"}, {"plan.activation_offload_layers", "20"}});
-  CHECK(act.plan.activation_offload_layers == 20);
+  CHECK(act.plan.plan().activation_offload_layers == 20);
   CHECK(act.run(results::ExportFormat::megatron).text.find("--cpu-offloading-num-layers 20\n") != std::string::npos);
   for (const auto f : {results::ExportFormat::torchtitan, results::ExportFormat::torchtitan_py,
                        results::ExportFormat::deepspeed})

@@ -12,7 +12,8 @@
 
 #include "model/spec/enum_names.hpp"
 #include "model/job/evaluate.hpp"
-#include "results/export/deploy_plan.hpp"
+#include "results/export/deployment.hpp"
+#include "results/front/row_decoder.hpp"
 #include "results/export/export_formats.hpp"
 #include "results/files/hdf5_reader.hpp"
 #include "results/files/row_layout.hpp"
@@ -95,9 +96,11 @@ void round_trip(const std::string& scenario, const fs::path& work, std::map<resu
     std::string why_not;
     const std::optional<m::Scenario> rebuilt = rebuild_scenario(file.info, row, catalog, why_not);
     REQUIRE(rebuilt);
-    results::DeployPlan plan;
+    results::Deployment plan;
     try {
-      plan = results::make_deploy_plan(row, i, &*rebuilt);
+      std::string disagrees;
+      plan = results::make_deployment(results::decode_row(row, i, &*rebuilt, &disagrees));
+      REQUIRE(plan.record.rebuilt);
     } catch (const results::ExportError&) {
       continue;  // not feasible: never exported
     }
@@ -133,16 +136,16 @@ void round_trip(const std::string& scenario, const fs::path& work, std::map<resu
       CHECK(e.step_time_s == Approx(results::number(row, "step_time_s")).epsilon(1e-9));
       CHECK(e.tokens_per_s == Approx(results::number(row, "tokens_per_s")).epsilon(1e-9));
       CHECK(e.memory_per_gpu_bytes / m::kGB == Approx(results::number(row, "memory_per_gpu_gb")).epsilon(1e-9));
-      // Exports train whole steps of the tokens the row was costed for (DeployPlan::trained_tokens: the budget over
+      // Exports train whole steps of the tokens the row was costed for (Deployment::trained_tokens: the budget over
       // the token efficiency); the import reads back what the file trains: at most one step more.
       const double tokens = merged.loaded.scenario.training.tokens, planned = plan.trained_tokens;
       CHECK(tokens >= planned);
-      CHECK(tokens - planned <= static_cast<double>(plan.global_batch * plan.model.seq_len));
+      CHECK(tokens - planned <= static_cast<double>(plan.training().global_batch * plan.model().seq_len));
       // The warm-up comes back in whole steps of the planned one (the shipped scenarios have none: 0 = 0), and
       // Megatron's arguments carry the model's numerics.
       const double warmup = merged.loaded.scenario.training.warmup_tokens;
       CHECK(warmup >= rebuilt->training.warmup_tokens);
-      CHECK(warmup - rebuilt->training.warmup_tokens <= static_cast<double>(plan.global_batch * plan.model.seq_len));
+      CHECK(warmup - rebuilt->training.warmup_tokens <= static_cast<double>(plan.training().global_batch * plan.model().seq_len));
       if (format == results::ExportFormat::megatron) {
         CHECK(merged.loaded.scenario.model.rope_theta == rebuilt->model.rope_theta);
         CHECK(merged.loaded.scenario.model.norm_eps == rebuilt->model.norm_eps);

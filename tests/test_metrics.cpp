@@ -13,7 +13,7 @@
 #include "catalog_fixture.hpp"
 #include "model/spec/metrics.hpp"
 #include "results/files/estimate_json.hpp"
-#include "results/files/file_columns.hpp"
+#include "results/columns.hpp"
 #include "results/files/row_layout.hpp"
 #include "search/goal.hpp"
 #include "src/planning/search_section.hpp"

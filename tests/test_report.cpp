@@ -343,9 +343,9 @@ TEST_CASE("The report names the warnings its rows carry (column warning_bits)", 
   f.front = results::RowLayout::fit(points, f.info.axes).table(points);
   const results::ReportModel m = model_of(f);
   REQUIRE(m.rows.size() == 2);
-  CHECK(m.rows[0].warning_bits == 0);
-  CHECK(m.rows[1].warning_bits == model::bit(model::Warning::moe_fp8));
-  CHECK(results::warning_names(m.rows[1].warning_bits) == "moe_fp8");
+  CHECK(m.rows[0].warning_bits() == 0);
+  CHECK(m.rows[1].warning_bits() == model::bit(model::Warning::moe_fp8));
+  CHECK(results::warning_names(m.rows[1].warning_bits()) == "moe_fp8");
   bool listed = false;
   for (const std::string& w : m.warnings)
     listed = listed || w.rfind("Row 2 (moe_fp8): fp8 mixture-of-experts training on Megatron-Core", 0) == 0;
@@ -362,7 +362,7 @@ TEST_CASE("The report names the warnings its rows carry (column warning_bits)", 
   // A file written before the column: no row claims a warning.
   for (results::Row& r : f.front.rows) r.erase("warning_bits");
   const results::ReportModel old = model_of(f);
-  CHECK(old.rows[1].warning_bits == 0);
+  CHECK(old.rows[1].warning_bits() == 0);
   for (const std::string& w : old.warnings) CHECK(w.find("moe_fp8") == std::string::npos);
 }
 

@@ -35,73 +35,89 @@ namespace {
 
 constexpr const char* kFormat = "deepspeed";
 
-int zero_stage(const std::string& sharding) {
-  if (sharding == "zero1") return 1;
-  if (sharding == "zero2") return 2;
-  if (sharding == "fsdp" || sharding == "hsdp") return 3;
+int zero_stage(model::Sharding sharding) {
+  switch (sharding) {
+    case model::Sharding::none: return 0;
+    case model::Sharding::zero1: return 1;
+    case model::Sharding::zero2: return 2;
+    case model::Sharding::fsdp:
+    case model::Sharding::hsdp: return 3;
+  }
   return 0;
 }
 
-void check(const DeployPlan& p) {
+// bf16 / fp16 sections: DeepSpeed's fp8 runs on bf16 (Transformer Engine in the model, a note says so).
+bool bf16_enabled(model::Precision precision) {
+  switch (precision) {
+    case model::Precision::bf16:
+    case model::Precision::fp8: return true;
+    case model::Precision::fp16: return false;
+  }
+  return false;
+}
+
+void check(const Deployment& p) {
   require_single_uniform_job(kFormat, p);
-  if (p.tp_comm_overlap && p.tp > 1)
+  if (p.plan().tp_comm_overlap && p.plan().tp > 1)
     throw ExportError(kFormat, "tp_comm_overlap true: DeepSpeed's AutoTP has no overlap of its TP collectives with "
                                "the GEMMs, so the plan was costed faster than DeepSpeed would run it");
-  if (p.tp_dgrad_overlap && p.tp > 1)
+  if (p.plan().tp_dgrad_overlap && p.plan().tp > 1)
     throw ExportError(kFormat, "tp_dgrad_overlap true (Megatron's asynchronous column-parallel backward, docs/model.md "
                                "§4.4): DeepSpeed has no switch that runs it, so the plan was costed faster than "
                                "DeepSpeed would run it");
   // ZeRO-Offload (docs/model.md §7.16); activation offload is refused for every format but Megatron (export_plan).
-  if (p.optimizer_offload_fraction > 0 && p.optimizer_offload_fraction < 1 && zero_stage(p.sharding) != 3)
+  const double offload = p.plan().optimizer_offload_fraction;
+  if (offload > 0 && offload < 1 && zero_stage(p.plan().sharding) != 3)
     throw ExportError(kFormat, fmt::format("optimizer_offload_fraction {}: a partial optimizer offload "
                                            "(offload_optimizer.ratio) is ZeRO-3's only; use 1 or sharding fsdp",
-                                           p.optimizer_offload_fraction));
-  if (zero_stage(p.sharding) == 3 && !p.reshard_after_forward)
+                                           offload));
+  if (zero_stage(p.plan().sharding) == 3 && !p.plan().reshard_after_forward)
     throw ExportError(kFormat, "reshard_after_forward false: ZeRO-3 re-fetches partitioned parameters in backward "
                                "(stage3_max_reuse_distance only caches them by distance); use sharding zero2");
-  if (p.sequence_parallel && p.tp > 1)
+  if (p.plan().sequence_parallel && p.plan().tp > 1)
     throw ExportError(kFormat, fmt::format("sequence parallelism with tp = {}: AutoTP keeps the norm and dropout "
                                            "activations whole on every tensor-parallel rank, so the plan was costed "
                                            "with less activation memory than DeepSpeed would use (found by the import "
-                                           "round trip, docs/import.md)", p.tp));
-  if (p.cp > 1)
+                                           "round trip, docs/import.md)", p.plan().tp));
+  if (p.plan().cp > 1)
     throw ExportError(kFormat, fmt::format("context parallelism cp = {}: DeepSpeed has no ring-attention degree "
-                                           "(its Ulysses sequence parallelism needs model changes)", p.cp));
-  if (p.pp > 1 && zero_stage(p.sharding) >= 2)
+                                           "(its Ulysses sequence parallelism needs model changes)", p.plan().cp));
+  if (p.plan().pp > 1 && zero_stage(p.plan().sharding) >= 2)
     throw ExportError(kFormat, fmt::format("pipeline parallelism (pp = {}) with sharding {}: the pipeline engine "
-                                           "supports ZeRO stages 0 and 1 only", p.pp, p.sharding));
-  if (p.tp > 1 && zero_stage(p.sharding) == 3)
+                                           "supports ZeRO stages 0 and 1 only", p.plan().pp, p.plan().sharding));
+  if (p.plan().tp > 1 && zero_stage(p.plan().sharding) == 3)
     throw ExportError(kFormat, fmt::format("tensor parallelism (tp = {}) with sharding {}: AutoTP training supports "
-                                           "ZeRO stages 0-2", p.tp, p.sharding));
-  if (p.tp > 1 && p.pp > 1)
+                                           "ZeRO stages 0-2", p.plan().tp, p.plan().sharding));
+  if (p.plan().tp > 1 && p.plan().pp > 1)
     throw ExportError(kFormat, "tensor and pipeline parallelism together: AutoTP is not combined with the pipeline engine");
-  if (p.model.moe()) {
-    const DeployModel& m = p.model;
+  if (p.moe()) {
+    const model::ModelSpec& m = p.model();
     const auto refuse = [](const std::string& why) { throw ExportError(kFormat, "DeepSpeed-MoE with " + why); };
-    if (zero_stage(p.sharding) == 3) refuse(fmt::format("sharding {}: \"MoE not supported with Stage 3\" "
-                                                        "(runtime/engine.py:1675)", p.sharding));
-    if (m.shared_experts > 0) refuse(fmt::format("{} shared experts: deepspeed.moe.layer.MoE has no always-on expert "
-                                                 "(use_residual is PR-MoE's mixed residual expert)", m.shared_experts));
-    if (!m.extras_known) refuse("a router and capacity factor no column holds, and the row's scenario could not be "
+    if (zero_stage(p.plan().sharding) == 3) refuse(fmt::format("sharding {}: \"MoE not supported with Stage 3\" "
+                                                        "(runtime/engine.py:1675)", p.plan().sharding));
+    if (m.moe.shared_experts > 0) refuse(fmt::format("{} shared experts: deepspeed.moe.layer.MoE has no always-on expert "
+                                                 "(use_residual is PR-MoE's mixed residual expert)", m.moe.shared_experts));
+    if (!p.extras_known()) refuse("a router and capacity factor no column holds, and the row's scenario could not be "
                                 "rebuilt from the front file");
-    if (m.router != "softmax") refuse(fmt::format("the {} router: TopKGate scores with softmax", m.router));
-    if (p.etp > 1) refuse(fmt::format("etp {}: the experts are not tensor-parallel here", p.etp));
-    if (p.ep_dispatcher == "deepep") refuse("DeepEP dispatch: MOELayer runs its own NCCL all-to-all");
-    if (p.ep_overlap) refuse("plan.ep_overlap: MOELayer's all-to-alls block the computation");
-    if (p.moe_recompute != "none") refuse("plan.moe_recompute " + p.moe_recompute + ": recompute lives in the model code");
-    if (m.mla()) refuse("multi-head latent attention: no DeepSpeed module or key for it");
+    if (m.moe.router != model::MoeRouter::softmax) refuse(fmt::format("the {} router: TopKGate scores with softmax", m.moe.router));
+    if (p.plan().etp > 1) refuse(fmt::format("etp {}: the experts are not tensor-parallel here", p.plan().etp));
+    if (p.plan().ep_dispatcher == model::EpDispatcher::deepep) refuse("DeepEP dispatch: MOELayer runs its own NCCL all-to-all");
+    if (p.plan().ep_overlap) refuse("plan.ep_overlap: MOELayer's all-to-alls block the computation");
+    if (p.plan().moe_recompute != model::MoeRecompute::none)
+      refuse(fmt::format("plan.moe_recompute {}: recompute lives in the model code", p.plan().moe_recompute));
+    if (p.mla()) refuse("multi-head latent attention: no DeepSpeed module or key for it");
   }
   if (const std::string beyond = p.recompute_modules_beyond_megatron_default(); !beyond.empty())
     throw ExportError(kFormat, "plan.recompute_modules " + beyond + ": DeepSpeed has no per-module recompute key "
                                "(activation checkpointing wraps what the model code passes it)");
-  if (p.interleave > 1)
+  if (p.plan().interleave > 1)
     throw ExportError(kFormat, fmt::format("interleaved pipeline stages (interleave = {}): the pipeline engine runs one "
-                                           "stage per rank", p.interleave));
+                                           "stage per rank", p.plan().interleave));
 }
 
 }  // namespace
 
-Exported export_deepspeed(const DeployPlan& p, const ExportSource& source) {
+Exported export_deepspeed(const Deployment& p, const ExportSource& source) {
   check(p);
   using json = nlohmann::ordered_json;   // keys in the order written
   Exported out;
@@ -109,33 +125,33 @@ Exported export_deepspeed(const DeployPlan& p, const ExportSource& source) {
   j["shardmeter_export"] = export_header_lines(ExportFormat::deepspeed, p, source);
   // The data-parallel size DeepSpeed divides by: world / pp with a pipeline, else the whole world [check() ruled
   // out cp, and tp > 1 leaves the key to DeepSpeed].
-  if (p.tp == 1) j["train_batch_size"] = p.global_batch;
-  j["train_micro_batch_size_per_gpu"] = p.micro_batch;
-  j["gradient_accumulation_steps"] = p.grad_accum;
-  json zero = {{"stage", zero_stage(p.sharding)}, {"overlap_comm", p.overlap_grad_reduce}, {"contiguous_gradients", true}};
-  if (p.sharding == "hsdp") zero["mics_shard_size"] = p.dp_shard;
-  if (p.optimizer_offload_fraction > 0) {  // ZeRO-Offload (docs/model.md §7.16)
+  if (p.plan().tp == 1) j["train_batch_size"] = p.training().global_batch;
+  j["train_micro_batch_size_per_gpu"] = p.training().micro_batch;
+  j["gradient_accumulation_steps"] = p.grad_accum();
+  json zero = {{"stage", zero_stage(p.plan().sharding)}, {"overlap_comm", p.plan().overlap_grad_reduce}, {"contiguous_gradients", true}};
+  if (p.plan().sharding == model::Sharding::hsdp) zero["mics_shard_size"] = p.degrees().dp_shard;
+  if (p.plan().optimizer_offload_fraction > 0) {  // ZeRO-Offload (docs/model.md §7.16)
     zero["offload_optimizer"] = {{"device", "cpu"}, {"pin_memory", true}};
-    if (p.optimizer_offload_fraction < 1) zero["offload_optimizer"]["ratio"] = p.optimizer_offload_fraction;
+    if (p.plan().optimizer_offload_fraction < 1) zero["offload_optimizer"]["ratio"] = p.plan().optimizer_offload_fraction;
   }
   j["zero_optimization"] = zero;
-  j["bf16"] = {{"enabled", p.precision == "bf16" || p.precision == "fp8"}};
-  j["fp16"] = {{"enabled", p.precision == "fp16"}};
-  if (p.tp > 1) {
-    j["tensor_parallel"] = {{"autotp_size", p.tp}};
+  j["bf16"] = {{"enabled", bf16_enabled(p.training().precision)}};
+  j["fp16"] = {{"enabled", p.training().precision == model::Precision::fp16}};
+  if (p.plan().tp > 1) {
+    j["tensor_parallel"] = {{"autotp_size", p.plan().tp}};
     out.notes.push_back(fmt::format("deepspeed: AutoTP: wrap the model with deepspeed.tp_model_init(model, tp_size={}, "
                                     "dtype=...); train_batch_size is left to DeepSpeed, which counts each sample once "
                                     "per tensor-parallel rank ({} x the global batch of {})",
-                                    p.tp, p.tp, p.global_batch));
+                                    p.plan().tp, p.plan().tp, p.training().global_batch));
   }
-  if (p.pp > 1)
-    j["pipeline"] = {{"stages", p.pp}, {"activation_checkpoint_interval", p.recompute == "full" ? 1 : 0}};
+  if (p.plan().pp > 1)
+    j["pipeline"] = {{"stages", p.plan().pp}, {"activation_checkpoint_interval", p.plan().recompute == model::Recompute::full ? 1 : 0}};
   j["steps_per_print"] = 100;
   // DeepSpeed's config has no run length (the training loop has): carried for the loop, which DeepSpeed ignores.
   j["shardmeter_train_steps"] = p.train_steps();
   // Nor a warm-up without the peak learning rate (WarmupLR's warmup_max_lr, runtime/lr_schedules.py), which is the
   // user's: the steps are carried for the loop or the scheduler section the user adds.
-  if (p.warmup_known) {
+  if (p.extras_known()) {
     j["shardmeter_warmup_steps"] = p.warmup_steps();
     if (p.warmup_steps() > 0)
       out.notes.push_back(fmt::format("deepspeed: warm the learning rate up linearly over {} steps: add \"scheduler\": "
@@ -143,48 +159,48 @@ Exported export_deepspeed(const DeployPlan& p, const ExportSource& source) {
                                       "\"warmup_type\": \"linear\", \"warmup_max_lr\": <your peak>}}}}",
                                       p.warmup_steps(), p.warmup_steps()));
   }
-  if (p.model.moe()) {
-    const DeployModel& m = p.model;
+  if (p.moe()) {
+    const model::ModelSpec& m = p.model();
     // Not read by DeepSpeed: the arguments of deepspeed.moe.layer.MoE for every MoE block of the model code.
-    j["shardmeter_moe_layer"] = {{"num_experts", m.experts},
-                                 {"ep_size", p.ep},
-                                 {"k", m.top_k},
-                                 {"capacity_factor", m.capacity_factor > 0 ? m.capacity_factor : 1.0},
-                                 {"drop_tokens", m.capacity_factor > 0},
-                                 {"expert_ffn_hidden", m.expert_ffn_hidden},
-                                 {"moe_blocks", m.moe_layers()}};
+    j["shardmeter_moe_layer"] = {{"num_experts", m.moe.experts},
+                                 {"ep_size", p.plan().ep},
+                                 {"k", m.moe.top_k},
+                                 {"capacity_factor", m.moe.capacity_factor > 0 ? m.moe.capacity_factor : 1.0},
+                                 {"drop_tokens", m.moe.capacity_factor > 0},
+                                 {"expert_ffn_hidden", m.moe.expert_ffn_hidden},
+                                 {"moe_blocks", p.moe_layers()}};
     out.notes.push_back(fmt::format("deepspeed: build each of the {} MoE blocks as deepspeed.moe.layer.MoE("
                                     "hidden_size={}, expert=<an FFN of width {}>, num_experts={}, ep_size={}, k={}{}) "
                                     "and pass its parameters through deepspeed.moe.utils."
                                     "split_params_into_different_moe_groups_for_optimizer",
-                                    m.moe_layers(), m.hidden, m.expert_ffn_hidden, m.experts, p.ep, m.top_k,
-                                    m.capacity_factor > 0 ? fmt::format(", capacity_factor={}", m.capacity_factor)
+                                    p.moe_layers(), m.hidden, m.moe.expert_ffn_hidden, m.moe.experts, p.plan().ep, m.moe.top_k,
+                                    m.moe.capacity_factor > 0 ? fmt::format(", capacity_factor={}", m.moe.capacity_factor)
                                                           : std::string(", drop_tokens=False")));
   }
-  if (p.sharding == "hsdp")
+  if (p.plan().sharding == model::Sharding::hsdp)
     out.notes.push_back(fmt::format("deepspeed: hsdp is ZeRO-3 with MiCS shard groups of {} GPUs: build the model "
-                                    "under deepspeed.zero.MiCS_Init", p.dp_shard));
-  if (p.pp == 1 && p.recompute != "none")
-    out.notes.push_back("deepspeed: recompute " + p.recompute + " is set in the model code (e.g. gradient "
-                        "checkpointing), not in the DeepSpeed config");
-  if (p.pp > 1 && p.recompute == "selective")
+                                    "under deepspeed.zero.MiCS_Init", p.degrees().dp_shard));
+  if (p.plan().pp == 1 && p.plan().recompute != model::Recompute::none)
+    out.notes.push_back(fmt::format("deepspeed: recompute {} is set in the model code (e.g. gradient "
+                                    "checkpointing), not in the DeepSpeed config", p.plan().recompute));
+  if (p.plan().pp > 1 && p.plan().recompute == model::Recompute::selective)
     out.notes.push_back("deepspeed: selective recompute is set in the model code; the pipeline's "
                         "activation_checkpoint_interval is for full recompute");
-  if (p.pp > 1) {
-    out.notes.push_back(fmt::format("deepspeed: build the model as a PipelineModule(num_stages={})", p.pp));
+  if (p.plan().pp > 1) {
+    out.notes.push_back(fmt::format("deepspeed: build the model as a PipelineModule(num_stages={})", p.plan().pp));
     // The partition is the model code's (partition_method); say which blocks per rank the plan was costed with.
     std::string ranks;
     bool even = true;
-    for (std::int64_t r = 0; r < p.pp; ++r) {
+    for (std::int64_t r = 0; r < p.plan().pp; ++r) {
       ranks += (r > 0 ? ", " : "") + std::to_string(p.rank_layers(r));
       even = even && p.rank_layers(r) == p.rank_layers(0);
     }
-    if (!even || p.pp_embedding_layers > 0 || p.pp_head_layers > 0)
+    if (!even || p.plan().pp_embedding_layers > 0 || p.plan().pp_head_layers > 0)
       out.notes.push_back("deepspeed: partition the PipelineModule so the ranks hold " + ranks +
                           " transformer blocks, as the plan was costed (docs/model.md §5.4; "
                           "partition_method 'type:transformer|embedding' counts both embeddings as layers)");
   }
-  if (p.precision == "fp8")
+  if (p.training().precision == model::Precision::fp8)
     out.notes.push_back("deepspeed: fp8 GEMMs need Transformer Engine in the model; the config enables bf16");
   out.text = json_text(j);
   return out;

@@ -19,7 +19,8 @@
 #include <string_view>
 #include <vector>
 
-#include "results/export/deploy_plan.hpp"
+#include "results/export/deployment.hpp"
+#include "results/export/enum_format.hpp"
 #include "results/front/run_info.hpp"
 
 namespace shardmeter::results {
@@ -51,24 +52,26 @@ struct Exported {
   std::vector<std::string> notes;  // things the user must still do by hand (printed on stderr by the CLI)
 };
 
-Exported export_plan(ExportFormat format, const DeployPlan& plan, const ExportSource& source);
+Exported export_plan(ExportFormat format, const Deployment& plan, const ExportSource& source);
 
-Exported export_plan_json(const DeployPlan& plan, const ExportSource& source);
-Exported export_torchtitan(const DeployPlan& plan, const ExportSource& source);
-Exported export_torchtitan_py(const DeployPlan& plan, const ExportSource& source);
-Exported export_megatron(const DeployPlan& plan, const ExportSource& source);
-Exported export_deepspeed(const DeployPlan& plan, const ExportSource& source);
-Exported export_torchrun(const DeployPlan& plan, const ExportSource& source);
+Exported export_plan_json(const Deployment& plan, const ExportSource& source);
+Exported export_torchtitan(const Deployment& plan, const ExportSource& source);
+Exported export_torchtitan_py(const Deployment& plan, const ExportSource& source);
+Exported export_megatron(const Deployment& plan, const ExportSource& source);
+Exported export_deepspeed(const Deployment& plan, const ExportSource& source);
+Exported export_torchrun(const Deployment& plan, const ExportSource& source);
 
 // The header every artefact starts with, one line each: target, source, plan, model, predicted figures and the
 // calibration status of the plan's GPU types. Comment formats prefix each line with "# ".
-std::vector<std::string> export_header_lines(ExportFormat format, const DeployPlan& plan, const ExportSource& source);
-std::string export_header_comment(ExportFormat format, const DeployPlan& plan, const ExportSource& source);
+std::vector<std::string> export_header_lines(ExportFormat format, const Deployment& plan, const ExportSource& source);
+std::string export_header_comment(ExportFormat format, const Deployment& plan, const ExportSource& source);
 // "h100-sxm calibrated", "b200 UNCALIBRATED (...)", per GPU type of the plan; "unknown" for files before
 // schema_version 3.
-std::string calibration_line(const DeployPlan& plan, const Row& row, const RunInfo& info);
+std::string calibration_line(const Deployment& plan, const Row& row, const RunInfo& info);
 // Plans every single-job format rejects the same way: DiLoCo, and synchronous islands that differ in GPU type,
 // size or node size (the job's batch split is then not uniform).
-void require_single_uniform_job(std::string_view format, const DeployPlan& plan);
+// The plan's stack as the calibration marks name it (model/spec/enum_names.hpp); "" when the row does not say.
+std::string stack_name(const Deployment& plan);
+void require_single_uniform_job(std::string_view format, const Deployment& plan);
 
 }  // namespace shardmeter::results

@@ -73,16 +73,16 @@ std::string stage_text(std::int64_t blocks) {
   return blocks == 1 ? "t" : fmt::format("t*{}", blocks);
 }
 
-MegatronSplit megatron_split(const DeployPlan& p) {
+MegatronSplit megatron_split(const Deployment& p) {
   MegatronSplit s;
-  if (p.pp <= 1) return s;
+  if (p.plan().pp <= 1) return s;
   if (p.explicit_stages()) {
-    s.first = p.pp_first_stage_layers;
-    s.last = p.pp_last_stage_layers;
+    s.first = p.plan().pp_first_stage_layers;
+    s.last = p.plan().pp_last_stage_layers;
     return s;
   }
-  const std::int64_t e = p.pp_embedding_layers, h = p.pp_head_layers, stages = p.pp * p.interleave;
-  const std::int64_t effective = p.model.layers + e + h;
+  const std::int64_t e = p.plan().pp_embedding_layers, h = p.plan().pp_head_layers, stages = p.plan().pp * p.plan().interleave;
+  const std::int64_t effective = p.model().layers + e + h;
   if (effective % stages == 0 && e <= 1 && h <= 1) {
     s.account_embedding = e == 1;
     s.account_loss = h == 1;
@@ -113,8 +113,9 @@ bool blackwell(const std::string& gpu) { return gpu == "b200" || gpu == "gb200" 
 // --moe-layer-freq as Megatron's pattern expression (A:244-252 allows digits, [ ] ( ) + * and commas): block i is
 // MoE when i >= dense_layers and (i - dense_layers) % moe_every == 0, as model/kernels/moe_layers.hpp counts them.
 // "" when every block is MoE (the default 1).
-std::string moe_layer_pattern(const DeployModel& m) {
-  const std::int64_t dense = std::min(m.dense_layers, m.layers), every = std::max<std::int64_t>(1, m.moe_every);
+std::string moe_layer_pattern(const Deployment& p) {
+  const model::ModelSpec& m = p.model();
+  const std::int64_t dense = std::min(m.moe.dense_layers, m.layers), every = std::max<std::int64_t>(1, m.moe.moe_every);
   if (dense == 0 && every == 1) return "";
   const std::int64_t after = m.layers - dense, periods = after / every, rest = after % every;
   std::string out = dense > 0 ? fmt::format("[0]*{}", dense) : "";
@@ -128,15 +129,15 @@ std::string moe_layer_pattern(const DeployModel& m) {
   return "(" + out + ")";
 }
 
-void check_moe(const DeployPlan& p) {
-  const DeployModel& m = p.model;
-  if (!m.moe()) {
-    if (p.ep > 1 || p.etp > 1)
+void check_moe(const Deployment& p) {
+  const model::ModelSpec& m = p.model();
+  if (!p.moe()) {
+    if (p.plan().ep > 1 || p.plan().etp > 1)
       throw ExportError(kFormat, fmt::format("ep {} / etp {} on a dense model: expert parallelism needs experts "
-                                             "(A:1599-1603)", p.ep, p.etp));
+                                             "(A:1599-1603)", p.plan().ep, p.plan().etp));
     return;
   }
-  if (!m.extras_known)
+  if (!p.extras_known())
     throw ExportError(kFormat, "an MoE row whose router, capacity factor, MTP depth, MLA ranks and plan.moe_recompute "
                                "no column holds, and the row's scenario could not be rebuilt from the front file "
                                "(the note above says why; search again with this catalog)");
@@ -145,126 +146,149 @@ void check_moe(const DeployPlan& p) {
   // core_v0.19.0 builds a flag for each of these TransformerConfig fields (TC:163, :224-244; A:2290-2291), but the
   // model keys hold the clamp, the YaRN factor and the window, not the linear offset or the attention sinks: a file
   // from them would train another model.
-  if (m.activation_clamp > 0)
+  if (m.moe.activation_clamp > 0)
     throw ExportError(kFormat, fmt::format(
         "clamped experts (model.expert_activation_clamp {}, gpt-oss): Megatron-LM needs the whole gpt-oss block "
         "(--quick-geglu --glu-linear-offset 1 --activation-func-clamp-value, --softmax-type learnable, --window-size "
         "with --window-attn-skip-freq, YaRN; TC:163, :224-244), and the model keys do not hold its linear offset or "
         "attention sinks: export plan-json and apply it to Megatron-Bridge's gpt-oss recipe",
-        m.activation_clamp));
-  if (m.experts % p.ep != 0)
+        m.moe.activation_clamp));
+  if (m.moe.experts % p.plan().ep != 0)
     throw ExportError(kFormat, fmt::format("{} experts on ep {}: the experts must be a multiple of EP (A:1602-1603)",
-                                           m.experts, p.ep));
-  if (p.tp > 1 && !p.sequence_parallel)
+                                           m.moe.experts, p.plan().ep));
+  if (p.plan().tp > 1 && !p.plan().sequence_parallel)
     throw ExportError(kFormat, fmt::format("an MoE model on tp {} without sequence parallelism: Megatron's MoE layer "
-                                           "refuses to train so (moe_layer.py:629-633)", p.tp));
-  if (m.bias && p.etp > 1)
+                                           "refuses to train so (moe_layer.py:629-633)", p.plan().tp));
+  if (m.bias && p.plan().etp > 1)
     throw ExportError(kFormat, fmt::format("linear biases with etp {}: Megatron supports biases in MoE layers only with "
-                                           "ETP 1 (TC:2279-2282)", p.etp));
-  if (p.ep_dispatcher == "deepep" && p.ep * p.etp == 1)
+                                           "ETP 1 (TC:2279-2282)", p.plan().etp));
+  if (p.plan().ep_dispatcher == model::EpDispatcher::deepep && p.plan().ep * p.plan().etp == 1)
     throw ExportError(kFormat, "the DeepEP dispatcher with ep 1 and etp 1: Megatron's flex dispatcher needs "
                                "ETP x EP > 1 (token_dispatcher.py:1769-1770)");
-  if (p.moe_recompute == "activation" && p.precision == "fp8" && p.recompute != "full")
+  if (p.plan().moe_recompute == model::MoeRecompute::activation && p.training().precision == model::Precision::fp8 && p.plan().recompute != model::Recompute::full)
     throw ExportError(kFormat, "moe_recompute activation with fp8: the moe_act recompute module does not support the "
                                "delayed-scaling recipe the export uses (TC:1822-1827)");
-  if (p.ep_overlap) {
+  if (p.plan().ep_overlap) {
     const auto refuse = [&](const std::string& why) {
       throw ExportError(kFormat, "plan.ep_overlap (--overlap-moe-expert-parallel-comm) with " + why);
     };
-    if (p.ep == 1) refuse("ep 1: it needs expert parallelism (TC:2680-2682)");
-    if (p.pp > 1 && p.interleave == 1)
+    if (p.plan().ep == 1) refuse("ep 1: it needs expert parallelism (TC:2680-2682)");
+    if (p.plan().pp > 1 && p.plan().interleave == 1)
       refuse(fmt::format("pp {} and no virtual pipeline stages: Megatron asserts "
-                         "virtual_pipeline_model_parallel_size is set when pp > 1 (TC:2670-2675)", p.pp));
-    if (p.recompute == "full") refuse("full recompute (TC:2688-2690)");
-    if (p.moe_recompute == "layer") refuse("moe_recompute layer: the moe recompute module is not allowed (TC:2697-2699)");
+                         "virtual_pipeline_model_parallel_size is set when pp > 1 (TC:2670-2675)", p.plan().pp));
+    if (p.plan().recompute == model::Recompute::full) refuse("full recompute (TC:2688-2690)");
+    if (p.plan().moe_recompute == model::MoeRecompute::layer) refuse("moe_recompute layer: the moe recompute module is not allowed (TC:2697-2699)");
     if (m.mtp_layers > 1) refuse(fmt::format("{} MTP layers: at most one (TC:2709-2713)", m.mtp_layers));
   }
-  if (m.mtp_layers > 0 && m.position_embedding != "rope")
+  if (m.mtp_layers > 0 && m.position_embedding != model::PositionEmbedding::rope)
     throw ExportError(kFormat, "multi-token prediction without rope position embeddings (A:855-860)");
 }
 
-void check(const DeployPlan& p) {
-  if (p.recompute == "op_selective")
+void check(const Deployment& p) {
+  if (p.plan().recompute == model::Recompute::op_selective)
     throw ExportError(kFormat, "recompute op_selective (torchtitan's per-op policy): Megatron's selective granularity "
                                "recomputes whole modules (--recompute-modules), not every second matmul");
-  if (p.recompute == "full" && p.recompute_layers > 0 &&
-      p.recomputed_stage_layers() % p.interleave != 0)
+  if (p.plan().recompute == model::Recompute::full && p.plan().recompute_layers > 0 &&
+      p.recomputed_stage_layers() % p.plan().interleave != 0)
     throw ExportError(kFormat, fmt::format("recompute_layers {} on {} virtual stages per GPU: --recompute-num-layers "
                                            "counts per virtual stage, so it must divide evenly",
-                                           p.recompute_layers, p.interleave));
-  if ((p.sharding == "fsdp" || p.sharding == "hsdp") && !p.reshard_after_forward)
-    throw ExportError(kFormat, "reshard_after_forward false: Megatron-FSDP has no verified switch that keeps "
-                               "parameters gathered from forward to backward (use sharding zero2 for that layout)");
+                                           p.plan().recompute_layers, p.plan().interleave));
+  switch (p.plan().sharding) {
+    case model::Sharding::none:
+    case model::Sharding::zero1:
+    case model::Sharding::zero2: break;
+    case model::Sharding::fsdp:
+    case model::Sharding::hsdp:
+      if (!p.plan().reshard_after_forward)
+        throw ExportError(kFormat, "reshard_after_forward false: Megatron-FSDP has no verified switch that keeps "
+                                   "parameters gathered from forward to backward (use sharding zero2 for that layout)");
+      break;
+  }
   require_single_uniform_job(kFormat, p);
-  if (p.sharding == "hsdp")
+  if (p.plan().sharding == model::Sharding::hsdp)
     throw ExportError(kFormat, "sharding hsdp (shard within groups, replicate across them): no verified Megatron-LM "
                                "argument set expresses it (use torchtitan or plan-json)");
-  if (p.model.position_embedding == "alibi")
-    throw ExportError(kFormat, "ALiBi position embeddings: --position-embedding-type has learned_absolute, rope, yarn, "
-                               "mrope, relative and none");
-  if (p.model.kv_heads % p.tp != 0 && p.tp % p.model.kv_heads != 0)
+  switch (p.model().position_embedding) {
+    case model::PositionEmbedding::learned:
+    case model::PositionEmbedding::rope: break;
+    case model::PositionEmbedding::alibi:
+      throw ExportError(kFormat, "ALiBi position embeddings: --position-embedding-type has learned_absolute, rope, "
+                                 "yarn, mrope, relative and none");
+  }
+  if (p.model().kv_heads % p.plan().tp != 0 && p.plan().tp % p.model().kv_heads != 0)
     throw ExportError(kFormat, fmt::format("{} key/value heads on tp {}: Megatron needs one to divide the other",
-                                           p.model.kv_heads, p.tp));
+                                           p.model().kv_heads, p.plan().tp));
   check_moe(p);
   // --position-embedding-type yarn (A:2315) reads yarn_rotary_scaling_factor with the original context length and
   // the beta corrections (gpt_model.py:190-201), which no model key holds besides the factor.
-  if (p.model.yarn_factor > 1)
+  if (p.model().yarn_factor > 1)
     throw ExportError(kFormat, fmt::format("YaRN rotary scaling (model.yarn_factor {}): Megatron's yarn embedding "
                                            "also needs the original context length and beta corrections "
                                            "(--yarn-original-max-position-embeddings, --yarn-beta-fast / -slow, A:2315-2326), "
-                                           "which the model keys do not hold", p.model.yarn_factor));
-  if (p.model.position_embedding == "rope" && p.model.rope_theta > 0 &&
-      p.model.rope_theta != static_cast<double>(static_cast<std::int64_t>(p.model.rope_theta)))
+                                           "which the model keys do not hold", p.model().yarn_factor));
+  if (p.model().position_embedding == model::PositionEmbedding::rope && p.rope_theta() > 0 &&
+      p.rope_theta() != static_cast<double>(static_cast<std::int64_t>(p.rope_theta())))
     throw ExportError(kFormat, fmt::format("model.rope_theta {}: --rotary-base takes an integer (A: type=int)",
-                                           p.model.rope_theta));
-  if (p.cp > 1 && p.model.seq_len % (2 * p.cp) != 0)
+                                           p.rope_theta()));
+  if (p.plan().cp > 1 && p.model().seq_len % (2 * p.plan().cp) != 0)
     throw ExportError(kFormat, fmt::format("sequence length {} with cp {}: Megatron needs it divisible by 2 x cp",
-                                           p.model.seq_len, p.cp));
+                                           p.model().seq_len, p.plan().cp));
 }
 
 }  // namespace
 
-Exported export_megatron(const DeployPlan& p, const ExportSource& source) {
+Exported export_megatron(const Deployment& p, const ExportSource& source) {
   check(p);
   const MegatronSplit split = megatron_split(p);
-  const bool fsdp = p.sharding == "zero2" || p.sharding == "fsdp";
+  bool fsdp = false;   // Megatron-FSDP's optim_grads (zero2) or optim_grads_params (fsdp)
+  switch (p.plan().sharding) {
+    case model::Sharding::none:
+    case model::Sharding::zero1:
+    case model::Sharding::hsdp: break;   // hsdp: refused by check()
+    case model::Sharding::zero2:
+    case model::Sharding::fsdp: fsdp = true; break;
+  }
   Exported out;
   std::string& t = out.text;
   t = export_header_comment(ExportFormat::megatron, p, source);
   t += fmt::format("# world size {} = tp {} x pp {} x cp {} x dp {}; {} micro-batches of {} per replica per step\n",
-                   p.total_gpus, p.tp, p.pp, p.cp, p.data_parallel, p.grad_accum, p.micro_batch);
-  if (p.model.moe())
+                   p.total_gpus(), p.plan().tp, p.plan().pp, p.plan().cp, p.degrees().data_parallel, p.grad_accum(), p.training().micro_batch);
+  if (p.moe())
     t += fmt::format("# experts: {} routed (top-{}) in {} of {} blocks; world size {} = etp {} x ep {} x pp {} x edp {} "
                      "(parallel folding)\n",
-                     p.model.experts, p.model.top_k, p.model.moe_layers(), p.model.layers, p.total_gpus, p.etp, p.ep,
-                     p.pp, p.expert_data_parallel());
-  t += fmt::format("# vocabulary: {} tokens, set by your tokenizer arguments\n", p.model.vocab);
-  if ((p.tp > 1 || p.cp > 1) && !fsdp && !blackwell(p.islands.front().gpu))
+                     p.model().moe.experts, p.model().moe.top_k, p.moe_layers(), p.model().layers, p.total_gpus(), p.plan().etp, p.plan().ep,
+                     p.plan().pp, p.expert_data_parallel());
+  t += fmt::format("# vocabulary: {} tokens, set by your tokenizer arguments\n", p.model().vocab);
+  if ((p.plan().tp > 1 || p.plan().cp > 1) && !fsdp && !blackwell(p.islands.front().gpu))
     t += "export CUDA_DEVICE_MAX_CONNECTIONS=1  # TP/CP communication overlap on GPUs before Blackwell\n";
   t += "MEGATRON_ARGS=(\n";
   const auto arg = [&](std::string_view line) { t += "  " + std::string(line) + "\n"; };
-  const DeployModel& m = p.model;
+  const model::ModelSpec& m = p.model();
   arg(fmt::format("--num-layers {}", m.layers));
   arg(fmt::format("--hidden-size {}", m.hidden));
   arg(fmt::format("--num-attention-heads {}", m.heads));
-  if (m.mla()) {
+  if (p.mla()) {
     // MLA replaces grouped-query attention (A:1892-1893); head_dim is the part of a query/key head without RoPE.
     arg("--multi-latent-attention");
-    if (m.q_lora_rank > 0) arg(fmt::format("--q-lora-rank {}", m.q_lora_rank));
-    arg(fmt::format("--kv-lora-rank {}", m.kv_lora_rank));
+    if (m.mla.q_lora_rank > 0) arg(fmt::format("--q-lora-rank {}", m.mla.q_lora_rank));
+    arg(fmt::format("--kv-lora-rank {}", m.mla.kv_lora_rank));
     arg(fmt::format("--qk-head-dim {}", m.head_dim));
-    arg(fmt::format("--qk-pos-emb-head-dim {}", m.rope_head_dim));
-    arg(fmt::format("--v-head-dim {}", m.v_head_dim));
+    arg(fmt::format("--qk-pos-emb-head-dim {}", m.mla.rope_head_dim));
+    arg(fmt::format("--v-head-dim {}", p.v_head_dim()));
   } else if (m.kv_heads != m.heads) {
     arg("--group-query-attention");
     arg(fmt::format("--num-query-groups {}", m.kv_heads));
   }
   arg(fmt::format("--ffn-hidden-size {}", m.ffn_hidden));
-  if (!m.mla() && (m.head_dim * m.heads != m.hidden || m.hidden % m.heads != 0))
+  if (!p.mla() && (m.head_dim * m.heads != m.hidden || m.hidden % m.heads != 0))
     arg(fmt::format("--kv-channels {}", m.head_dim));
   arg(fmt::format("--seq-length {}", m.seq_len));
   arg(fmt::format("--max-position-embeddings {}", m.seq_len));
-  arg(fmt::format("--position-embedding-type {}", m.position_embedding == "rope" ? "rope" : "learned_absolute"));
+  switch (m.position_embedding) {
+    case model::PositionEmbedding::rope: arg("--position-embedding-type rope"); break;
+    case model::PositionEmbedding::learned:
+    case model::PositionEmbedding::alibi: arg("--position-embedding-type learned_absolute"); break;   // alibi: refused
+  }
   // Sliding windows (A:2301-2306, tuple_type A:376-386; TC:240-247): window_size (left, right) counts the keys
   // before the query, so a window of w keys with the query is (w - 1, 0); every N-th block full
   // (transformer/utils.py is_layer_window_attention: layer_number % N != 0 is windowed).
@@ -275,21 +299,27 @@ Exported export_megatron(const DeployPlan& p, const ExportSource& source) {
   // model.norm_eps of the rebuilt scenario, written always, so the file says them whatever Megatron's defaults. A
   // front row whose scenario was not rebuilt has neither: a model with a llama3 flavor's dimensions then gets
   // Llama 3's 500,000 (Llama Team 2024, arXiv 2407.21783 §3.2.1; torchtitan models/llama3/__init__.py).
-  if (m.position_embedding == "rope") {
-    if (m.rope_theta > 0) arg("--rotary-base " + flag_number(m.rope_theta));
-    else if (llama3_flavor(m)) arg("--rotary-base 500000");
+  if (m.position_embedding == model::PositionEmbedding::rope) {
+    if (p.rope_theta() > 0) arg("--rotary-base " + flag_number(p.rope_theta()));
+    else if (llama3_flavor(p)) arg("--rotary-base 500000");
   }
-  if (m.norm_eps > 0) arg("--norm-epsilon " + flag_number(m.norm_eps));
+  if (p.norm_eps() > 0) arg("--norm-epsilon " + flag_number(p.norm_eps()));
   // Vocabulary padding: Megatron pads the tokenizer's vocabulary to a multiple of make_vocab_size_divisible_by x tp
   // (megatron/training/tokenizer/tokenizer.py _vocab_size_with_padding, default 128); the largest power of two up
   // to 128 that keeps the costed vocabulary unpadded is written (Llama-3's 128,256 on tp 8: 32).
-  if (m.vocab % p.tp == 0) {
+  if (m.vocab % p.plan().tp == 0) {
     std::int64_t divisor = 1;
-    while (divisor < 128 && (m.vocab / p.tp) % (divisor * 2) == 0) divisor *= 2;
+    while (divisor < 128 && (m.vocab / p.plan().tp) % (divisor * 2) == 0) divisor *= 2;
     arg(fmt::format("--make-vocab-size-divisible-by {}", divisor));
   }
-  if (m.ffn_type == "swiglu") arg("--swiglu");
-  arg(fmt::format("--normalization {}", m.norm == "rmsnorm" ? "RMSNorm" : "LayerNorm"));
+  switch (m.ffn_type) {
+    case model::FfnType::gelu: break;   // Megatron's default activation
+    case model::FfnType::swiglu: arg("--swiglu"); break;
+  }
+  switch (m.norm) {
+    case model::NormType::layernorm: arg("--normalization LayerNorm"); break;
+    case model::NormType::rmsnorm: arg("--normalization RMSNorm"); break;
+  }
   if (!m.tied_embeddings) arg("--untie-embeddings-and-output-weights");
   if (!m.bias) arg("--disable-bias-linear");
   // Megatron's dropout defaults to 0.1 (A: --attention-dropout, --hidden-dropout): a model costed without dropout
@@ -298,121 +328,144 @@ Exported export_megatron(const DeployPlan& p, const ExportSource& source) {
     arg("--attention-dropout 0");
     arg("--hidden-dropout 0");
   }
-  if (m.moe()) {
-    arg(fmt::format("--num-experts {}", m.experts));
-    arg(fmt::format("--moe-router-topk {}", m.top_k));
-    arg(fmt::format("--moe-ffn-hidden-size {}", m.expert_ffn_hidden));
-    if (m.shared_experts > 0)
-      arg(fmt::format("--moe-shared-expert-intermediate-size {}", m.shared_experts * m.shared_expert_ffn_hidden));
-    if (const std::string pattern = moe_layer_pattern(m); !pattern.empty())
+  if (p.moe()) {
+    arg(fmt::format("--num-experts {}", m.moe.experts));
+    arg(fmt::format("--moe-router-topk {}", m.moe.top_k));
+    arg(fmt::format("--moe-ffn-hidden-size {}", m.moe.expert_ffn_hidden));
+    if (m.moe.shared_experts > 0)
+      arg(fmt::format("--moe-shared-expert-intermediate-size {}", m.moe.shared_experts * m.moe.shared_expert_ffn_hidden));
+    if (const std::string pattern = moe_layer_pattern(p); !pattern.empty())
       arg(fmt::format("--moe-layer-freq \"{}\"", pattern));
     arg("--moe-grouped-gemm");
-    if (m.router == "sigmoid") {
+    if (m.moe.router == model::MoeRouter::sigmoid) {
       arg("--moe-router-score-function sigmoid");
       arg("--moe-router-enable-expert-bias");
     }
-    if (m.capacity_factor > 0) arg(fmt::format("--moe-expert-capacity-factor {}", m.capacity_factor));
+    if (m.moe.capacity_factor > 0) arg(fmt::format("--moe-expert-capacity-factor {}", m.moe.capacity_factor));
     if (m.mtp_layers > 0) arg(fmt::format("--mtp-num-layers {}", m.mtp_layers));
   }
 
-  arg(fmt::format("--tensor-model-parallel-size {}", p.tp));
-  arg(fmt::format("--pipeline-model-parallel-size {}", p.pp));
-  arg(fmt::format("--context-parallel-size {}", p.cp));
+  arg(fmt::format("--tensor-model-parallel-size {}", p.plan().tp));
+  arg(fmt::format("--pipeline-model-parallel-size {}", p.plan().pp));
+  arg(fmt::format("--context-parallel-size {}", p.plan().cp));
   // The layout names the virtual stages itself (A:894-918: not together with the virtual-stage count).
   if (!split.layout.empty()) {
     arg(fmt::format("--pipeline-model-parallel-layout '{}'", split.layout));
-  } else if (p.interleave > 1) {
-    arg(fmt::format("--num-virtual-stages-per-pipeline-rank {}", p.interleave));
+  } else if (p.plan().interleave > 1) {
+    arg(fmt::format("--num-virtual-stages-per-pipeline-rank {}", p.plan().interleave));
   }
-  if (m.moe()) {
-    arg(fmt::format("--expert-model-parallel-size {}", p.ep));
-    arg(fmt::format("--expert-tensor-parallel-size {}", p.etp));
-    if (p.ep_dispatcher == "deepep") {
+  if (p.moe()) {
+    arg(fmt::format("--expert-model-parallel-size {}", p.plan().ep));
+    arg(fmt::format("--expert-tensor-parallel-size {}", p.plan().etp));
+    if (p.plan().ep_dispatcher == model::EpDispatcher::deepep) {
       arg("--moe-token-dispatcher-type flex");
       arg("--moe-flex-dispatcher-backend deepep");
       arg("--moe-router-dtype fp32");
     } else {
       arg("--moe-token-dispatcher-type alltoall");
     }
-    if (p.ep_overlap) arg("--overlap-moe-expert-parallel-comm");
+    if (p.plan().ep_overlap) arg("--overlap-moe-expert-parallel-comm");
   }
   if (split.first > 0) arg(fmt::format("--decoder-first-pipeline-num-layers {}", split.first));
   if (split.last > 0) arg(fmt::format("--decoder-last-pipeline-num-layers {}", split.last));
   if (split.account_embedding) arg("--account-for-embedding-in-pipeline-split");
   if (split.account_loss) arg("--account-for-loss-in-pipeline-split");
-  const bool sequence_parallel = p.sequence_parallel && p.tp > 1;
+  const bool sequence_parallel = p.plan().sequence_parallel && p.plan().tp > 1;
   if (sequence_parallel) arg("--sequence-parallel");
-  arg(fmt::format("--micro-batch-size {}", p.micro_batch));
-  arg(fmt::format("--global-batch-size {}", p.global_batch));
+  arg(fmt::format("--micro-batch-size {}", p.training().micro_batch));
+  arg(fmt::format("--global-batch-size {}", p.training().global_batch));
   // The costed length (docs/export.md, "Training length"): steps x global batch x sequence = the trained tokens.
   arg(fmt::format("--train-iters {}", p.train_steps()));
   // training.warmup_tokens as whole steps (A: --lr-warmup-iters, default 0); the decay and the peak are the user's.
-  if (p.warmup_known) arg(fmt::format("--lr-warmup-iters {}", p.warmup_steps()));
+  if (p.extras_known()) arg(fmt::format("--lr-warmup-iters {}", p.warmup_steps()));
   // ShardMeter's selective recompute is core attention (Megatron's default module); plan.moe_recompute adds the
   // experts' activation (moe_act) or the whole routed part (moe) under selective granularity. Full recompute
   // recomputes everything and takes no modules.
-  const std::string moe_module = !m.moe()                       ? ""
-                                 : p.moe_recompute == "activation" ? "moe_act"
-                                 : p.moe_recompute == "layer"      ? "moe"
-                                                                   : "";
-  if (p.recompute == "selective" && !p.recompute_modules.empty() && p.recompute_modules != "core_attn") {
-    // plan.recompute_modules (docs/model.md §7.11) as written, the moe modules included (TC:1763-1832).
-    arg("--recompute-granularity selective");
-    arg("--recompute-modules " + p.recompute_modules);
-  } else if (p.recompute != "full" && !moe_module.empty()) {
-    arg("--recompute-granularity selective");
-    arg(std::string("--recompute-modules ") + (p.recompute == "selective" ? "core_attn " : "") + moe_module);
-  } else if (p.recompute == "selective") {
-    arg("--recompute-granularity selective");
-  } else if (p.recompute == "full" && p.recompute_layers > 0) {
-    // plan.recompute_layers N per stage: the first N layers of each (virtual) stage checkpointed whole (A:529-537;
-    // docs/model.md §7.5 counts N per physical stage, so each of the v chunks takes N / v).
-    arg("--recompute-granularity full");
-    arg("--recompute-method block");
-    arg(fmt::format("--recompute-num-layers {}", p.recomputed_stage_layers() / p.interleave));
-  } else if (p.recompute == "full") {
-    arg("--recompute-granularity full");
-    arg("--recompute-method uniform");
-    arg("--recompute-num-layers 1");
+  std::string moe_module;
+  switch (p.plan().moe_recompute) {
+    case model::MoeRecompute::none: break;
+    case model::MoeRecompute::activation: moe_module = "moe_act"; break;
+    case model::MoeRecompute::layer: moe_module = "moe"; break;
   }
-  if (p.sharding == "zero1") arg("--use-distributed-optimizer");
-  if (fsdp) {
+  if (!p.moe()) moe_module.clear();
+  const unsigned core_attn_only = 1u << static_cast<unsigned>(model::RecomputeModule::core_attn);
+  switch (p.plan().recompute) {
+    case model::Recompute::none:
+    case model::Recompute::op_selective:   // op_selective: refused by check()
+      if (!moe_module.empty()) {
+        arg("--recompute-granularity selective");
+        arg("--recompute-modules " + moe_module);
+      }
+      break;
+    case model::Recompute::selective:
+      arg("--recompute-granularity selective");
+      if (p.recompute_modules() != 0 && p.recompute_modules() != core_attn_only)
+        // plan.recompute_modules (docs/model.md §7.11) as written, the moe modules included (TC:1763-1832).
+        arg("--recompute-modules " + p.recompute_modules_text());
+      else if (!moe_module.empty())
+        arg("--recompute-modules core_attn " + moe_module);
+      break;
+    case model::Recompute::full:
+      arg("--recompute-granularity full");
+      if (p.plan().recompute_layers > 0) {
+        // plan.recompute_layers N per stage: the first N layers of each (virtual) stage checkpointed whole
+        // (A:529-537; docs/model.md §7.5 counts N per physical stage, so each of the v chunks takes N / v).
+        arg("--recompute-method block");
+        arg(fmt::format("--recompute-num-layers {}", p.recomputed_stage_layers() / p.plan().interleave));
+      } else {
+        arg("--recompute-method uniform");
+        arg("--recompute-num-layers 1");
+      }
+      break;
+  }
+  // Megatron-FSDP's strategies: optim_grads shards optimizer state and gradients (zero2), optim_grads_params also
+  // the parameters (fsdp).
+  const auto megatron_fsdp = [&](std::string_view strategy) {
     arg("--use-megatron-fsdp");
     arg("--use-distributed-optimizer");
-    arg(fmt::format("--data-parallel-sharding-strategy {}", p.sharding == "fsdp" ? "optim_grads_params" : "optim_grads"));
+    arg(fmt::format("--data-parallel-sharding-strategy {}", strategy));
     arg("--no-gradient-accumulation-fusion");
     arg("--ckpt-format fsdp_dtensor");
+  };
+  switch (p.plan().sharding) {
+    case model::Sharding::none:
+    case model::Sharding::hsdp: break;   // hsdp: refused by check()
+    case model::Sharding::zero1: arg("--use-distributed-optimizer"); break;
+    case model::Sharding::zero2: megatron_fsdp("optim_grads"); break;
+    case model::Sharding::fsdp: megatron_fsdp("optim_grads_params"); break;
   }
-  const bool grad_reduce = p.overlap_grad_reduce && p.data_parallel > 1;
+  const bool grad_reduce = p.plan().overlap_grad_reduce && p.degrees().data_parallel > 1;
   if (grad_reduce) arg("--overlap-grad-reduce");
-  if (grad_reduce && p.overlap_param_gather && p.sharding != "none") arg("--overlap-param-gather");
-  if (p.tp_comm_overlap && sequence_parallel) arg("--tp-comm-overlap");
-  if (p.precision == "bf16") arg("--bf16");
-  if (p.precision == "fp16") arg("--fp16");
-  if (p.precision == "fp8") {
-    arg("--bf16");
-    arg("--fp8-format hybrid");
-    // training.fp8_params: the distributed optimizer gathers the weights in fp8, as costed (docs/model.md §2.2).
-    if (p.fp8_params) arg("--fp8-param-gather");
+  if (grad_reduce && p.plan().overlap_param_gather && p.plan().sharding != model::Sharding::none) arg("--overlap-param-gather");
+  if (p.plan().tp_comm_overlap && sequence_parallel) arg("--tp-comm-overlap");
+  switch (p.training().precision) {
+    case model::Precision::bf16: arg("--bf16"); break;
+    case model::Precision::fp16: arg("--fp16"); break;
+    case model::Precision::fp8:
+      arg("--bf16");
+      arg("--fp8-format hybrid");
+      // training.fp8_params: the distributed optimizer gathers the weights in fp8, as costed (docs/model.md §2.2).
+      if (p.training().fp8_params) arg("--fp8-param-gather");
+      break;
   }
   // Host-memory offload (docs/model.md §7.15, §7.16; Megatron-LM core_v0.19.0 arguments.py): the layer count sets
   // cpu_offloading, activations only (cpu_offloading_weights defaults to False); the optimizer offload runs through
   // the precision-aware optimizer, its copies overlapped as costed.
-  if (p.activation_offload_layers > 0)
-    arg(fmt::format("--cpu-offloading-num-layers {}", p.activation_offload_layers));
-  if (p.optimizer_offload_fraction > 0) {
+  if (p.plan().activation_offload_layers > 0)
+    arg(fmt::format("--cpu-offloading-num-layers {}", p.plan().activation_offload_layers));
+  if (p.plan().optimizer_offload_fraction > 0) {
     arg("--optimizer-cpu-offload");
-    arg(fmt::format("--optimizer-offload-fraction {}", p.optimizer_offload_fraction));
+    arg(fmt::format("--optimizer-offload-fraction {}", p.plan().optimizer_offload_fraction));
     arg("--use-precision-aware-optimizer");
     arg("--overlap-cpu-optimizer-d2h-h2d");
   }
   t += ")\n";
   out.notes.push_back("megatron: add the data, tokenizer and optimizer arguments; the array holds the model, the "
                       "parallel layout and the batch");
-  if (m.moe())
+  if (p.moe())
     out.notes.push_back("megatron: the router's load-balancing loss is not a plan key: add "
                         "--moe-router-load-balancing-type and --moe-aux-loss-coeff (default aux_loss with coefficient "
-                        "0)" + std::string(m.capacity_factor > 0 ? "; with the capacity factor it must be aux_loss, "
+                        "0)" + std::string(m.moe.capacity_factor > 0 ? "; with the capacity factor it must be aux_loss, "
                                                                     "seq_aux_loss, global_aux_loss or none" : ""));
   return out;
 }

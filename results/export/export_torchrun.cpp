@@ -15,7 +15,7 @@ namespace {
 
 constexpr const char* kFormat = "torchrun";
 
-void check(const DeployPlan& p) {
+void check(const Deployment& p) {
   if (p.diloco())
     throw ExportError(kFormat, fmt::format("DiLoCo across {} islands (plan.sync = diloco): the islands are separate jobs "
                                            "synchronised by an outer optimizer, not one torchrun job (use torchtitan "
@@ -28,7 +28,7 @@ void check(const DeployPlan& p) {
 
 }  // namespace
 
-Exported export_torchrun(const DeployPlan& p, const ExportSource& source) {
+Exported export_torchrun(const Deployment& p, const ExportSource& source) {
   check(p);
   Exported out;
   std::string& t = out.text;
@@ -37,10 +37,10 @@ Exported export_torchrun(const DeployPlan& p, const ExportSource& source) {
   const std::int64_t per_node = p.islands.empty() ? 0 : p.islands.front().gpus_per_node;
   t = "#!/bin/sh\n" + export_header_comment(ExportFormat::torchrun, p, source);
   t += fmt::format("# one job: {} nodes x {} GPUs = {} ranks (tp {} x pp {} x cp {} x dp {})\n", nodes, per_node,
-                   p.total_gpus, p.tp, p.pp, p.cp, p.data_parallel);
-  if (p.model.moe())
+                   p.total_gpus(), p.plan().tp, p.plan().pp, p.plan().cp, p.degrees().data_parallel);
+  if (p.moe())
     t += fmt::format("# experts: etp {} x ep {} x edp {} per pipeline stage (the training script's expert groups)\n",
-                     p.etp, p.ep, p.expert_data_parallel());
+                     p.plan().etp, p.plan().ep, p.expert_data_parallel());
   t += "# Run on every node: ISLAND=<island> NODE_RANK=<node rank> MASTER_ADDR=<a node of island 0> sh <this file> ARGS\n";
   t += ": \"${MASTER_PORT:=29500}\"\n: \"${TRAIN_SCRIPT:=train.py}\"\n";
   t += fmt::format("case \"${{ISLAND:?set ISLAND to 0..{}}}\" in\n", p.islands.size() - 1);

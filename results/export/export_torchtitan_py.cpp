@@ -40,36 +40,37 @@ constexpr const char* kNoFp8Gathers =
     "recipe_name rowwise | rowwise_with_gw_hp, filter_fqns, emulate; v0.2.2's enable_fsdp_float8_all_gather is "
     "gone), so FSDP gathers the weights in bf16";
 
-std::string_view check(const DeployPlan& p) {
+std::string_view check(const Deployment& p) {
   check_torchtitan_plan(kFormat, p);
   if (p.diloco())
     throw ExportError(kFormat, fmt::format("DiLoCo across {} islands: on torchtitan main it runs through "
                                            "experiments/torchft's own trainer, not a Trainer.Config (use torchtitan, "
                                            "the v0.2.2 TOML)", p.islands.size()));
-  if (p.model.moe())
+  if (p.moe())
     throw ExportError(kFormat, fmt::format("an MoE model ({} experts): the config function starts from a llama3 "
                                            "recipe; main's MoE models take their experts from their own recipes, and "
                                            "its ParallelDims has expert_parallel_degree but no expert tensor "
                                            "parallelism (distributed/parallel_dims.py:139-192; use torchtitan, the "
-                                           "v0.2.2 TOML)", p.model.experts));
+                                           "v0.2.2 TOML)", p.model().moe.experts));
   // training.fp8_params: main@b5bcd76 has no fp8 all-gather (kNoFp8Gathers); the plan is written without it and
-  // re-costed so (DeployPlan::without_fp8_gathers), which needs the row's scenario and a plan that still fits.
-  if (p.precision == "fp8" && p.fp8_params) {
+  // re-costed so (Deployment::without_fp8_gathers), which needs the row's scenario and a plan that still fits.
+  if (p.training().precision == model::Precision::fp8 && p.training().fp8_params) {
     if (!p.without_fp8_gathers)
       throw ExportError(kFormat, "training.fp8_params (weights all-gathered in fp8), which main@b5bcd76 does not "
                                  "run, and the row's scenario could not be rebuilt to re-cost the plan without it "
                                  "(use torchtitan, the v0.2.2 TOML, which spells it enable_fsdp_float8_all_gather)");
     if (!p.without_fp8_gathers->feasible)
-      throw ExportError(kFormat, "training.fp8_params (weights all-gathered in fp8), which main@b5bcd76 does not "
-                                 "run: without it the plan is " + p.without_fp8_gathers->reject_reason +
-                                 " (use torchtitan, the v0.2.2 TOML, which spells it enable_fsdp_float8_all_gather)");
+      throw ExportError(kFormat, fmt::format("training.fp8_params (weights all-gathered in fp8), which main@b5bcd76 "
+                                             "does not run: without it the plan is {} (use torchtitan, the v0.2.2 "
+                                             "TOML, which spells it enable_fsdp_float8_all_gather)",
+                                             p.without_fp8_gathers->reject_reason));
   }
-  const auto flavor = llama3_flavor(p.model);
+  const auto flavor = llama3_flavor(p);
   if (!flavor)
     throw ExportError(kFormat, fmt::format("a model of {} layers, hidden {}, {} heads ({} KV): the config function "
                                            "starts from a torchtitan llama3 recipe (8B, 70B or 405B), and none has "
-                                           "these dimensions", p.model.layers, p.model.hidden, p.model.heads,
-                                           p.model.kv_heads));
+                                           "these dimensions", p.model().layers, p.model().hidden, p.model().heads,
+                                           p.model().kv_heads));
   return *flavor;
 }
 
@@ -81,15 +82,15 @@ std::string recipe_of(std::string_view flavor) {
 
 }  // namespace
 
-Exported export_torchtitan_py(const DeployPlan& p, const ExportSource& source) {
+Exported export_torchtitan_py(const Deployment& p, const ExportSource& source) {
   const std::string_view flavor = check(p);
   const std::string recipe = recipe_of(flavor);
   Exported out;
   std::string& t = out.text;
   t = export_header_comment(ExportFormat::torchtitan_py, p, source);
-  if (p.precision == "fp8" && p.fp8_params) {
+  if (p.training().precision == model::Precision::fp8 && p.training().fp8_params) {
     // The figures of the plan this file trains, in place of the row's (which assume fp8 gathers).
-    const Recosted& r = *p.without_fp8_gathers;
+    const model::Estimate& r = *p.without_fp8_gathers;
     t += "# " + comment_text(fmt::format("re-costed with {}: {}, {} tokens/s, {} days, MFU {}, {} GB per GPU (the "
                                          "predicted line above is the row's, with fp8 all-gathers)",
                                          kNoFp8Gathers, format_usd(r.total_cost_usd), format_si(r.tokens_per_s),
@@ -99,28 +100,33 @@ Exported export_torchtitan_py(const DeployPlan& p, const ExportSource& source) {
                         "plan's figures without them");
   }
   t += fmt::format("# degrees: data_parallel_shard {} x data_parallel_replicate {} x tp {} x pp {} x cp {} = {} GPUs\n",
-                   p.dp_shard, p.dp_replicate, p.tp, p.pp, p.cp, p.dp_shard * p.dp_replicate * p.model_parallel);
+                   p.degrees().dp_shard, p.degrees().dp_replicate, p.plan().tp, p.plan().pp, p.plan().cp, p.degrees().dp_shard * p.degrees().dp_replicate * p.model_parallel());
   t += "# Run: MODULE=<this file's module> CONFIG=shardmeter_plan ./run_train.sh (torchrun on every node)\n";
-  if (p.precision == "fp8") t += "from torchtitan.components.quantization import Float8LinearConverter\n";
+  if (p.training().precision == model::Precision::fp8) t += "from torchtitan.components.quantization import Float8LinearConverter\n";
   t += "from torchtitan.config import CompileConfig, ParallelismConfig, TrainingConfig\n";
   const TorchtitanCheckpointing ac = torchtitan_checkpointing(TorchtitanTarget::main, kFormat, p);
-  const std::string ac_class = ac.mode == "full" ? "FullAC" : ac.mode == "selective" ? "SelectiveAC" : "";
+  std::string ac_class;
+  switch (ac.mode) {
+    case TorchtitanAcMode::none: break;
+    case TorchtitanAcMode::full: ac_class = "FullAC"; break;
+    case TorchtitanAcMode::selective: ac_class = "SelectiveAC"; break;
+  }
   if (!ac_class.empty()) t += "from torchtitan.distributed.activation_checkpoint import " + ac_class + "\n";
   t += "from torchtitan.models.llama3 import model_registry\n";
   t += fmt::format("from torchtitan.models.llama3.config_registry import {}\n", recipe);
   t += "from torchtitan.trainer import Trainer\n\n\n";
 
   t += "def shardmeter_plan() -> Trainer.Config:\n";
-  t += "    # " + comment_text(fmt::format("scenario {}, front row {}", source.info->scenario_name, row_number(p.row))) +
+  t += "    # " + comment_text(fmt::format("scenario {}, front row {}", source.info->scenario_name, row_number(p.record.row))) +
        "\n";
   t += fmt::format("    config = {}()  # torchtitan's recipe: optimizer, data, checkpointing, tokenizer\n", recipe);
-  if (p.precision == "fp8")
+  if (p.training().precision == model::Precision::fp8)
     t += fmt::format("    config.model_spec = model_registry(\n        \"{}\",\n        converters=[Float8LinearConverter."
                      "Config(model_compile_enabled=False)],\n    )\n", flavor);
   else
     t += fmt::format("    config.model_spec = model_registry(\"{}\")\n", flavor);
-  if (const auto known = torchtitan_v0_2_2_model(p.model)) {
-    if (const std::string differs = torchtitan_numerics_mismatch(*known, p.model); !differs.empty()) {
+  if (const auto known = torchtitan_v0_2_2_model(p)) {
+    if (const std::string differs = torchtitan_numerics_mismatch(*known, p); !differs.empty()) {
       t += "    # " + comment_text(differs) + "\n";
       out.notes.push_back("torchtitan-py: " + differs);
     }

@@ -32,7 +32,7 @@ std::string framework_names() {
   return out;
 }
 
-std::string export_refusal(ExportFormat format, const DeployPlan& plan, const ExportSource& source) {
+std::string export_refusal(ExportFormat format, const Deployment& plan, const ExportSource& source) {
   try {
     export_plan(format, plan, source);
   } catch (const ExportError& e) {

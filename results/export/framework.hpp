@@ -27,7 +27,7 @@ const Framework* find_framework(std::string_view name) noexcept;
 std::string framework_names();         // "torchtitan, torchtitan-py, megatron, deepspeed, torchrun"
 
 // Why `format` cannot express the plan, or "" when it can: runs the export and returns its ExportError's feature.
-std::string export_refusal(ExportFormat format, const DeployPlan& plan, const ExportSource& source);
+std::string export_refusal(ExportFormat format, const Deployment& plan, const ExportSource& source);
 // The reason a refusal is counted under: its feature text up to the first ':' ("sharding zero1 (optimizer-state-only
 // sharding)"), so refusals that differ only in the plan's figures count together.
 std::string refusal_reason(std::string_view feature);

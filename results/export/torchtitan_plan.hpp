@@ -17,7 +17,7 @@
 #include <string_view>
 #include <vector>
 
-#include "results/export/deploy_plan.hpp"
+#include "results/export/deployment.hpp"
 
 namespace shardmeter::results {
 
@@ -28,11 +28,11 @@ struct TorchtitanStages {
   std::string_view schedule;                    // "1F1B" or "Interleaved1F1B"
 };
 // For pp > 1. Throws ExportError(format, ...) when torchtitan's split cannot give the plan's stages.
-TorchtitanStages torchtitan_stages(std::string_view format, const DeployPlan& plan);
+TorchtitanStages torchtitan_stages(std::string_view format, const Deployment& plan);
 
 // torchtitan's llama3 flavor with the model's layers, hidden size and heads ("8B", "70B", "405B"); nullopt when
 // none matches. Its dimensions are in torchtitan/models/llama3/__init__.py at both pinned commits.
-std::optional<std::string_view> llama3_flavor(const DeployModel& model);
+std::optional<std::string_view> llama3_flavor(const Deployment& plan);
 
 // A model torchtitan v0.2.2 registers, as [model] name and flavor: the llama3 flavors, and the MoE flavors whose
 // layers, hidden size, heads, KV heads, experts, top-k, shared experts and expert width are the model's
@@ -46,8 +46,8 @@ struct TorchtitanModel {
 };
 // "" when the model's model.rope_theta / model.norm_eps (known when the scenario was rebuilt) are the flavor's;
 // else a sentence naming the flavor's values and the model's, for the export's header and notes.
-std::string torchtitan_numerics_mismatch(const TorchtitanModel& flavor, const DeployModel& model);
-std::optional<TorchtitanModel> torchtitan_v0_2_2_model(const DeployModel& model);
+std::string torchtitan_numerics_mismatch(const TorchtitanModel& flavor, const Deployment& plan);
+std::optional<TorchtitanModel> torchtitan_v0_2_2_model(const Deployment& plan);
 
 // The two targets' [training] and [parallelism] fields as one list, rendered by each writer in its syntax (TOML
 // `name = value  # comment` for v0.2.2, keyword arguments `name=value,  # comment` for main): the names, values and
@@ -59,14 +59,14 @@ struct TorchtitanField {
   std::string toml, python;   // the value as a TOML literal and as a Python literal
   std::string comment;        // "" for none
 };
-std::vector<TorchtitanField> torchtitan_training_fields(TorchtitanTarget target, const DeployPlan& plan);
+std::vector<TorchtitanField> torchtitan_training_fields(TorchtitanTarget target, const Deployment& plan);
 // Throws ExportError (via torchtitan_stages) when the pipeline cannot be split.
 std::vector<TorchtitanField> torchtitan_parallelism_fields(TorchtitanTarget target, std::string_view format,
-                                                           const DeployPlan& plan);
+                                                           const Deployment& plan);
 // [lr_scheduler] warmup_steps (v0.2.2 config/job_config.py LRScheduler, default 200; main: Trainer.Config
 // lr_scheduler, LRSchedulersContainer.Config warmup_steps): training.warmup_tokens as whole steps. nullopt when the
 // scenario was not rebuilt (the warm-up is unknown).
-std::optional<TorchtitanField> torchtitan_warmup_field(const DeployPlan& plan);
+std::optional<TorchtitanField> torchtitan_warmup_field(const Deployment& plan);
 std::string toml_lines(const std::vector<TorchtitanField>& fields);                          // "name = value\n"
 std::string python_arguments(const std::vector<TorchtitanField>& fields, std::string_view indent);  // "name=value,\n"
 
@@ -76,16 +76,18 @@ std::string python_arguments(const std::vector<TorchtitanField>& fields, std::st
 // distributed/activation_checkpoint.py:127-183 at v0.2.2). main@b5bcd76: None, FullAC or SelectiveAC (per-op
 // only). ShardMeter's selective (Megatron's core attention) recomputes nothing FlashAttention does not already
 // recompute in its backward, so it is "none". Throws ExportError when the target cannot say it.
+enum class TorchtitanAcMode { none, full, selective };
+std::string_view torchtitan_ac_mode_name(TorchtitanAcMode mode);   // "none", "full", "selective" (v0.2.2's words)
 struct TorchtitanCheckpointing {
-  std::string mode;      // v0.2.2 mode; main: "none" | "full" | "selective"
+  TorchtitanAcMode mode = TorchtitanAcMode::none;   // v0.2.2 [activation_checkpoint] mode; main: None, FullAC, SelectiveAC
   std::string option;    // v0.2.2 selective_ac_option ("" = not written)
   std::string comment;   // "" for none
 };
 TorchtitanCheckpointing torchtitan_checkpointing(TorchtitanTarget target, std::string_view format,
-                                                 const DeployPlan& plan);
+                                                 const Deployment& plan);
 
 // Plans neither target expresses: a synchronous job across islands, ZeRO-1, fp16, a sequence length the TP / CP
 // split cannot divide.
-void check_torchtitan_plan(std::string_view format, const DeployPlan& plan);
+void check_torchtitan_plan(std::string_view format, const Deployment& plan);
 
 }  // namespace shardmeter::results

@@ -6,7 +6,7 @@
 
 #include "results/errors.hpp"
 #include "model/spec/metrics.hpp"
-#include "results/files/file_columns.hpp"
+#include "results/columns.hpp"
 
 namespace shardmeter::results {
 

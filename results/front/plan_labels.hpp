@@ -1,11 +1,11 @@
 #pragma once
-// How a front row's plan reads in reports, the nightly index and export messages: GPU type, islands x GPUs,
-// parallel degrees, sharding, batches, recompute, sync. Reads the file columns (results/README.md); throws
-// ResultsError naming a missing column.
+// How a decoded front row's plan (results/front/row_decoder.hpp) reads in reports, the nightly index and export
+// headers: GPU type, islands x GPUs, parallel degrees, sharding, batches, recompute, sync. From the typed plan
+// (PlanRecord::scenario), never from the row's text.
 #include <string>
 #include <vector>
 
-#include "results/front/row.hpp"
+#include "results/front/row_decoder.hpp"
 
 namespace shardmeter::results {
 
@@ -21,22 +21,22 @@ struct IslandEntryView {
   double price_usd_per_gpu_hour = 0;
 };
 // Entries 0 .. island_entries-1 of the row.
-std::vector<IslandEntryView> island_entries(const Row& row);
+std::vector<IslandEntryView> island_entries(const PlanRecord& row);
 
 // "h100-sxm", or the distinct GPU types in entry order joined by " + " ("a100-sxm-80gb + h100-sxm").
-std::string gpu_label(const Row& row);
+std::string gpu_label(const PlanRecord& row);
 // "1 x 512", "2 x 64" (identical islands), "1 x 64 + 2 x 128" (entries that differ).
-std::string islands_label(const Row& row);
+std::string islands_label(const PlanRecord& row);
 // "tp 4 / pp 2 / cp 1", with " (v 2)" for interleaved stages and " +sp" for sequence parallelism (with tp > 1 only).
-std::string parallel_label(const Row& row);
+std::string parallel_label(const PlanRecord& row);
 // "zero1", "hsdp (group 16)".
-std::string sharding_label(const Row& row);
+std::string sharding_label(const PlanRecord& row);
 // "1 / 512" (micro / global batch, sequences).
-std::string batch_label(const Row& row);
+std::string batch_label(const PlanRecord& row);
 // "synchronous", "diloco (H 100, 8-bit)", "synchronous, pp across islands".
-std::string sync_label(const Row& row);
-// Everything in one line, for tooltips and messages:
+std::string sync_label(const PlanRecord& row);
+// Everything in one line, for tooltips and messages (the stack when the row states it):
 // "h100-sxm, 1 x 512, tp 4 / pp 2 / cp 1, zero1, batch 1 / 512, recompute selective, synchronous".
-std::string plan_summary(const Row& row);
+std::string plan_summary(const PlanRecord& row);
 
 }  // namespace shardmeter::results

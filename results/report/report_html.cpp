@@ -21,7 +21,7 @@ std::string swatch(const ReportModel& m, const std::string& gpu) {
   return "<span class=\"swatch\" style=\"background:" + e(gpu_color(m, gpu)) + "\"></span>" + e(gpu);
 }
 
-std::string badges(const PlanRow& r) {
+std::string badges(const ReportRow& r) {
   std::string out;
   for (const std::string& p : r.picks) out += "<span class=\"badge " + e(p) + "\">" + e(p) + "</span>";
   return out;
@@ -41,39 +41,39 @@ std::string plan_header(const ReportModel& m) {
          "<th class=\"num\">memory headroom (GB)</th><th>bottleneck</th></tr>\n";
 }
 
-std::string plan_cells(const ReportModel& m, const PlanRow& r) {
-  std::string gpu = swatch(m, r.gpu);
+std::string plan_cells(const ReportModel& m, const ReportRow& r) {
+  std::string gpu = swatch(m, r.gpu());
   if (r.uncalibrated) gpu += " <span class=\"uncalibrated\" title=\"uncalibrated GPU type\">uncalibrated</span>";
-  return "<td>" + std::to_string(row_number(r.row)) + badges(r) +
+  return "<td>" + std::to_string(row_number(r.row())) + badges(r) +
          (r.unpickable ? "<span class=\"badge infeasible\" title=\"" + e(*r.unpickable) + "\">not feasible</span>"
                        : std::string()) +
-         (r.warning_bits != 0 ? "<span class=\"badge warned\" title=\"" + e(warning_names(r.warning_bits)) + "\">!</span>"
+         (r.warning_bits() != 0 ? "<span class=\"badge warned\" title=\"" + e(warning_names(r.warning_bits())) + "\">!</span>"
                               : std::string()) +
-         "</td><td>" + gpu + "</td>" + td(r.islands) + td(r.parallel) + td(r.sharding) + td(r.batch) +
-         td(r.recompute) + td(r.sync) + td(cost_text(m.axes, r.cost), "num") + td(format_si(r.tokens_per_s), "num") +
+         "</td><td>" + gpu + "</td>" + td(r.islands()) + td(r.parallel()) + td(r.sharding()) + td(r.batch()) +
+         td(r.recompute()) + td(r.sync()) + td(cost_text(m.axes, r.cost), "num") + td(format_si(r.tokens_per_s()), "num") +
          (extra_speed(m) ? td(format_si(r.speed), "num") : std::string()) +
-         td(format_fixed(r.wall_clock_days, 1), "num") + td(format_percent(r.mfu), "num") +
-         td(format_fixed(r.memory_headroom_gb, 1), "num") + td(r.bottleneck);
+         td(format_fixed(r.wall_clock_days(), 1), "num") + td(format_percent(r.mfu()), "num") +
+         td(format_fixed(r.memory_headroom_gb(), 1), "num") + td(r.bottleneck());
 }
 
-std::string plan_table(const ReportModel& m, const std::vector<PlanRow>& rows, const std::vector<std::size_t>& which) {
+std::string plan_table(const ReportModel& m, const std::vector<ReportRow>& rows, const std::vector<std::size_t>& which) {
   std::string out = "<div class=\"scroll\"><table>\n<thead>" + plan_header(m) + "</thead>\n<tbody>\n";
   for (const std::size_t i : which) out += "<tr>" + plan_cells(m, rows[i]) + "</tr>\n";
   return out + "</tbody></table></div>\n";
 }
 
 std::string card(const ReportModel& m, const char* title, std::size_t row) {
-  const PlanRow& r = m.rows[row];
+  const ReportRow& r = m.rows[row];
   // The loss-equivalent cost (docs/model.md §9.4), when the file has it.
-  const std::string effective = std::isfinite(r.usd_per_effective_million_tokens)
-                                    ? ", " + format_usd(r.usd_per_effective_million_tokens) + " per million effective tokens"
+  const std::string effective = std::isfinite(r.usd_per_effective_million_tokens())
+                                    ? ", " + format_usd(r.usd_per_effective_million_tokens()) + " per million effective tokens"
                                     : "";
   return fmt::format("<div class=\"card\"><h3>{} (row {})</h3><p class=\"big\">{}</p><p>{}, {} days, MFU {}{}</p>"
                      "<p class=\"plan\">{}{}{}</p></div>\n",
                      e(title), row_number(row), e(cost_text(m.axes, r.cost)), e(speed_text(m.axes, r.speed)),
-                     e(format_fixed(r.wall_clock_days, 1)), e(format_percent(r.mfu)), e(effective), e(r.summary),
+                     e(format_fixed(r.wall_clock_days(), 1)), e(format_percent(r.mfu())), e(effective), e(r.summary()),
                      r.uncalibrated ? " <span class=\"uncalibrated\">uncalibrated GPU type</span>" : "",
-                     r.warning_bits != 0 ? " <span class=\"uncalibrated\">warnings: " + e(warning_names(r.warning_bits)) + "</span>"
+                     r.warning_bits() != 0 ? " <span class=\"uncalibrated\">warnings: " + e(warning_names(r.warning_bits())) + "</span>"
                                          : std::string());
 }
 
@@ -103,7 +103,7 @@ std::string changes_section(const ReportModel& m) {
          "<th class=\"num\">change</th></tr></thead>\n<tbody>\n";
   for (const MatchedCost& mc : d.matched) {
     const auto change = mc.relative_change();
-    out += "<tr><td>" + std::to_string(row_number(mc.row)) + "</td>" + td(m.rows[mc.row].summary, "wrap") +
+    out += "<tr><td>" + std::to_string(row_number(mc.row)) + "</td>" + td(m.rows[mc.row].summary(), "wrap") +
            td(format_si(mc.speed), "num") + td(cost_text(m.axes, mc.cost_usd), "num") +
            td(mc.baseline_cost_usd ? cost_text(m.axes, *mc.baseline_cost_usd) : "none", "num") +
            td(change ? format_change(*change) : "n/a", change_class(change, true)) + "</tr>\n";

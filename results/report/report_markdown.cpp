@@ -20,7 +20,7 @@ std::string row_of(const std::vector<std::string>& cells) {
   return out + "\n";
 }
 
-std::string plan_table(const ReportModel& m, const std::vector<PlanRow>& rows, const std::vector<std::size_t>& which) {
+std::string plan_table(const ReportModel& m, const std::vector<ReportRow>& rows, const std::vector<std::size_t>& which) {
   const bool extra = m.axes.speed.name() != "tokens_per_s" && m.axes.speed.name() != "wall_clock_days";
   std::vector<std::string> header{"#", "GPU type", "islands x GPUs", "tp / pp / cp", "sharding", "micro / global batch",
                                   "recompute", "sync", c(m.cost_title), "throughput (tokens/s)"};
@@ -30,17 +30,17 @@ std::string plan_table(const ReportModel& m, const std::vector<PlanRow>& rows, c
   out += extra ? "|---|---|---|---|---|---|---|---|--:|--:|--:|--:|--:|--:|---|\n"
                : "|---|---|---|---|---|---|---|---|--:|--:|--:|--:|--:|---|\n";
   for (const std::size_t i : which) {
-    const PlanRow& r = rows[i];
-    std::string id = std::to_string(row_number(r.row));
+    const ReportRow& r = rows[i];
+    std::string id = std::to_string(row_number(r.row()));
     for (const std::string& p : r.picks) id += " " + p;
     if (r.unpickable) id += " not feasible";
-    if (r.warning_bits != 0) id += " !";   // the warning lines above the tables name them
-    std::vector<std::string> cells{c(id), c(r.gpu + (r.uncalibrated ? " (uncalibrated)" : "")), c(r.islands),
-                                   c(r.parallel), c(r.sharding), c(r.batch), c(r.recompute), c(r.sync),
-                                   c(cost_text(m.axes, r.cost)), c(format_si(r.tokens_per_s))};
+    if (r.warning_bits() != 0) id += " !";   // the warning lines above the tables name them
+    std::vector<std::string> cells{c(id), c(r.gpu() + (r.uncalibrated ? " (uncalibrated)" : "")), c(r.islands()),
+                                   c(r.parallel()), c(r.sharding()), c(r.batch()), c(r.recompute()), c(r.sync()),
+                                   c(cost_text(m.axes, r.cost)), c(format_si(r.tokens_per_s()))};
     if (extra) cells.push_back(c(format_si(r.speed)));
-    for (const std::string& v : {format_fixed(r.wall_clock_days, 1), format_percent(r.mfu),
-                                 format_fixed(r.memory_headroom_gb, 1), r.bottleneck})
+    for (const std::string& v : {format_fixed(r.wall_clock_days(), 1), format_percent(r.mfu()),
+                                 format_fixed(r.memory_headroom_gb(), 1), r.bottleneck()})
       cells.push_back(c(v));
     out += row_of(cells);
   }
@@ -64,15 +64,15 @@ std::string fence_for(const std::string& text) {
 }
 
 std::string pick_line(const ReportModel& m, const char* what, std::size_t row) {
-  const PlanRow& r = m.rows[row];
+  const ReportRow& r = m.rows[row];
   return "- **" + std::string(what) + "** (row " + std::to_string(row_number(row)) + "): " +
          c(cost_text(m.axes, r.cost)) + ", " + c(speed_text(m.axes, r.speed)) + ", " +
-         c(format_fixed(r.wall_clock_days, 1)) + " days, MFU " + c(format_percent(r.mfu)) +
-         (std::isfinite(r.usd_per_effective_million_tokens)
-              ? ", " + c(format_usd(r.usd_per_effective_million_tokens)) + " per million effective tokens"
+         c(format_fixed(r.wall_clock_days(), 1)) + " days, MFU " + c(format_percent(r.mfu())) +
+         (std::isfinite(r.usd_per_effective_million_tokens())
+              ? ", " + c(format_usd(r.usd_per_effective_million_tokens())) + " per million effective tokens"
               : std::string()) +
-         " -- " + c(r.summary) + (r.uncalibrated ? " (uncalibrated GPU type)" : "") +
-         (r.warning_bits != 0 ? " (warnings: " + c(warning_names(r.warning_bits)) + ")" : std::string()) + "\n";
+         " -- " + c(r.summary()) + (r.uncalibrated ? " (uncalibrated GPU type)" : "") +
+         (r.warning_bits() != 0 ? " (warnings: " + c(warning_names(r.warning_bits())) + ")" : std::string()) + "\n";
 }
 
 }  // namespace
@@ -110,7 +110,7 @@ std::string render_report_markdown(const ReportModel& m) {
     out += "|---|---|--:|--:|--:|--:|\n";
     for (const MatchedCost& mc : d.matched) {
       const auto change = mc.relative_change();
-      out += row_of({std::to_string(row_number(mc.row)), c(m.rows[mc.row].summary), c(format_si(mc.speed)),
+      out += row_of({std::to_string(row_number(mc.row)), c(m.rows[mc.row].summary()), c(format_si(mc.speed)),
                      c(cost_text(m.axes, mc.cost_usd)),
                      c(mc.baseline_cost_usd ? cost_text(m.axes, *mc.baseline_cost_usd) : "none"),
                      c(change ? format_change(*change) : "n/a")});

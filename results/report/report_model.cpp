@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "model/spec/enum_names.hpp"
 #include "model/spec/estimate_warnings.hpp"
 #include "results/front/calibration_marks.hpp"
 #include "results/front/objective.hpp"
@@ -24,36 +25,14 @@ bool uncalibrated(const RunInfo& info, const Row& row, const std::string& gpu) {
   return gpu_calibration(info, row, gpu) == RowCalibration::uncalibrated;
 }
 
-PlanRow plan_row(const Row& r, std::size_t index, const PickAxes& axes, const RunInfo& info) {
-  PlanRow p;
-  p.row = index;
-  p.gpu = gpu_label(r);
-  p.islands = islands_label(r);
-  p.island_count = integer(r, "islands");
-  p.parallel = parallel_label(r);
-  p.sharding = sharding_label(r);
-  p.batch = batch_label(r);
-  p.recompute = text(r, "recompute");
-  p.sync = sync_label(r);
-  p.cost = number(r, axes.cost.name());
-  p.speed = number(r, axes.speed.name());
-  p.tokens_per_s = number(r, "tokens_per_s");
-  p.effective_tokens_per_s = number(r, "effective_tokens_per_s");
-  p.usd_per_effective_million_tokens = r.count("cost_usd_per_effective_million_tokens") > 0
-                                           ? number(r, "cost_usd_per_effective_million_tokens")
-                                           : std::nan("");
-  p.wall_clock_days = number(r, "wall_clock_days");
-  p.mfu = number(r, "mfu");
-  p.memory_headroom_gb = number(r, "memory_headroom_gb");
-  p.bottleneck = text(r, "bottleneck");
-  p.summary = plan_summary(r);
+ReportRow report_row(const Row& r, std::size_t index, const PickAxes& axes, const RunInfo& info) {
+  ReportRow p;
+  p.record = decode_row(r, index);
+  p.cost = p.record.metric(*axes.cost.metric);
+  p.speed = p.record.metric(*axes.speed.metric);
   p.unpickable = unpickable(r, axes);
-  for (const IslandEntryView& e : island_entries(r)) p.uncalibrated = p.uncalibrated || uncalibrated(info, r, e.gpu);
-  // Files written before the column have none: no warning is claimed for them.
-  if (r.count("warning_bits") > 0) {
-    const double bits = number(r, "warning_bits");
-    if (bits > 0 && bits < 4294967296.0) p.warning_bits = static_cast<std::uint32_t>(bits);
-  }
+  for (const IslandEntryView& e : island_entries(p.record))
+    p.uncalibrated = p.uncalibrated || uncalibrated(info, r, e.gpu);
   return p;
 }
 
@@ -61,8 +40,8 @@ PlanRow plan_row(const Row& r, std::size_t index, const PickAxes& axes, const Ru
 void add_row_warnings(ReportModel& m) {
   for (const model::WarningText& w : model::kWarningTexts) {
     std::vector<std::string> rows;
-    for (const PlanRow& r : m.rows)
-      if ((r.warning_bits & model::bit(w.warning)) != 0) rows.push_back(std::to_string(row_number(r.row)));
+    for (const ReportRow& r : m.rows)
+      if ((r.warning_bits() & model::bit(w.warning)) != 0) rows.push_back(std::to_string(row_number(r.row())));
     if (rows.empty()) continue;
     std::string list;
     for (std::size_t i = 0; i < rows.size(); ++i) list += (i == 0 ? "" : ", ") + rows[i];
@@ -100,7 +79,7 @@ std::vector<Fact> provenance_of(const RunInfo& info, std::size_t rows, bool swee
 
 // How row `to` compares with row `from`, called `from_name`:
 // "+1.0% cost and 2.00x the speed of the cheapest plan, row 1 (1.03M against 515k tokens/s)".
-std::string trade(const ReportModel& m, const PlanRow& from, const PlanRow& to, const std::string& from_name) {
+std::string trade(const ReportModel& m, const ReportRow& from, const ReportRow& to, const std::string& from_name) {
   const double ratio = m.axes.goodness(to.speed) / m.axes.goodness(from.speed);
   return fmt::format("{} cost and {:.2f}x the speed of {} ({} against {})",
                      format_change((to.cost - from.cost) / from.cost), ratio, from_name, speed_text(m.axes, to.speed),
@@ -113,37 +92,37 @@ std::string recommendation_of(const ReportModel& m) {
     return "There is nothing to choose: no row is feasible with a finite cost and speed.";
   }
   const FrontPicks& p = *m.picks;
-  const PlanRow &c = m.rows[p.cheapest], &k = m.rows[p.knee], &f = m.rows[p.fastest];
+  const ReportRow &c = m.rows[p.cheapest], &k = m.rows[p.knee], &f = m.rows[p.fastest];
   std::string out;
   if (p.cheapest == p.fastest) {
-    out = fmt::format("Choose row {}: it is both the cheapest ({}) and the fastest ({}) plan{}.", row_number(c.row),
+    out = fmt::format("Choose row {}: it is both the cheapest ({}) and the fastest ({}) plan{}.", row_number(c.row()),
                       cost_text(m.axes, c.cost), speed_text(m.axes, c.speed),
                       p.pickable == 1 ? ", the only one that can be chosen" : "");
   } else if (p.knee == p.cheapest) {
     out = fmt::format("Choose row {}, the cheapest plan ({}, {}): every faster plan adds more cost than speed in "
                       "relative terms; the fastest, row {}, has {}.",
-                      row_number(c.row), cost_text(m.axes, c.cost), speed_text(m.axes, c.speed), row_number(f.row),
+                      row_number(c.row()), cost_text(m.axes, c.cost), speed_text(m.axes, c.speed), row_number(f.row()),
                       trade(m, c, f, "the cheapest"));
   } else {
-    out = fmt::format("Choose row {}, the knee: {}", row_number(k.row),
-                      trade(m, c, k, fmt::format("the cheapest plan, row {}", row_number(c.row))));
+    out = fmt::format("Choose row {}, the knee: {}", row_number(k.row()),
+                      trade(m, c, k, fmt::format("the cheapest plan, row {}", row_number(c.row()))));
     out += p.knee == p.fastest ? "; no plan is faster."
-                               : fmt::format("; the fastest, row {}, has {}.", row_number(f.row),
+                               : fmt::format("; the fastest, row {}, has {}.", row_number(f.row()),
                                              trade(m, k, f, "the knee"));
   }
-  const PlanRow& chosen = m.rows[p.knee];
+  const ReportRow& chosen = m.rows[p.knee];
   if (chosen.uncalibrated)
     out += fmt::format(" Its GPU type ({}) is uncalibrated: its figures are extrapolated, not fitted to published runs.",
-                       chosen.gpu);
+                       chosen.gpu());
   return out;
 }
 
-std::string distinct(const Table& t, std::string_view column) {
+// The distinct values of `value` over the rows, in order of first appearance, joined by ", ".
+template <class F>
+std::string distinct(const std::vector<ReportRow>& rows, F value) {
   std::vector<std::string> values;
-  for (const Row& r : t.rows) {
-    const auto it = r.find(column);
-    if (it == r.end()) continue;
-    const std::string v = format_cell(it->second);
+  for (const ReportRow& r : rows) {
+    const std::string v = value(r.record);
     if (std::find(values.begin(), values.end(), v) == values.end()) values.push_back(v);
   }
   std::string out;
@@ -151,28 +130,30 @@ std::string distinct(const Table& t, std::string_view column) {
   return out;
 }
 
-std::string model_text(const Row& r) {
-  std::string out = fmt::format("{} layers, hidden {}", integer(r, "model_layers"), integer(r, "model_hidden"));
-  if (r.count("model_heads") != 0)
-    out += fmt::format(", {} heads ({} KV), FFN {} ({}), vocab {}", integer(r, "model_heads"),
-                       integer(r, "model_kv_heads"), integer(r, "model_ffn_hidden"), text(r, "model_ffn_type"),
-                       integer(r, "model_vocab"));
-  return out + fmt::format(", sequence {} tokens", integer(r, "model_seq_len"));
+std::string model_text(const PlanRecord& r) {
+  const model::ModelSpec& m = r.scenario.model;
+  std::string out = fmt::format("{} layers, hidden {}", m.layers, m.hidden);
+  // Files before schema_version 3 hold only the layers, hidden size and sequence (the decoder lists the rest missing).
+  if (std::find(r.missing.begin(), r.missing.end(), "model_heads") == r.missing.end())
+    out += fmt::format(", {} heads ({} KV), FFN {} ({}), vocab {}", m.heads, m.kv_heads, m.ffn_hidden,
+                       model::enum_name(m.ffn_type), m.vocab);
+  return out + fmt::format(", sequence {} tokens", m.seq_len);
 }
 
 std::vector<Fact> job_of(const ResultFile& file, const ReportModel& m) {
   std::vector<Fact> facts;
-  if (file.front.rows.empty()) return facts;
-  const Row& first = file.front.rows.front();
-  double lo = number(first, "training_tokens"), hi = lo;
-  for (const Row& r : file.front.rows) {
-    lo = std::min(lo, number(r, "training_tokens"));
-    hi = std::max(hi, number(r, "training_tokens"));
+  if (m.rows.empty()) return facts;
+  double lo = m.rows.front().record.scenario.training.tokens, hi = lo;
+  for (const ReportRow& r : m.rows) {
+    lo = std::min(lo, r.record.scenario.training.tokens);
+    hi = std::max(hi, r.record.scenario.training.tokens);
   }
   facts.push_back({"token budget", lo == hi ? format_si(lo) + " tokens"
                                             : format_si(lo) + " to " + format_si(hi) + " tokens (a searched axis)"});
-  facts.push_back({"precision", distinct(file.front, "precision")});
-  facts.push_back({"model", model_text(first)});
+  facts.push_back({"precision", distinct(m.rows, [](const PlanRecord& r) {
+                     return std::string(model::enum_name(r.scenario.training.precision));
+                   })});
+  facts.push_back({"model", model_text(m.rows.front().record)});
   facts.push_back({"picks trade", fmt::format("{} ({}) against {} ({})", m.axes.cost.name(),
                                               to_string(m.axes.cost.direction), m.axes.speed.name(),
                                               to_string(m.axes.speed.direction))});
@@ -180,12 +161,14 @@ std::vector<Fact> job_of(const ResultFile& file, const ReportModel& m) {
   // both (B200 is fitted for megatron_te only: a front over plan.stack has both kinds of rows).
   std::vector<std::string> order;
   std::map<std::string, std::pair<int, int>> counts;   // type -> (calibrated rows, uncalibrated rows)
-  for (const Row& r : file.front.rows)
-    for (const IslandEntryView& e : island_entries(r)) {
+  for (const ReportRow& row : m.rows) {
+    const Row& r = file.front.rows[row.row()];
+    for (const IslandEntryView& e : island_entries(row.record)) {
       if (!counts.count(e.gpu)) order.push_back(e.gpu);
       auto& [good, bad] = counts[e.gpu];
       ++(uncalibrated(file.info, r, e.gpu) ? bad : good);
     }
+  }
   std::string gpus;
   for (const std::string& g : order) {
     const auto [good, bad] = counts[g];
@@ -210,24 +193,24 @@ std::vector<Fact> job_of(const ResultFile& file, const ReportModel& m) {
 struct GpuFacts {
   double price = 0, capacity_gb = 0, network_gbps = 0;
 };
-std::map<std::string, GpuFacts> gpu_facts(const Table& t) {
+std::map<std::string, GpuFacts> gpu_facts(const std::vector<ReportRow>& rows) {
   std::map<std::string, GpuFacts> out;
-  for (const Row& r : t.rows) {
-    const auto entries = island_entries(r);
+  for (const ReportRow& r : rows) {
+    const auto entries = island_entries(r.record);
     for (std::size_t i = 0; i < entries.size(); ++i) {
       if (out.count(entries[i].gpu) != 0) continue;
-      const std::string p = fmt::format("island{}_", i);
       GpuFacts f;
       f.price = entries[i].price_usd_per_gpu_hour;
-      f.capacity_gb = number(r, p + "memory_capacity_gb");
-      f.network_gbps = number(r, p + "node_network_gbps");
+      // Through the column table's getters: the values the file holds.
+      f.capacity_gb = cell_number(column_value(r.record, fmt::format("island{}_memory_capacity_gb", i)));
+      f.network_gbps = cell_number(column_value(r.record, fmt::format("island{}_node_network_gbps", i)));
       out.emplace(entries[i].gpu, f);
     }
   }
   return out;
 }
 
-std::vector<std::string> differences(const ResultFile& now, const ResultFile& before) {
+std::vector<std::string> differences(const ResultFile& now, const ResultFile& before, const ReportModel& m) {
   std::vector<std::string> out;
   if (now.info.scenario_name != before.info.scenario_name) {
     out.push_back(fmt::format("it is another scenario, {} (this report: {}); compared on request (--force), so plans "
@@ -247,7 +230,7 @@ std::vector<std::string> differences(const ResultFile& now, const ResultFile& be
   if (describe_objectives(now.info.objectives) != describe_objectives(before.info.objectives))
     out.push_back(fmt::format("it was searched for other objectives ({}; this report: {})",
                               describe_objectives(before.info.objectives), describe_objectives(now.info.objectives)));
-  const auto gn = gpu_facts(now.front), gb = gpu_facts(before.front);
+  const auto gn = gpu_facts(m.rows), gb = gpu_facts(m.baseline_rows);
   for (const auto& [gpu, f] : gn) {
     const auto it = gb.find(gpu);
     if (it == gb.end()) continue;
@@ -313,9 +296,9 @@ ReportModel build_report_model(const ReportInput& input) {
   m.cost_title = title_of(m.axes, true);
   m.speed_title = title_of(m.axes, false);
   for (std::size_t i = 0; i < front.front.rows.size(); ++i)
-    m.rows.push_back(plan_row(front.front.rows[i], i, m.axes, front.info));
+    m.rows.push_back(report_row(front.front.rows[i], i, m.axes, front.info));
   const std::size_t feasible = static_cast<std::size_t>(
-      std::count_if(m.rows.begin(), m.rows.end(), [](const PlanRow& r) { return !r.unpickable; }));
+      std::count_if(m.rows.begin(), m.rows.end(), [](const ReportRow& r) { return !r.unpickable; }));
   m.what = m.sweep ? fmt::format("{} sweep points along {}, {} of them feasible", m.rows.size(),
                                  front.info.axes.empty() ? std::string("no axis") : front.info.axes.back(), feasible)
                    : fmt::format("{} plans on the Pareto front ({})", m.rows.size(),
@@ -335,7 +318,7 @@ ReportModel build_report_model(const ReportInput& input) {
       if (m.rows[i].uncalibrated) {
         m.warnings.push_back(fmt::format("Row {} ({}) runs on an uncalibrated GPU type: its figures are extrapolated "
                                          "from matmul benchmarks, not fitted to published training runs.",
-                                         row_number(i), m.rows[i].gpu));
+                                         row_number(i), m.rows[i].gpu()));
         break;
       }
   add_row_warnings(m);
@@ -344,10 +327,10 @@ ReportModel build_report_model(const ReportInput& input) {
                                      m.rows.size() - feasible, m.rows.size()));
   if (input.baseline != nullptr) {
     for (std::size_t i = 0; i < input.baseline->front.rows.size(); ++i)
-      m.baseline_rows.push_back(plan_row(input.baseline->front.rows[i], i, m.axes, input.baseline->info));
+      m.baseline_rows.push_back(report_row(input.baseline->front.rows[i], i, m.axes, input.baseline->info));
     m.diff = diff_fronts(front.front, input.baseline->front, m.axes);
     m.baseline_of_other_scenario = front.info.scenario_name != input.baseline->info.scenario_name;
-    m.baseline_differences = differences(front, *input.baseline);
+    m.baseline_differences = differences(front, *input.baseline, m);
   }
   m.provenance = provenance_of(front.info, front.front.rows.size(), m.sweep);
   std::vector<std::pair<std::string, std::uint64_t>> rejected(front.info.rejected.begin(), front.info.rejected.end());
@@ -357,8 +340,8 @@ ReportModel build_report_model(const ReportInput& input) {
     m.rejections.push_back({reason, fmt::format("{} ({})", count, format_percent(share))});
   }
   std::set<std::string> gpus;
-  for (const PlanRow& r : m.rows) gpus.insert(r.gpu);
-  for (const PlanRow& r : m.baseline_rows) gpus.insert(r.gpu);
+  for (const ReportRow& r : m.rows) gpus.insert(r.gpu());
+  for (const ReportRow& r : m.baseline_rows) gpus.insert(r.gpu());
   m.gpu_types.assign(gpus.begin(), gpus.end());
   return m;
 }
@@ -378,6 +361,25 @@ std::string warning_names(std::uint32_t bits) {
   for (const model::WarningText& w : model::kWarningTexts)
     if ((bits & model::bit(w.warning)) != 0) out += (out.empty() ? "" : ", ") + std::string(w.name);
   return out;
+}
+
+}  // namespace shardmeter::results
+
+namespace shardmeter::results {
+
+std::string ReportRow::gpu() const { return gpu_label(record); }
+std::string ReportRow::islands() const { return islands_label(record); }
+std::string ReportRow::parallel() const { return parallel_label(record); }
+std::string ReportRow::sharding() const { return sharding_label(record); }
+std::string ReportRow::batch() const { return batch_label(record); }
+std::string ReportRow::recompute() const { return std::string(model::enum_name(record.scenario.plan.recompute)); }
+std::string ReportRow::sync() const { return sync_label(record); }
+std::string ReportRow::bottleneck() const { return std::string(model::enum_name(record.estimate.bottleneck)); }
+std::string ReportRow::summary() const { return plan_summary(record); }
+
+std::uint32_t ReportRow::warning_bits() const {
+  const double bits = record.metric(model::metric("warning_bits"));
+  return bits > 0 && bits < 4294967296.0 ? static_cast<std::uint32_t>(bits) : 0u;
 }
 
 }  // namespace shardmeter::results

@@ -10,6 +10,7 @@
 #include "results/report/front_diff.hpp"
 #include "results/front/front_picks.hpp"
 #include "results/front/row.hpp"
+#include "results/front/row_decoder.hpp"
 
 namespace shardmeter::results {
 
@@ -21,31 +22,38 @@ struct ReportInput {
   std::string generator;                    // footer text, e.g. "shardmeter 0.1.0"
 };
 
-// A row as the report's tables show it.
-struct PlanRow {
-  std::size_t row = 0;        // index in its file (row_number(row) is what the report shows)
-  std::string gpu;            // gpu_label()
-  std::string islands;        // islands_label()
-  std::int64_t island_count = 1;
-  std::string parallel;       // parallel_label()
-  std::string sharding;
-  std::string batch;          // "micro / global"
-  std::string recompute;
-  std::string sync;
+// A decoded row (results/front/row_decoder.hpp) as the report's tables show it: its typed plan and metrics, and
+// what the report adds (the picks' axes, why it cannot be chosen, its calibration, its roles). The display texts
+// come from the typed plan (results/front/plan_labels.hpp).
+struct ReportRow {
+  PlanRecord record;
   double cost = 0;            // the picks' cost axis (total cost unless the search minimised another cost)
   double speed = 0;           // the picks' speed axis (tokens/s unless the search optimised another speed)
-  double tokens_per_s = 0;
-  double effective_tokens_per_s = 0;
-  double usd_per_effective_million_tokens = 0;   // NaN for files written before the column existed
-  double wall_clock_days = 0;
-  double mfu = 0;
-  double memory_headroom_gb = 0;
-  std::string bottleneck;
-  std::string summary;        // plan_summary()
   std::optional<std::string> unpickable;   // why the row cannot be chosen (not feasible, ...)
   bool uncalibrated = false;  // runs on a GPU type without calibrated efficiency constants
-  std::uint32_t warning_bits = 0;   // the estimate's model::Warning bits (column warning_bits; 0 in older files)
   std::vector<std::string> picks;   // "cheapest", "knee", "fastest" (this row's roles)
+
+  std::size_t row() const { return record.row; }   // index in its file (row_number(row()) is what the report shows)
+  std::string gpu() const;            // gpu_label()
+  std::string islands() const;        // islands_label()
+  std::int64_t island_count() const { return record.scenario.cluster.total_islands(); }
+  std::string parallel() const;       // parallel_label()
+  std::string sharding() const;       // sharding_label()
+  std::string batch() const;          // "micro / global"
+  std::string recompute() const;      // plan.recompute's spelling
+  std::string sync() const;           // sync_label()
+  std::string bottleneck() const;     // the estimate's bottleneck's spelling
+  std::string summary() const;        // plan_summary()
+  double tokens_per_s() const { return record.metric(model::metric("tokens_per_s")); }
+  double effective_tokens_per_s() const { return record.metric(model::metric("effective_tokens_per_s")); }
+  // NaN for files written before the column existed.
+  double usd_per_effective_million_tokens() const {
+    return record.metric(model::metric("cost_usd_per_effective_million_tokens"));
+  }
+  double wall_clock_days() const { return record.metric(model::metric("wall_clock_days")); }
+  double mfu() const { return record.metric(model::metric("mfu")); }
+  double memory_headroom_gb() const { return record.metric(model::metric("memory_headroom_gb")); }
+  std::uint32_t warning_bits() const;   // the estimate's model::Warning bits (0 in files before the column)
 };
 
 // One (label, value) line of a facts table.
@@ -63,8 +71,8 @@ struct ReportModel {
   std::string what;                         // "8 plans on the cost/throughput Pareto front" or "12 sweep points, 9 feasible"
   PickAxes axes;                            // cost and speed, from the file's objectives
   std::string cost_title, speed_title;      // "cost (USD)", "throughput (tokens/s)", for tables and the plot
-  std::vector<PlanRow> rows;                // the file's rows, in file order
-  std::vector<PlanRow> baseline_rows;       // the baseline's rows (empty without one)
+  std::vector<ReportRow> rows;                // the file's rows, in file order
+  std::vector<ReportRow> baseline_rows;       // the baseline's rows (empty without one)
   std::optional<FrontPicks> picks;
   std::string recommendation;               // one sentence: which row to choose and why, with the numbers
   std::vector<Fact> job;                    // token budget, precision, model, GPU types with calibration status

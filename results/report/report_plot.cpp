@@ -13,20 +13,20 @@ namespace {
 constexpr const char* kFrontLine = "#4d4d4d";
 constexpr const char* kBaseline = "#9a9a9a";
 
-std::string tooltip(const ReportModel& m, const PlanRow& r) {
-  return "row " + std::to_string(row_number(r.row)) + ": " + r.summary + "\n" + cost_text(m.axes, r.cost) + ", " +
-         speed_text(m.axes, r.speed) + ", " + format_fixed(r.wall_clock_days, 1) + " days, MFU " +
-         format_percent(r.mfu) + (r.uncalibrated ? "\nuncalibrated GPU type" : "");
+std::string tooltip(const ReportModel& m, const ReportRow& r) {
+  return "row " + std::to_string(row_number(r.row())) + ": " + r.summary() + "\n" + cost_text(m.axes, r.cost) + ", " +
+         speed_text(m.axes, r.speed) + ", " + format_fixed(r.wall_clock_days(), 1) + " days, MFU " +
+         format_percent(r.mfu()) + (r.uncalibrated ? "\nuncalibrated GPU type" : "");
 }
 
 // The staircase through the rows on the cost/speed front: for any speed, the cheapest cost that reaches it.
-svg::Series staircase(const ReportModel& m, const std::vector<PlanRow>& rows, std::string name, const char* color,
+svg::Series staircase(const ReportModel& m, const std::vector<ReportRow>& rows, std::string name, const char* color,
                       std::string dash) {
-  std::vector<const PlanRow*> sorted;
-  for (const PlanRow& r : rows)
+  std::vector<const ReportRow*> sorted;
+  for (const ReportRow& r : rows)
     if (!r.unpickable) sorted.push_back(&r);
-  const auto g = [&](const PlanRow* r) { return m.axes.goodness(r->speed); };
-  std::sort(sorted.begin(), sorted.end(), [&](const PlanRow* a, const PlanRow* b) {
+  const auto g = [&](const ReportRow* r) { return m.axes.goodness(r->speed); };
+  std::sort(sorted.begin(), sorted.end(), [&](const ReportRow* a, const ReportRow* b) {
     return g(a) < g(b) || (g(a) == g(b) && a->cost < b->cost);
   });
   svg::Series s;
@@ -41,7 +41,7 @@ svg::Series staircase(const ReportModel& m, const std::vector<PlanRow>& rows, st
   std::vector<svg::PlotPoint> kept;
   for (std::size_t i = 0; i < sorted.size(); ++i) {
     const bool dominated = std::any_of(sorted.begin() + static_cast<std::ptrdiff_t>(i) + 1, sorted.end(),
-                                       [&](const PlanRow* o) { return o->cost <= sorted[i]->cost; });
+                                       [&](const ReportRow* o) { return o->cost <= sorted[i]->cost; });
     if (!dominated) kept.push_back(svg::PlotPoint{sorted[i]->speed, sorted[i]->cost, "", {}, "", ""});
   }
   // Points joined in x order.
@@ -83,11 +83,11 @@ svg::Plot report_plot(const ReportModel& model) {
     base.hollow = true;
     base.marker_radius = 5;
     base.css_class = "baseline";
-    for (const PlanRow& r : model.baseline_rows)
+    for (const ReportRow& r : model.baseline_rows)
       if (!r.unpickable)
-        base.points.push_back(svg::PlotPoint{r.speed, r.cost, "", islands_marker(r.island_count),
+        base.points.push_back(svg::PlotPoint{r.speed, r.cost, "", islands_marker(r.island_count()),
                                              "baseline " + tooltip(model, r),
-                                             "baseline-" + std::to_string(row_number(r.row))});
+                                             "baseline-" + std::to_string(row_number(r.row()))});
     plot.series.push_back(std::move(base));
   }
   plot.series.push_back(staircase(model, model.rows, "front", kFrontLine, ""));
@@ -95,15 +95,15 @@ svg::Plot report_plot(const ReportModel& model) {
   front.name = "front";
   front.css_class = "front";
   front.marker_radius = 6;
-  for (const PlanRow& r : model.rows)
+  for (const ReportRow& r : model.rows)
     if (!r.unpickable)
-      front.points.push_back(svg::PlotPoint{r.speed, r.cost, gpu_color(model, r.gpu), islands_marker(r.island_count),
-                                            tooltip(model, r), "front-" + std::to_string(row_number(r.row))});
+      front.points.push_back(svg::PlotPoint{r.speed, r.cost, gpu_color(model, r.gpu()), islands_marker(r.island_count()),
+                                            tooltip(model, r), "front-" + std::to_string(row_number(r.row()))});
   plot.series.push_back(std::move(front));
 
   if (model.picks) {
     const auto annotate = [&](std::size_t row, const char* what) {
-      const PlanRow& r = model.rows[row];
+      const ReportRow& r = model.rows[row];
       plot.annotations.push_back(svg::Annotation{r.speed, r.cost, what, "#222222"});
     };
     annotate(model.picks->cheapest, "cheapest");
@@ -115,8 +115,8 @@ svg::Plot report_plot(const ReportModel& model) {
   for (const std::string& g : model.gpu_types)
     gpus.entries.push_back(svg::LegendEntry{g, gpu_color(model, g), svg::Marker::circle, false, svg::Line::none, ""});
   std::set<std::int64_t> counts;
-  for (const PlanRow& r : model.rows) counts.insert(r.island_count);
-  for (const PlanRow& r : model.baseline_rows) counts.insert(r.island_count);
+  for (const ReportRow& r : model.rows) counts.insert(r.island_count());
+  for (const ReportRow& r : model.baseline_rows) counts.insert(r.island_count());
   svg::LegendGroup shapes{"Islands", {}};
   for (const std::int64_t n : counts)
     shapes.entries.push_back(svg::LegendEntry{n == 1 ? "1 island" : std::to_string(n) + " islands", "#555555",

@@ -9,6 +9,7 @@
 #include "results/errors.hpp"
 #include "results/export/export_formats.hpp"
 #include "results/front/front_picks.hpp"
+#include "results/front/row_decoder.hpp"
 #include "results/files/hdf5_reader.hpp"
 #include "src/cli/command_line.hpp"
 #include "src/cli/commands.hpp"
@@ -102,8 +103,10 @@ int run_export(const std::vector<std::string>& args, std::ostream& out) {
       }
       if (!rebuilt) std::cerr << "shardmeter export: note: scenario not rebuilt (" << why_not << ")\n";
     }
-    const results::DeployPlan plan =
-        results::make_deploy_plan(file.front.rows[row], row, rebuilt ? &*rebuilt : nullptr);
+    std::string disagrees;
+    results::PlanRecord record = results::decode_row(file.front.rows[row], row, rebuilt ? &*rebuilt : nullptr, &disagrees);
+    if (rebuilt && !record.rebuilt) std::cerr << "shardmeter export: note: scenario not rebuilt (" << disagrees << ")\n";
+    const results::Deployment plan = results::make_deployment(std::move(record));
     const results::ExportSource source{&file.info, &file.front.rows[row], front_path, pick};
     const results::Exported exported = results::export_plan(*format, plan, source);
     if (line.has("output")) results::write_text_atomically(line.output(), exported.text);

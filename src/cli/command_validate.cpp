@@ -39,8 +39,9 @@ std::optional<Table> load_table(const char* name, const std::vector<std::string>
     out << "\nCSV defaults to <data-dir>/validation/published_runs.csv. Rows marked `calibrate` and `holdout` are\n"
            "scored; `reference` rows (uncertain configurations) are shown but not scored. Without a CSV, `validate`\n"
            "also scores <data-dir>/validation/decentralized_runs.csv as groups of its own and the held-out published runs\n"
-           "of <data-dir>/validation/heldout_runs.csv as a section of their own, and the published nccl-tests results of\n"
-           "<data-dir>/validation/nccl_tests_runs.csv against the collective model (docs/accuracy.md).\n";
+           "of <data-dir>/validation/heldout_runs.csv as a section of their own, the published small-model sweep of\n"
+           "<data-dir>/validation/small_model_runs.csv as another (never fitted), and the published nccl-tests results\n"
+           "of <data-dir>/validation/nccl_tests_runs.csv against the collective model (docs/accuracy.md).\n";
     return std::nullopt;
   }
   const std::string dir = line.data_dir();
@@ -62,6 +63,13 @@ int run_validate(const std::vector<std::string>& args, std::ostream& out) {
     heldout = load_validation_runs(table->data_dir + "/validation/heldout_runs.csv", load_catalog(table->data_dir));
     predict(*heldout);
   }
+  // And the published small-model sweep (issue 29 point 3): held out too, but kept out of the held-out figure.
+  std::optional<std::vector<ValidationRun>> small_model;
+  if (table->default_csv) {
+    small_model =
+        load_validation_runs(table->data_dir + "/validation/small_model_runs.csv", load_catalog(table->data_dir));
+    predict(*small_model);
+  }
   if (table->json) {
     predict(table->runs);
     // The decentralized groups the text prints first, under "decentralized" (issue 31).
@@ -75,7 +83,8 @@ int run_validate(const std::vector<std::string>& args, std::ostream& out) {
         table->default_csv ? nccl_test_json_text(score_nccl_tests(table->data_dir + "/validation/nccl_tests_runs.csv",
                                                                   load_catalog(table->data_dir)))
                            : std::string();
-    out << validation_json(table->runs, heldout ? &*heldout : nullptr, anchors, nccl_tests);
+    out << validation_json(table->runs, heldout ? &*heldout : nullptr, anchors, nccl_tests,
+                           small_model ? &*small_model : nullptr);
     return 0;
   }
   // The decentralized anchors and the held-out runs first: the report closes with the step-time line
@@ -89,6 +98,7 @@ int run_validate(const std::vector<std::string>& args, std::ostream& out) {
                score_nccl_tests(table->data_dir + "/validation/nccl_tests_runs.csv", load_catalog(table->data_dir)))
         << "\n";
   if (heldout) out << format_heldout_report(*heldout) << "\n";
+  if (small_model) out << format_small_model_report(*small_model) << "\n";
   predict(table->runs);
   out << format_validation_report(table->runs);
   return 0;

@@ -86,7 +86,7 @@ results::IndexEntry publish_one(const NightlySettings& s, const SearchOutcome& o
     x.complete = model.complete;
     if (model.picks) {
       x.cheapest_cost_usd = model.rows[model.picks->cheapest].cost;
-      x.fastest_tokens_per_s = model.rows[model.picks->fastest].tokens_per_s;
+      x.fastest_tokens_per_s = model.rows[model.picks->fastest].tokens_per_s();
     }
     if (model.diff) {
       x.cheapest_cost_change = model.diff->cheapest_cost_change;

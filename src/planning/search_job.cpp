@@ -13,7 +13,8 @@
 
 #include "model/spec/enum_names.hpp"
 #include "model/job/evaluate.hpp"
-#include "results/export/deploy_plan.hpp"
+#include "results/export/deployment.hpp"
+#include "results/front/row_decoder.hpp"
 #include "results/export/framework.hpp"
 #include "results/files/atomic_file.hpp"
 #include "results/files/csv.hpp"
@@ -202,7 +203,7 @@ SearchJobResult run_search_job(const SearchJobOptions& options, const Catalog& c
         std::string why;
         try {
           const results::Row row = layout.row(point);
-          const results::DeployPlan plan = results::make_deploy_plan(row, 0, &point.scenario);
+          const results::Deployment plan = results::make_deployment(results::decode_row(row, 0, &point.scenario));
           why = results::export_refusal(framework->format, plan,
                                         results::ExportSource{&source_info, &row, "", "search"});
         } catch (const results::ExportError& e) {

@@ -115,6 +115,14 @@ nlohmann::json groups_json(const std::map<std::string, std::vector<const Validat
   return groups;
 }
 
+// A table scored apart (held-out, small-model sweep): {rows, groups, mape_pct, worst_pct, runs, oom_false}.
+nlohmann::json section_json(const std::vector<ValidationRun>& runs) {
+  const Groups g = group_runs(runs);
+  const ErrorSummary e = summarize(g.scored);
+  return {{"rows", rows_json(runs)}, {"groups", groups_json(g.by_source)}, {"mape_pct", e.mape},
+          {"worst_pct", e.worst}, {"runs", e.runs}, {"oom_false", e.oom_false}};
+}
+
 }  // namespace
 
 std::string format_validation_report(const std::vector<ValidationRun>& runs) {
@@ -148,7 +156,8 @@ std::string format_validation_report(const std::vector<ValidationRun>& runs) {
 }
 
 std::string validation_json(const std::vector<ValidationRun>& runs, const std::vector<ValidationRun>* heldout,
-                            const std::string& decentralized, const std::string& nccl_tests) {
+                            const std::string& decentralized, const std::string& nccl_tests,
+                            const std::vector<ValidationRun>* small_model) {
   nlohmann::json j;
   j["rows"] = rows_json(runs);
   const Groups g = group_runs(runs);
@@ -164,27 +173,43 @@ std::string validation_json(const std::vector<ValidationRun>& runs, const std::v
   }
   const ErrorSummary mem = summarize_memory(g.memory);
   j["memory"] = {{"groups", memory_groups}, {"mape_pct", mem.mape}, {"worst_pct", mem.worst}, {"runs", mem.runs}};
-  if (heldout) {
-    const Groups h = group_runs(*heldout);
-    const ErrorSummary e = summarize(h.scored);
-    j["heldout"] = {{"rows", rows_json(*heldout)}, {"groups", groups_json(h.by_source)}, {"mape_pct", e.mape},
-                    {"worst_pct", e.worst}, {"runs", e.runs}, {"oom_false", e.oom_false}};
-  }
+  if (heldout) j["heldout"] = section_json(*heldout);
+  if (small_model) j["small_model"] = section_json(*small_model);
   if (!decentralized.empty()) j["decentralized"] = nlohmann::json::parse(decentralized);
   if (!nccl_tests.empty()) j["nccl_tests"] = nlohmann::json::parse(nccl_tests);
   return results::json_text(j);
 }
 
-std::string format_heldout_report(const std::vector<ValidationRun>& runs) {
-  std::string text = "Held-out published runs (validation/heldout_runs.csv: not in the calibration table, never fitted):\n\n";
+namespace {
+
+// A table scored apart from the calibration table: per-row errors, MAPE per source and the closing line
+// "<label> MAPE X.X% over N runs (worst W%), oom_false K".
+std::string section_report(const std::vector<ValidationRun>& runs, const std::string& heading,
+                           const std::string& by_source, const std::string& label) {
+  std::string text = heading + "\n\n";
   text += row_lines(runs);
   const Groups g = group_runs(runs);
-  text += "\nHeld-out runs by source:\n";
+  text += "\n" + by_source + ":\n";
   for (const auto& [source, rows] : g.by_source) text += summary_line(source, summarize(rows));
   const ErrorSummary all = summarize(g.scored);
-  text += fmt::format("\nheld-out MAPE {:.1f}% over {} runs (worst {:.1f}%), oom_false {}\n", all.mape, all.runs, all.worst,
-                      all.oom_false);
+  text += fmt::format("\n{} MAPE {:.1f}% over {} runs (worst {:.1f}%), oom_false {}\n", label, all.mape, all.runs,
+                      all.worst, all.oom_false);
   return text;
+}
+
+}  // namespace
+
+std::string format_heldout_report(const std::vector<ValidationRun>& runs) {
+  return section_report(
+      runs, "Held-out published runs (validation/heldout_runs.csv: not in the calibration table, never fitted):",
+      "Held-out runs by source", "held-out");
+}
+
+std::string format_small_model_report(const std::vector<ValidationRun>& runs) {
+  return section_report(runs,
+                        "Small-model sweep (validation/small_model_runs.csv: the Ultra-Scale Playbook's single-node 1B, "
+                        "3B and 8B runs; never fitted, not in the held-out figure):",
+                        "Small-model sweep runs by source", "small-model sweep");
 }
 
 }  // namespace shardmeter::cli

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Outputs that must not change unless a change means to: `estimate --json` of every shipped scenario and the
-`/front` dataset of every shipped search, compared with the files in tests/golden/expected/.
+"""Outputs that must not change unless a change means to: `estimate --json` of every shipped scenario, the
+`/front` dataset of every shipped search and `export --pick knee` of that front in every format (the artefact, or
+the refusal, and the notes), compared with the files in tests/golden/expected/.
 
 Usage: check_golden.py SHARDMETER SOURCE_DIR WORK_DIR [--update] [--tolerance REL]
        check_golden.py --self-test
@@ -22,8 +23,12 @@ import os
 import subprocess
 import sys
 
+import re
+
 import h5py
 import numpy as np
+
+EXPORT_FORMATS = ['plan-json', 'torchtitan', 'torchtitan-py', 'megatron', 'deepspeed', 'torchrun']
 
 
 def scenarios(source):
@@ -58,6 +63,42 @@ def front_text(h5_path):
                     cells.append(str(v))
             lines.append('\t'.join(cells))
     return '\n'.join(lines) + '\n'
+
+
+def export_text(binary, h5_path):
+    """`export --pick knee` in every format: each section the status, stdout and stderr, with the front's path and
+    the file's creation time (which differ run to run) replaced by placeholders."""
+    sections = []
+    for fmt in EXPORT_FORMATS:
+        run = subprocess.run([binary, 'export', h5_path, '--format', fmt, '--pick', 'knee'], capture_output=True,
+                             text=True)
+        text = f'== {fmt} (exit {run.returncode})\n{run.stdout}-- stderr\n{run.stderr}'
+        text = text.replace(h5_path, 'FRONT.h5')
+        text = re.sub(r'"created": "[^"]*"', '"created": "CREATED"', text)
+        sections.append(text)
+    return ''.join(sections)
+
+
+def summarise_export(want, got):
+    """(lines, True): the formats whose section differs and by how many lines; text never moves within a tolerance."""
+    def sections(text):
+        out, name = {}, None
+        for line in text.splitlines():
+            if line.startswith('== '):
+                name = line.split(' ')[1]
+                out[name] = []
+            elif name is not None:
+                out[name].append(line)
+        return out
+    a, b = sections(want), sections(got)
+    lines = []
+    for name in sorted(a.keys() | b.keys()):
+        x, y = a.get(name, []), b.get(name, [])
+        if x != y:
+            diff = list(difflib.unified_diff(x, y, n=0, lineterm=''))[2:]   # without the two header lines
+            changed = sum(1 for d in diff if d[:1] in '+-')
+            lines.append(f'  {name}: {changed} lines differ')
+    return lines, True
 
 
 def relative_move(old, new):
@@ -184,7 +225,11 @@ def compare(name, want, got, tolerance):
     """(summary lines, fails) for one output; the summary is empty when the texts are byte-identical."""
     if want == got:
         return [], False
-    summary, failing = (summarise_front if name.startswith('front-') else summarise_estimate)(want, got, tolerance)
+    if name.startswith('export-'):
+        summary, failing = summarise_export(want, got)
+    else:
+        summary, failing = (summarise_front if name.startswith('front-') else summarise_estimate)(want, got,
+                                                                                                  tolerance)
     if not summary:
         summary = ['  the text differs, no field does (formatting)']
         failing = True
@@ -216,6 +261,10 @@ def self_test():
         errors.append(f'front summary: {lines}')
     if compare('front-x.txt', want, want, 0.0) != ([], False):
         errors.append('identical fronts reported as different')
+    exported = '== megatron (exit 0)\n--bf16\n-- stderr\n== deepspeed (exit 2)\n-- stderr\nrefused\n'
+    lines, failing = compare('export-x.txt', exported, exported.replace('--bf16', '--fp16'), 0.5)
+    if (lines, failing) != (['export-x.txt: differs', '  megatron: 2 lines differ'], True):
+        errors.append(f'export summary: {lines}')
     for e in errors:
         print('self-test failed:', e)
     if not errors:
@@ -246,6 +295,7 @@ def main():
                 print(f'{path}: search exited {run.returncode}: {run.stderr.strip()}')
                 return 1
             outputs[f'front-{name}.txt'] = front_text(h5)
+            outputs[f'export-{name}.txt'] = export_text(binary, h5)
     if update:
         os.makedirs(expected_dir, exist_ok=True)
         for old in os.listdir(expected_dir):
