@@ -119,6 +119,7 @@ std::vector<Case> cases() {
           }
         }
       }
+      model::prepare_profile(p);  // as the profile loader does
       return p;
     }();
     model::Scenario s = test::llama70b_base();
