@@ -45,7 +45,7 @@ ScaleTerms scale_terms(double n, double d) noexcept {
 // A search estimates millions of candidates of one model and token budget: the terms of the last (N, D) seen on
 // this thread are kept and reused when both inputs are bit for bit the same, so every value is exactly the one the
 // formulas give (a memo of a pure function, never shared between threads; docs/performance.md, "Instructions per
-// estimate back within 10 %").
+// estimate after issues 29-33").
 const ScaleTerms& scale_terms_memo(double n, double d) noexcept {
   thread_local ScaleTerms last;
   if (!(n == last.n && d == last.d)) last = scale_terms(n, d);
