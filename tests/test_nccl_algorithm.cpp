@@ -95,3 +95,24 @@ TEST_CASE("NCCL's ring plateau is capped: an all-reduce never costs more than it
         CHECK(all <= halves * (1 + 1e-12));
       }
 }
+
+// The data-parallel cost (model/step/island_step.cpp, dp_cost) prices ZeRO's parameter all-gather as the gradient
+// reduce-scatter when both move as many bytes and no profile is measured: that needs NCCL's model to price the two
+// alike, bit for bit (docs/model.md §3.5: ring steps and bandwidth per rank are the same; LL's share depends only on
+// all-reduce or not), whatever the size, placement and fabric.
+TEST_CASE("Without a profile a reduce-scatter and an all-gather of as many bytes cost exactly the same") {
+  for (double bytes : {1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10})
+    for (GroupPlacement g : {GroupPlacement{2, 1}, GroupPlacement{8, 1}, GroupPlacement{1, 2}, GroupPlacement{8, 2},
+                             GroupPlacement{4, 3}, GroupPlacement{1, 64}, GroupPlacement{8, 128}})
+      for (int leaf : {0, 4}) {
+        GroupLinks l{300e9, 3e-6, 50e9, 5e-6};
+        l.leaf_nodes = leaf;
+        l.oversubscription = 2;
+        l.hop_latency_s = 1e-6;
+        const CollectiveCost rs = nccl_collective(NetworkOp::reduce_scatter, bytes, g, l);
+        const CollectiveCost ag = nccl_collective(NetworkOp::all_gather, bytes, g, l);
+        INFO("bytes " << bytes << " per node " << g.per_node << " nodes " << g.nodes << " leaf " << leaf);
+        CHECK(rs.time_s == ag.time_s);
+        CHECK(rs.algorithm == ag.algorithm);
+      }
+}

@@ -72,3 +72,27 @@ TEST_CASE("An island's profile replaces the analytical collective with the measu
   // 16 nodes: past the measured counts, flagged.
   CHECK(nccl_collective(NetworkOp::all_gather, 1e8, GroupPlacement{8, 16}, links).extrapolated);
 }
+
+// prepare_profile takes the logs of the measured points once (model/comm/network_profile.hpp); a lookup must then
+// give the very bandwidth an unprepared profile gives, bit for bit, inside, between, below and past the runs.
+TEST_CASE("A prepared profile interpolates exactly as an unprepared one") {
+  NetworkProfile plain = two_run_profile();
+  ProfileOp& ag = plain.ops[static_cast<std::size_t>(NetworkOp::all_gather)];
+  ag.runs = 3;
+  ag.curves[2].nodes = 16;
+  ag.curves[2].points = 4;
+  ag.curves[2].bytes = {1e5, 1e6, 3e7, 1e8};
+  ag.curves[2].busbw_bytes_per_s = {0.5e9, 2e9, 7e9, 9e9};
+  NetworkProfile prepared = plain;
+  prepare_profile(prepared);
+  CHECK(prepared.prepared);
+  CHECK_FALSE(plain.prepared);
+  for (double bytes : {1e3, 1e5, 3e5, 1e6, 2.5e6, 1e7, 3e7, 5e7, 1e8, 1e9})
+    for (int nodes : {1, 2, 3, 4, 7, 16, 24, 64}) {
+      const ProfileBandwidth a = profile_busbw(plain, NetworkOp::all_gather, bytes, nodes);
+      const ProfileBandwidth b = profile_busbw(prepared, NetworkOp::all_gather, bytes, nodes);
+      INFO("bytes " << bytes << " nodes " << nodes);
+      CHECK(a.busbw_bytes_per_s == b.busbw_bytes_per_s);
+      CHECK(a.extrapolated == b.extrapolated);
+    }
+}

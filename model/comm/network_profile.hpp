@@ -20,19 +20,31 @@ struct ProfileCurve {
   int points = 0;
   std::array<double, kMaxProfilePoints> bytes{};
   std::array<double, kMaxProfilePoints> busbw_bytes_per_s{};
+  // Set by prepare_profile: log(busbw[i]) (busbw > 0), and log(bytes[i + 1] / bytes[i]) for i + 1 < points.
+  std::array<double, kMaxProfilePoints> log_busbw{};
+  std::array<double, kMaxProfilePoints> log_bytes_step{};
 };
 
 struct ProfileOp {
   int runs = 0;                                       // curves, node counts ascending
   std::array<ProfileCurve, kMaxProfileNodeCounts> curves{};
+  // Set by prepare_profile: log(curves[r + 1].nodes / curves[r].nodes) for r + 1 < runs.
+  std::array<double, kMaxProfileNodeCounts> log_nodes_step{};
 };
 
 struct NetworkProfile {
   int gpus_per_node = 0;                              // GPUs per node of every run
   std::array<ProfileOp, kNetworkOps> ops{};
+  bool prepared = false;                              // the logs above are filled (prepare_profile)
 
   const ProfileOp& op(NetworkOp o) const { return ops[static_cast<std::size_t>(o)]; }
 };
+
+// Fills the logs of the measured points that every lookup would otherwise take again (three of the five log/exp of
+// an interpolation in size, one of the node count's), once when the profile is made: profile_busbw then gives bit
+// for bit the same bandwidth (the same std::log of the same values), for fewer instructions per collective. A
+// profile that is not prepared is interpolated from its points alone (docs/model.md §3.6).
+void prepare_profile(NetworkProfile& profile) noexcept;
 
 // Measured bus bandwidth of `op` for a message of `bytes` over `nodes` nodes: log-log interpolation in size inside
 // each measured run, then log-log in node count between the two runs around `nodes` (docs/model.md §3.6). Beyond the

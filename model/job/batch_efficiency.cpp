@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "model/spec/estimate_warnings.hpp"
 
@@ -27,6 +28,30 @@ constexpr double kChinchillaTokensPerParameter = 20;
 constexpr double kMaxFittedParameters = 1.5e9;
 constexpr double kMaxFittedFlops = 3e20;
 
+// The terms of N and D alone: L(N, D), B_noise and B_opt (four std::pow, most of this function's cost).
+struct ScaleTerms {
+  double n = std::numeric_limits<double>::quiet_NaN(), d = 0;  // the inputs they were computed for (NaN: none yet)
+  double loss_nats = 0, noise_batch_tokens = 0, optimal_batch_tokens = 0;
+};
+
+ScaleTerms scale_terms(double n, double d) noexcept {
+  ScaleTerms t{n, d};
+  t.loss_nats = std::pow(std::pow(kLossN / n, kAlphaN / kAlphaD) + kLossD / d, kAlphaD);
+  t.noise_batch_tokens = kNoiseBatchTokens / std::pow(t.loss_nats, 1.0 / kAlphaB);
+  t.optimal_batch_tokens = kOptimalScale * std::pow(kFlopsPerParameterToken * n * d, kOptimalPower);
+  return t;
+}
+
+// A search estimates millions of candidates of one model and token budget: the terms of the last (N, D) seen on
+// this thread are kept and reused when both inputs are bit for bit the same, so every value is exactly the one the
+// formulas give (a memo of a pure function, never shared between threads; docs/performance.md, "Instructions per
+// estimate after issues 29-33").
+const ScaleTerms& scale_terms_memo(double n, double d) noexcept {
+  thread_local ScaleTerms last;
+  if (!(n == last.n && d == last.d)) last = scale_terms(n, d);
+  return last;
+}
+
 }  // namespace
 
 BatchEfficiency batch_efficiency(const BatchInput& in) noexcept {
@@ -34,10 +59,11 @@ BatchEfficiency batch_efficiency(const BatchInput& in) noexcept {
   if (!(in.parameters > 0) || !(in.batch_tokens > 0)) return b;
   const double n = in.parameters;
   const double d = in.budget_tokens > 0 ? in.budget_tokens : kChinchillaTokensPerParameter * n;
-  b.loss_nats = std::pow(std::pow(kLossN / n, kAlphaN / kAlphaD) + kLossD / d, kAlphaD);
-  b.noise_batch_tokens = kNoiseBatchTokens / std::pow(b.loss_nats, 1.0 / kAlphaB);
+  const ScaleTerms& terms = scale_terms_memo(n, d);
+  b.loss_nats = terms.loss_nats;
+  b.noise_batch_tokens = terms.noise_batch_tokens;
+  b.optimal_batch_tokens = terms.optimal_batch_tokens;
   const double flops = kFlopsPerParameterToken * n * d;
-  b.optimal_batch_tokens = kOptimalScale * std::pow(flops, kOptimalPower);
   const double excess = (1.0 + in.batch_tokens / b.noise_batch_tokens) /
                         (1.0 + b.optimal_batch_tokens / b.noise_batch_tokens);
   b.token_efficiency = std::min(1.0, 1.0 / excess);

@@ -79,15 +79,21 @@ void reset_estimate(Estimate& e) noexcept {
 // fresh estimates); a rejected one is reset to the defaults besides what it reports.
 void evaluate_fresh(const Scenario& s, const ParameterCounts& params, Estimate& e, bool check) noexcept;
 
+// The job's step: synchronous islands or DiLoCo (docs/model.md §8, §10).
+JobStep job_step(const Scenario& s, const ParameterCounts& params) noexcept {
+  return s.plan.sync == SyncMode::diloco ? diloco_step(s, params) : synchronous_step(s, params);
+}
+
 // Whether the bf16 twin of an fp8 plan (the same plan and cluster, precision bf16, no fp8 parameter gather) steps
-// faster (issue 31, docs/model.md §2.2). The twin of a consistent fp8 plan is consistent: it is not re-checked.
+// faster (issue 31, docs/model.md §2.2). The twin of a consistent fp8 plan is consistent: it is not re-checked. Only
+// its step time is compared, and an estimate's step time is its job step's (evaluate_fresh): the twin's job step is
+// computed alone, without the rest of an estimate (rates, token efficiency, goodput and cost).
 bool fp8_slower_than_bf16(const Scenario& s, const ParameterCounts& params, double fp8_step_s) noexcept {
   Scenario twin = s;
   twin.training.precision = Precision::bf16;
   twin.training.fp8_params = false;
-  Estimate t;
-  evaluate_fresh(twin, params, t, false);
-  return t.step_time_s > 0 && fp8_step_s > t.step_time_s * (1 + 1e-9);
+  const double bf16_step_s = job_step(twin, params).step_time_s;
+  return bf16_step_s > 0 && fp8_step_s > bf16_step_s * (1 + 1e-9);
 }
 
 // What the job takes from its islands' loop.
@@ -272,7 +278,7 @@ void evaluate_fresh(const Scenario& s, const ParameterCounts& params, Estimate& 
     recomputed_share = recomputed_blocks(s.plan, fullest_rank) / fullest_rank;
   }
   const FlopCounts flops = count_flops(s.model, params, s.plan.recompute, recomputed_share);
-  const JobStep job = s.plan.sync == SyncMode::diloco ? diloco_step(s, params) : synchronous_step(s, params);
+  const JobStep job = job_step(s, params);
 
   const IslandSummary sum = fill_islands(s, job, e);
   fill_job(s, params, flops, job, sum, e);

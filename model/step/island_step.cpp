@@ -86,7 +86,10 @@ DpCost dp_cost(const PlanSpec& plan, const IslandLayout& l, const DpTraffic& in)
     const CollectiveCost gather = shard_collective(in.param_bytes, plan, l);
     c.algorithm = gather.algorithm;
     const double ag = gather.time_s + wan_share;
-    const double rs = shard_collective(in.grad_bytes, plan, l).time_s + wan_share;
+    // The reduce-scatter is priced as the gather (shard_collective): of as many bytes (16-bit gradients, no fp8
+    // gather) it is the same call, not made twice.
+    const double rs =
+        (in.grad_bytes == in.param_bytes ? gather.time_s : shard_collective(in.grad_bytes, plan, l).time_s) + wan_share;
     FsdpPass pass;
     pass.all_gather_s = ag;
     pass.reduce_scatter_s = rs;
@@ -126,8 +129,13 @@ DpCost dp_cost(const PlanSpec& plan, const IslandLayout& l, const DpTraffic& in)
   const double rs = scatter.time_s + in.wan_per_step_s / 2.0;
   // The updated parameters' all-gather pays NCCL's latency like the reduce-scatter (§3.5): an all-reduce is never
   // charged more than its two halves.
-  const double ag = nccl_collective(NetworkOp::all_gather, in.param_bytes, l.dp_cp_group, l.links).time_s +
-                    in.wan_per_step_s / 2.0;
+  // Without a measured network NCCL's model prices an all-gather as the reduce-scatter of as many bytes (§3.5;
+  // nccl_collective distinguishes only the all-reduce): with 16-bit gradients the same call is not made twice.
+  const bool same_as_scatter = l.links.profile == nullptr && in.param_bytes == in.grad_bytes;
+  const double gather_s = same_as_scatter
+                              ? scatter.time_s
+                              : nccl_collective(NetworkOp::all_gather, in.param_bytes, l.dp_cp_group, l.links).time_s;
+  const double ag = gather_s + in.wan_per_step_s / 2.0;
   const double k = slowdown(l.dp_cp_group, in.grad_bytes + in.param_bytes, rs + ag);
   if (plan.sharding == Sharding::zero2) {
     // ZeRO-2 reduces every micro-batch.

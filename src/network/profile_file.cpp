@@ -59,6 +59,7 @@ m::NetworkProfile make_profile(const std::vector<NcclRun>& unordered) {
       c.busbw_bytes_per_s[j] = r.points[j].busbw_bytes_per_s;
     }
   }
+  m::prepare_profile(p);  // the logs every lookup reads, once (model/comm/network_profile.hpp)
   return p;
 }
 

@@ -84,6 +84,16 @@ std::vector<Case> cases() {
     out.push_back({"2 islands: llama-70b 512xH100 + 512xA100 tp8 pp4 balanced", s});
   }
   {
+    // The first case in fp8 (docs/model.md §2.2): the estimate also prices the plan's bf16 twin, to warn when fp8
+    // steps slower.
+    model::Scenario s = test::llama70b_base();
+    s.cluster.islands[0].gpus = 512;
+    s.plan.tp = 8; s.plan.pp = 4; s.plan.sharding = model::Sharding::zero1;
+    s.training.global_batch = 1024;
+    s.training.precision = model::Precision::fp8;
+    out.push_back({"fp8: llama-70b 512xH100 zero1 tp8 pp4", s});
+  }
+  {
     model::Scenario s = test::gpt13b_base();
     s.plan.tp = 3;  // 40 heads: rejected by the first consistency rule
     out.push_back({"gpt-13b tp3 (inconsistent: rejected)", s});
@@ -109,6 +119,7 @@ std::vector<Case> cases() {
           }
         }
       }
+      model::prepare_profile(p);  // as the profile loader does
       return p;
     }();
     model::Scenario s = test::llama70b_base();
