@@ -176,11 +176,11 @@ void check_held_sweep_size(const std::vector<AxisSpec>& axes, const std::string&
   if (points <= kMaxSweepPoints) return;
   throw InputError(fmt::format(
       "shardmeter sweep: {} points ({}) would hold about {:.1f} GiB in memory ({} KiB per point) for {}; a sweep "
-      "held in memory has at most {} points (about {:.1f} GiB): write it with -o FILE.csv alone, which streams every "
-      "point to the file, or sweep a coarser range (A:B:xK)",
+      "held in memory has at most {} points (about {:.1f} GiB); a larger sweep streams its table, --json and -o "
+      "FILE.csv/.h5 but cannot give {}: sweep a coarser range (A:B:xK)",
       points, sweep_shape(axes), static_cast<double>(points) * kSweepBytesPerPoint / (1 << 30),
       kSweepBytesPerPoint / 1024, needed_by, kMaxSweepPoints,
-      static_cast<double>(kMaxSweepPoints) * kSweepBytesPerPoint / (1 << 30)));
+      static_cast<double>(kMaxSweepPoints) * kSweepBytesPerPoint / (1 << 30), needed_by));
 }
 
 search::Space sweep_space(const LoadedScenario& base, const Catalog& catalog, const std::vector<AxisSpec>& axes) {
