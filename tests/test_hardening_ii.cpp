@@ -453,6 +453,10 @@ TEST_CASE("sweep: 1,000 x 1,000 points stream --json in well under 1 GB", "[hard
   const ScratchDir dir;
   const fs::path fifo = dir.path() / "sweep.json";
   REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  // Opened for reading first: posix_spawn waits for the child's exec, and the child's open of the FIFO for writing
+  // would wait for a reader.
+  const int fd = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  REQUIRE(fd >= 0);
   std::uint64_t points = 0, bytes = 0;
   std::string first, last;
   int status = -1;
@@ -462,8 +466,7 @@ TEST_CASE("sweep: 1,000 x 1,000 points stream --json in well under 1 GB", "[hard
        "goodput.restart_s=1:1000", "--json"},
       status,
       [&] {
-        const int fd = ::open(fifo.c_str(), O_RDONLY);
-        REQUIRE(fd >= 0);
+        REQUIRE(::fcntl(fd, F_SETFL, 0) == 0);   // blocking reads from here on
         std::vector<char> buffer(1 << 20);
         static constexpr std::string_view kIndex = "\n      \"index\": ";   // a point's index member
         std::string carry;
@@ -489,6 +492,53 @@ TEST_CASE("sweep: 1,000 x 1,000 points stream --json in well under 1 GB", "[hard
   CHECK(peak < (kUnderAsan ? 1e9 : 100e6));
   WARN("1000 x 1000 sweep --json streamed: " << bytes / 1e9 << " GB of JSON, peak resident " << peak / 1e6 << " MB, "
                                              << seconds << " s");
+}
+
+TEST_CASE("a streamed sweep: a full disk, /dev/full, a closed pipe and Ctrl-C end it with nothing half-written",
+          "[hardening][sweep]") {
+  // 150 x 150 = 22,500 points: past the 20,000 a Sweep holds, so every output below is streamed
+  // (src/sweep/sweep_stream.hpp).
+  const ScratchDir dir;
+  const std::string d = dir.path().string();
+  const std::string sweep = binary() + " sweep '" SHARDMETER_TEST_DATA_DIR "/small.yaml' --axis goodput.checkpoint_write_s=1:150"
+                            " --axis goodput.restart_s=1:150";
+  // A full disk while /front streams (a file-size limit fails writes with EFBIG as a full tmpfs fails them with
+  // ENOSPC): a located message, status 2, the previous file kept, no temporary file, no libhdf5 dump.
+  std::ofstream(dir / "big.h5") << "the previous result";
+  ShellResult r = run_shell("trap '' XFSZ && ulimit -f 64 && " + sweep + " -o big.h5 > /dev/null", d);
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::StartsWith("shardmeter sweep: cannot write big.h5: ") && Catch::Contains("File too large"));
+  CHECK_THAT(r.err, !Catch::Contains("H5"));
+  CHECK(read_text(dir / "big.h5") == "the previous result");
+  CHECK(dir.files() == std::vector<std::string>{"big.h5"});
+  // The table and --json into a full device, and into a pipe whose reader has gone: status 2, the reason.
+  for (const std::string& json : {std::string(""), std::string(" --json")}) {
+    INFO("sweep" << json);
+    r = run_shell(sweep + json + " > /dev/full", d);
+    CHECK(r.status == 2);
+    CHECK_THAT(r.err, Catch::Contains("shardmeter: standard output: write failed: No space left on device"));
+    fs::remove(dir / "status");
+    r = run_shell("{ " + sweep + json + "; echo $? > status; } | { exec 0<&-; sleep 1; }", d);
+    CHECK(read_text(dir / "status") == "2\n");
+    CHECK_THAT(r.err, Catch::Contains("standard output: write failed: Broken pipe"));
+    fs::remove(dir / "status");
+  }
+  CHECK(dir.files() == std::vector<std::string>{"big.h5"});
+  // Ctrl-C while the HDF5 file streams: its temporary files are removed, the previous file kept.
+  const pid_t pid = spawn_shardmeter({"sweep", SHARDMETER_TEST_DATA_DIR "/small.yaml", "--axis",
+                                      "goodput.checkpoint_write_s=1:1000", "--axis", "goodput.restart_s=1:1000", "-o",
+                                      (dir / "big.h5").string()});
+  REQUIRE(pid > 0);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (dir.files().size() < 2 && std::chrono::steady_clock::now() < deadline)   // the temporary file exists
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  CHECK(dir.files().size() >= 2);
+  ::kill(pid, SIGINT);
+  int raw = 0;
+  REQUIRE(::waitpid(pid, &raw, 0) == pid);
+  CHECK(((WIFSIGNALED(raw) && WTERMSIG(raw) == SIGINT) || (WIFEXITED(raw) && WEXITSTATUS(raw) == 130)));
+  CHECK(dir.files() == std::vector<std::string>{"big.h5"});
+  CHECK(read_text(dir / "big.h5") == "the previous result");
 }
 
 TEST_CASE("annealing memory does not grow with the budget: 5 M and 20 M evaluations within 25 MB",
