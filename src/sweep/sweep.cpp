@@ -207,7 +207,7 @@ Sweep run_sweep(const LoadedScenario& base, const Catalog& catalog, const std::v
                 bool replan) {
   check_axis_count(axes);
 
-  check_held_sweep_size(axes, "its table, --json, --plot or --replan");
+  check_held_sweep_size(axes, "a held sweep (--plot or --replan)");
 
   Sweep sweep;
   sweep.scenario_name = base.name;

@@ -19,11 +19,11 @@ namespace shardmeter::cli {
 
 inline constexpr int kMaxSweepAxes = 2;
 inline constexpr double kTransitionLevel = 0.5;   // exposed-communication share of the step
-// A Sweep (below) holds every point (its scenario, estimate, labels) for the printed table, --json, --plot and
-// --replan, so its memory grows with its size: about kSweepBytesPerPoint each (measured, docs/hardening.md "Bounded
-// memory"). It holds at most kMaxSweepPoints; a larger sweep is streamed to a CSV file instead
-// (src/sweep/sweep_stream.hpp), and the outputs that need every point are refused before any work, with the size
-// they would need (issue 33).
+// A Sweep (below) holds every point (its scenario, estimate, labels), so its memory grows with its size: about
+// kSweepBytesPerPoint each with its outputs (measured, docs/hardening.md "Bounded memory"). It holds at most
+// kMaxSweepPoints; a larger sweep is streamed instead (src/sweep/sweep_stream.hpp: its CSV or HDF5 file, its table or
+// --json), and --plot and --replan, which need every point at once, are refused before any work, with the size they
+// would need (issue 33).
 inline constexpr std::size_t kMaxSweepPoints = 20000;
 inline constexpr std::size_t kSweepBytesPerPoint = 36 * 1024;
 
@@ -82,7 +82,7 @@ int sweep_knee_axis(const std::vector<AxisSpec>& axes);
 std::string series_fixed(const std::vector<AxisSpec>& axes, int series_axis, std::size_t value);
 
 // Throws InputError, with the size it would need, when a sweep over `axes` has more than kMaxSweepPoints points and
-// so cannot be held in memory for `needed_by` ("--json", "its table, ...").
+// so cannot be held in memory for `needed_by` ("--plot", "--replan").
 void check_held_sweep_size(const std::vector<AxisSpec>& axes, const std::string& needed_by);
 
 // The plan space of a sweep: one search axis per sweep axis, first axis outermost. Throws InputError for no axes,
