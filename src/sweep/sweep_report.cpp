@@ -150,15 +150,27 @@ std::string format_sweep_table(const Sweep& sweep) {
   return out;
 }
 
+namespace {
+
+// The label along its series of the series' i-th feasible point.
+const std::string& feasible_label(const Sweep& sweep, const SweepSeries& series, std::size_t i) {
+  return sweep.points[series.feasible[i]].labels[static_cast<std::size_t>(series.axis)];
+}
+
+SeriesLine series_line(const SweepSeries& series, std::string text) {
+  SeriesLine line;
+  line.fixed = series.fixed;
+  line.text = std::move(text);
+  return line;
+}
+
+}  // namespace
+
 std::vector<SeriesLine> knee_lines(const Sweep& sweep) {
   std::vector<SeriesLine> out;
   for (const KneeSeries& k : sweep.knees) {
-    SeriesLine line;
-    line.fixed = k.series.fixed;
-    line.text = describe_knee(sweep, k);
-    if (k.knee.found)
-      line.at = sweep.points[k.series.feasible[k.knee.point]].labels[static_cast<std::size_t>(k.series.axis)];
-    out.push_back(std::move(line));
+    out.push_back(series_line(k.series, describe_knee(sweep, k)));
+    if (k.knee.found) out.back().at = feasible_label(sweep, k.series, k.knee.point);
   }
   return out;
 }
@@ -166,14 +178,11 @@ std::vector<SeriesLine> knee_lines(const Sweep& sweep) {
 std::vector<SeriesLine> transition_lines(const Sweep& sweep) {
   std::vector<SeriesLine> out;
   for (const TransitionSeries& t : sweep.transitions) {
-    SeriesLine line;
-    line.fixed = t.series.fixed;
-    line.text = describe_transition(sweep, t);
+    SeriesLine line = series_line(t.series, describe_transition(sweep, t));
     line.status = t.transition.status;
-    const auto label = [&](std::size_t i) {
-      return sweep.points[t.series.feasible[i]].labels[static_cast<std::size_t>(t.series.axis)];
-    };
-    for (const Crossing& c : t.transition.crossings) line.crossings.push_back({label(c.after), label(c.after + 1), c.x, c.rising});
+    for (const Crossing& c : t.transition.crossings)
+      line.crossings.push_back({feasible_label(sweep, t.series, c.after), feasible_label(sweep, t.series, c.after + 1),
+                                c.x, c.rising});
     out.push_back(std::move(line));
   }
   return out;
