@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <map>
 #include <sstream>
 #include <string>
 #include <unistd.h>
@@ -12,7 +13,11 @@
 #include <H5Cpp.h>
 
 #include "catalog_fixture.hpp"
+#include "model/spec/enum_names.hpp"
+#include "results/files/csv.hpp"
 #include "results/files/hdf5_io.hpp"
+#include "results/files/hdf5_writer.hpp"
+#include "results/files/table_hdf5.hpp"
 #include "results/files/hdf5_reader.hpp"
 #include "run_shardmeter.hpp"
 #include "src/sweep/sweep.hpp"
@@ -89,19 +94,44 @@ void check_same_as_held(const std::string& scenario, const std::vector<std::stri
   fs::create_directories(dir);
 
   const Sweep held = run_sweep(base, test::shipped_catalog(), axes);
-  write_sweep(held, (dir / "held.csv").string(), SweepProvenance{base.doc.text, {}, "", 0.0});
+  // The reference files, written whole as write_sweep wrote them before it went through the streamed writers:
+  // the table of every row (sweep_table) to results::write_csv; /front by results::write_front, /sweep by
+  // results::add_table_dataset (which derives its types and widths from every row).
+  const SweepProvenance provenance{base.doc.text, {"goodput.restart_s=3"}, "2026-12-08T00:00:00Z", 1.5};
+  results::write_csv(dir / "held.csv", sweep_table(held));
+  {
+    std::uint64_t feasible = 0;
+    std::map<std::string, std::uint64_t> rejected;
+    std::vector<results::PlanPoint> points;
+    for (const SweepPoint& p : held.points) {
+      if (p.estimate.feasible) ++feasible;
+      else ++rejected[std::string(model::enum_name(p.estimate.reject_reason))];
+      points.push_back(results::PlanPoint{p.scenario, p.estimate, p.index, p.labels});
+    }
+    results::write_front(dir / "held.h5", sweep_run_info(held.scenario_name, held.axes, held.points.size(), feasible,
+                                                         rejected, provenance), points);
+    results::add_table_dataset(dir / "held.h5", "sweep", sweep_table(held), sweep_units(held),
+                               sweep_root_attributes(held.axes, held.knee_axis, "", knee_lines(held),
+                                                     transition_lines(held), provenance));
+  }
+  write_sweep(held, (dir / "written.csv").string(), provenance);
+  write_sweep(held, (dir / "written.h5").string(), provenance);
   const search::Space space = sweep_space(base, test::shipped_catalog(), axes);
   const StreamedSweep streamed = analyse_streamed_sweep(space, base.name, axes);
   write_streamed_sweep_csv(streamed, space, (dir / "streamed.csv").string());
 
   CHECK(read_text(dir / "streamed.csv") == read_text(dir / "held.csv"));
-  const SweepProvenance provenance{base.doc.text, {"goodput.restart_s=3"}, "2026-12-08T00:00:00Z", 1.5};
-  write_sweep(held, (dir / "held.h5").string(), provenance);
+  CHECK(read_text(dir / "written.csv") == read_text(dir / "held.csv"));
+  CHECK(read_text(dir / "written.units.csv") == read_text(dir / "held.units.csv"));
   write_streamed_sweep_hdf5(streamed, space, (dir / "streamed.h5").string(), provenance);
   check_same_hdf5(dir / "held.h5", dir / "streamed.h5");
+  check_same_hdf5(dir / "held.h5", dir / "written.h5");
   std::ostringstream json;
   write_streamed_sweep_json(streamed, space, json);
   CHECK(json.str() == sweep_json(held));
+  std::ostringstream held_json;
+  write_sweep_json(held, held_json);
+  CHECK(held_json.str() == sweep_json(held));
   CHECK(read_text(dir / "streamed.units.csv") == read_text(dir / "held.units.csv"));
   REQUIRE(streamed.knees.size() == held.knees.size());
   for (std::size_t k = 0; k < held.knees.size(); ++k) {

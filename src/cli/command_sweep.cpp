@@ -125,7 +125,7 @@ int run_sweep(const std::vector<std::string>& args, std::ostream& out) {
     }
   }
   if (line.json())
-    out << sweep_json(sweep);
+    write_sweep_json(sweep, out);
   else
     out << format_sweep_table(sweep) << (output.empty() ? "" : "\nWrote " + output + "\n")
         << (plot.empty() ? "" : "Wrote " + plot + "\n");

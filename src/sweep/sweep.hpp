@@ -25,7 +25,7 @@ inline constexpr double kTransitionLevel = 0.5;   // exposed-communication share
 // --json), and --plot and --replan, which need every point at once, are refused before any work, with the size they
 // would need (issue 33).
 inline constexpr std::size_t kMaxSweepPoints = 20000;
-inline constexpr std::size_t kSweepBytesPerPoint = 36 * 1024;
+inline constexpr std::size_t kSweepBytesPerPoint = 9 * 1024;
 
 struct SweepPoint {
   std::uint64_t index = 0;                 // mixed-radix index in the search space (as in search result files)

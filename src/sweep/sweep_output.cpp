@@ -14,6 +14,7 @@
 #include "results/files/row_layout.hpp"
 #include "results/files/table_hdf5.hpp"
 #include "src/scenario/version.hpp"
+#include "src/sweep/sweep_stream.hpp"
 
 namespace shardmeter::cli {
 
@@ -130,8 +131,10 @@ results::TableAttributes sweep_root_attributes(const std::vector<AxisSpec>& axes
 
 void write_sweep(const Sweep& sweep, const std::string& path, const SweepProvenance& provenance) {
   const SweepFormat format = sweep_format(path);
+  // Through the streamed sweep's writers (src/sweep/sweep_stream.hpp), a row at a time from the held points.
+  SweepRows rows = held_rows(sweep);
   if (format == SweepFormat::csv) {
-    results::write_csv(path, sweep_table(sweep));
+    write_sweep_csv(rows, path);
     return;
   }
   std::uint64_t feasible = 0;
@@ -140,21 +143,10 @@ void write_sweep(const Sweep& sweep, const std::string& path, const SweepProvena
     if (p.estimate.feasible) ++feasible;
     else ++rejected[std::string(model::enum_name(p.estimate.reject_reason))];
   }
-  const results::RunInfo info =
-      sweep_run_info(sweep.scenario_name, sweep.axes, sweep.points.size(), feasible, rejected, provenance);
-  const results::TableAttributes root =
-      sweep_root_attributes(sweep.axes, sweep.knee_axis, sweep.replanned ? sweep.replan_objective : "",
-                            knee_lines(sweep), transition_lines(sweep), provenance);
-
-  // The front writer renames its own temporary file onto ours; /sweep is added to ours; ours is renamed last.
-  results::AtomicFile out(path, results::AtomicFile::Target::regular);
-  try {
-    results::write_front(out.temp(), info, plan_points(sweep));
-    results::add_table_dataset(out.temp(), "sweep", sweep_table(sweep), sweep_units(sweep), root);
-  } catch (const results::ResultsError& e) {
-    throw results::OutputError(path, e.what());  // name the target, not the temporary file
-  }
-  out.commit();
+  write_sweep_hdf5(rows, path, sweep.points.size(),
+                   sweep_run_info(sweep.scenario_name, sweep.axes, sweep.points.size(), feasible, rejected, provenance),
+                   sweep_root_attributes(sweep.axes, sweep.knee_axis, sweep.replanned ? sweep.replan_objective : "",
+                                         knee_lines(sweep), transition_lines(sweep), provenance));
 }
 
 }  // namespace shardmeter::cli

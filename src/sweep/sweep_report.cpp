@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <ostream>
 #include <stdexcept>
 #include <string_view>
 
@@ -257,6 +258,19 @@ std::string sweep_json(const Sweep& sweep) {
     j["points"].push_back(point_object(sweep.axes, p.labels, p.index, p.estimate,
                                        JsonPointMarks{p.knee, p.no_plan, &p.comm_transition}));
   return results::json_text(j);
+}
+
+void write_sweep_json(const Sweep& sweep, std::ostream& out) {
+  const JsonAround around = sweep_json_around(sweep.scenario_name, sweep.axes,
+                                              sweep.replanned ? sweep.replan_objective : "", sweep.knee_axis,
+                                              knee_lines(sweep), transition_lines(sweep));
+  out << around.before;
+  for (std::size_t i = 0; i < sweep.points.size(); ++i) {
+    const SweepPoint& p = sweep.points[i];
+    out << sweep_json_point_separator(i)
+        << sweep_json_point(sweep.axes, p.labels, p.index, p.estimate, JsonPointMarks{p.knee, p.no_plan, &p.comm_transition});
+  }
+  out << sweep_json_points_end(sweep.points.size()) << around.after;
 }
 
 JsonAround sweep_json_around(const std::string& scenario_name, const std::vector<AxisSpec>& axes,

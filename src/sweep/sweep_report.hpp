@@ -3,6 +3,7 @@
 // as one JSON object (--json).
 #include <cstdint>
 #include <optional>
+#include <ostream>
 #include <span>
 #include <string>
 #include <vector>
@@ -57,6 +58,9 @@ std::string sweep_analysis_lines(const std::vector<AxisSpec>& axes, int knee_axi
 //  "knee", "comm_transition"}], "knee": [{"fixed", "at", "text"}], "transition": [...]}, indented,
 // with a final newline.
 std::string sweep_json(const Sweep& sweep);
+// The same text printed to `out` from the pieces below, a point at a time, instead of one JSON document of every
+// point: what `sweep --json` prints. tests/test_sweep_stream.cpp checks it equals sweep_json.
+void write_sweep_json(const Sweep& sweep, std::ostream& out);
 // The same in pieces, for a streamed sweep: the text before and after the points (sweep_json_around), which a
 // streamed sweep prints around its points (each sweep_json_point, in order, joined by sweep_json_points_text).
 // A streamed sweep so prints what sweep_json returns for the same sweep, byte for byte.

@@ -164,71 +164,20 @@ StreamedSweep analyse_streamed_sweep(const search::Space& space, const std::stri
 
 namespace {
 
-// The rows of a streamed sweep, as write_sweep lays them out: the result-file columns of RowLayout::fit over every
-// point (from the island entries and label widths found in pass 1), then the sweep's own columns.
-class StreamedRows {
-public:
-  StreamedRows(const StreamedSweep& sweep, const search::Space& space)
-      : sweep_(sweep), walk_(space, sweep.axes), layout_(make_layout(sweep)) {
-    point_.labels.resize(sweep.axes.size());
+results::RowLayout sweep_layout(const std::vector<AxisSpec>& axes, int island_entries) {
+  std::vector<std::string> keys;
+  std::size_t label_width = 1;
+  for (const AxisSpec& a : axes) {
+    keys.push_back(a.key);
+    for (const std::string& v : a.values) label_width = std::max(label_width, v.size());
   }
-  const results::RowLayout& layout() const { return layout_; }
-  std::vector<std::string> columns() const {
-    std::vector<std::string> out = layout_.column_names();
-    for (const std::string& c : sweep_extra_columns()) out.push_back(c);
-    return out;
-  }
-  std::vector<std::string> units() const {
-    std::vector<std::string> out;
-    for (const results::FileColumn& c : layout_.columns()) out.push_back(c.unit);
-    for (const std::string& u : sweep_extra_units()) out.push_back(u);
-    return out;
-  }
-  // visit(point, marks): every point in sweep order, with its sweep columns.
-  template <typename Visit>
-  void run(Visit&& visit) {
-    const int last = static_cast<int>(sweep_.axes.size()) - 1;
-    const bool two = sweep_.axes.size() == 2;
-    walk_.run([&](std::uint32_t a, std::uint32_t b, std::uint64_t index, const model::Estimate& e, const model::Scenario& s) {
-      point_.scenario = s;
-      point_.estimate = e;
-      point_.index = index;
-      point_.labels[0] = sweep_.axes[0].values[a];
-      if (two) point_.labels[1] = sweep_.axes[1].values[b];
-      const std::size_t knee_series = sweep_.knee_axis == last ? (two ? a : 0) : b;
-      const bool knee = sweep_.knee_axis >= 0 && sweep_.knee_index[knee_series] == index;
-      visit(std::as_const(point_),
-            SweepMarks{two ? static_cast<int>(a) : 0, knee, &sweep_.transitions[two ? a : 0].text, false});
-    });
-  }
-  // A point's row: its result-file cells, then the sweep's own.
-  std::vector<results::CellValue> cells(const results::PlanPoint& point, const SweepMarks& marks) const {
-    std::vector<results::CellValue> out = layout_.cells(point);
-    append_sweep_cells(marks, out);
-    return out;
-  }
-
-private:
-  static results::RowLayout make_layout(const StreamedSweep& sweep) {
-    std::vector<std::string> keys;
-    std::size_t label_width = 1;
-    for (const AxisSpec& a : sweep.axes) {
-      keys.push_back(a.key);
-      for (const std::string& v : a.values) label_width = std::max(label_width, v.size());
-    }
-    return results::RowLayout(sweep.island_entries, keys, label_width);   // as RowLayout::fit of every point
-  }
-
-  const StreamedSweep& sweep_;
-  PointWalk walk_;
-  results::RowLayout layout_;
-  results::PlanPoint point_;
-};
+  return results::RowLayout(island_entries, keys, label_width);   // as RowLayout::fit of every point
+}
 
 // Prints every row with print(point, marks) until `out` fails (a full device, a closed pipe): then stops, and
 // returns false (main() reports the failure); true when every row was printed.
 template <typename Print>
-bool print_rows(StreamedRows& rows, std::ostream& out, Print&& print) {
+bool print_rows(SweepRows& rows, std::ostream& out, Print&& print) {
   struct Stop {};
   try {
     rows.run([&](const results::PlanPoint& p, const SweepMarks& m) {
@@ -243,32 +192,96 @@ bool print_rows(StreamedRows& rows, std::ostream& out, Print&& print) {
 
 }  // namespace
 
-void write_streamed_sweep_csv(const StreamedSweep& sweep, const search::Space& space, const std::string& path) {
-  StreamedRows rows(sweep, space);
+SweepRows::SweepRows(const std::vector<AxisSpec>& axes, int island_entries, Walk walk)
+    : layout_(sweep_layout(axes, island_entries)), walk_(std::move(walk)) {}
+
+std::vector<std::string> SweepRows::columns() const {
+  std::vector<std::string> out = layout_.column_names();
+  for (const std::string& c : sweep_extra_columns()) out.push_back(c);
+  return out;
+}
+
+std::vector<std::string> SweepRows::units() const {
+  std::vector<std::string> out;
+  for (const results::FileColumn& c : layout_.columns()) out.push_back(c.unit);
+  for (const std::string& u : sweep_extra_units()) out.push_back(u);
+  return out;
+}
+
+std::vector<results::CellValue> SweepRows::cells(const results::PlanPoint& point, const SweepMarks& marks) const {
+  std::vector<results::CellValue> out = layout_.cells(point);
+  append_sweep_cells(marks, out);
+  return out;
+}
+
+SweepRows streamed_rows(const StreamedSweep& sweep, const search::Space& space) {
+  return SweepRows(sweep.axes, sweep.island_entries, [&sweep, &space](const SweepRows::Visit& visit) {
+    const PointWalk walk(space, sweep.axes);
+    const int last = static_cast<int>(sweep.axes.size()) - 1;
+    const bool two = sweep.axes.size() == 2;
+    results::PlanPoint point;
+    point.labels.resize(sweep.axes.size());
+    walk.run([&](std::uint32_t a, std::uint32_t b, std::uint64_t index, const model::Estimate& e, const model::Scenario& s) {
+      point.scenario = s;
+      point.estimate = e;
+      point.index = index;
+      point.labels[0] = sweep.axes[0].values[a];
+      if (two) point.labels[1] = sweep.axes[1].values[b];
+      const std::size_t knee_series = sweep.knee_axis == last ? (two ? a : 0) : b;
+      const bool knee = sweep.knee_axis >= 0 && sweep.knee_index[knee_series] == index;
+      visit(point, SweepMarks{two ? static_cast<int>(a) : 0, knee, &sweep.transitions[two ? a : 0].text, false});
+    });
+  });
+}
+
+SweepRows held_rows(const Sweep& sweep) {
+  int island_entries = 0;
+  for (const SweepPoint& p : sweep.points) island_entries = std::max(island_entries, p.scenario.cluster.island_entries);
+  return SweepRows(sweep.axes, island_entries, [&sweep](const SweepRows::Visit& visit) {
+    results::PlanPoint point;
+    for (const SweepPoint& p : sweep.points) {
+      point.scenario = p.scenario;
+      point.estimate = p.estimate;
+      point.index = p.index;
+      point.labels = p.labels;
+      visit(point, SweepMarks{p.series, p.knee, &p.comm_transition, p.no_plan});
+    }
+  });
+}
+
+void write_sweep_csv(SweepRows& rows, const std::string& path) {
   results::CsvStream csv(path, rows.columns(), rows.units());
   rows.run([&](const results::PlanPoint& p, const SweepMarks& m) { csv.append(rows.cells(p, m)); });
   csv.commit();
 }
 
+void write_streamed_sweep_csv(const StreamedSweep& sweep, const search::Space& space, const std::string& path) {
+  SweepRows rows = streamed_rows(sweep, space);
+  write_sweep_csv(rows, path);
+}
+
 void write_streamed_sweep_hdf5(const StreamedSweep& sweep, const search::Space& space, const std::string& path,
                                const SweepProvenance& provenance) {
-  StreamedRows rows(sweep, space);
-  const results::RunInfo info =
-      sweep_run_info(sweep.scenario_name, sweep.axes, sweep.points, sweep.feasible, sweep.rejected, provenance);
-  const results::TableAttributes root =
-      sweep_root_attributes(sweep.axes, sweep.knee_axis, "", sweep.knees, sweep.transitions, provenance);
+  SweepRows rows = streamed_rows(sweep, space);
+  write_sweep_hdf5(rows, path, sweep.points,
+                   sweep_run_info(sweep.scenario_name, sweep.axes, sweep.points, sweep.feasible, sweep.rejected, provenance),
+                   sweep_root_attributes(sweep.axes, sweep.knee_axis, "", sweep.knees, sweep.transitions, provenance));
+}
+
+void write_sweep_hdf5(SweepRows& rows, const std::string& path, std::uint64_t points, const results::RunInfo& info,
+                      const results::TableAttributes& root) {
   std::vector<results::TableMember> members;   // /sweep's columns: types from the first row, widths from every row
   // As write_sweep: the front writer renames its own temporary file onto ours; /sweep is added to ours; ours is
   // renamed last.
   results::AtomicFile out(path, results::AtomicFile::Target::regular);
   try {
     results::FrontWriter front(out.temp(), rows.layout());
-    front.begin_front(sweep.points);
+    front.begin_front(points);
     const std::size_t row_bytes = front.row_bytes();
     const std::size_t batch = std::max<std::size_t>(1, (1 << 20) / row_bytes);
     std::vector<std::byte> packed(batch * row_bytes);
     std::size_t buffered = 0;
-    std::vector<std::string_view> labels(sweep.axes.size());
+    std::vector<std::string_view> labels(info.axes.size());
     rows.run([&](const results::PlanPoint& p, const SweepMarks& m) {
       const std::vector<results::CellValue> cells = rows.cells(p, m);
       for (std::size_t k = 0; k < labels.size(); ++k) labels[k] = p.labels[k];
@@ -286,7 +299,7 @@ void write_streamed_sweep_hdf5(const StreamedSweep& sweep, const search::Space& 
     front.append_front(std::span(packed).first(buffered * row_bytes));
     front.finish(info, {});
 
-    results::TableDatasetWriter table(out.temp(), "sweep", std::move(members), rows.units(), sweep.points);
+    results::TableDatasetWriter table(out.temp(), "sweep", std::move(members), rows.units(), points);
     rows.run([&](const results::PlanPoint& p, const SweepMarks& m) { table.append(rows.cells(p, m)); });
     table.finish(root);
   } catch (const results::ResultsError& e) {
@@ -299,7 +312,7 @@ void write_streamed_sweep_json(const StreamedSweep& sweep, const search::Space& 
   const JsonAround around = sweep_json_around(sweep.scenario_name, sweep.axes, "", sweep.knee_axis, sweep.knees,
                                               sweep.transitions);
   out << around.before;
-  StreamedRows rows(sweep, space);
+  SweepRows rows = streamed_rows(sweep, space);
   std::uint64_t count = 0;
   const bool whole = print_rows(rows, out, [&](const results::PlanPoint& p, const SweepMarks& m) {
     out << sweep_json_point_separator(count++)
@@ -314,7 +327,7 @@ void write_streamed_sweep_table(const StreamedSweep& sweep, const search::Space&
   std::vector<std::string> cells;
   for (const TextColumn& c : columns) cells.push_back(c.header);
   out << render_table_line(columns, sweep.table_width, cells);
-  StreamedRows rows(sweep, space);
+  SweepRows rows = streamed_rows(sweep, space);
   int series = 0;
   const bool whole = print_rows(rows, out, [&](const results::PlanPoint& p, const SweepMarks& m) {
     if (m.series != series) out << "\n";   // a blank line between series

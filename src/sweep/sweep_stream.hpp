@@ -11,12 +11,16 @@
 // The rows are those of write_sweep's CSV for the same sweep, byte for byte (tests/test_sweep_stream.cpp).
 // Memory: the plan space, one point, the series samples and the writer's buffer (docs/hardening.md "Bounded memory").
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
 
+#include "results/files/row_layout.hpp"
+#include "results/files/table_hdf5.hpp"
+#include "results/front/run_info.hpp"
 #include "search/space.hpp"
 #include "src/planning/axis_builder.hpp"
 #include "src/sweep/sweep_output.hpp"
@@ -44,6 +48,32 @@ struct StreamedSweep {
 // widths (every point's cells are formatted once more).
 StreamedSweep analyse_streamed_sweep(const search::Space& space, const std::string& scenario_name,
                                      const std::vector<AxisSpec>& axes, bool table = false);
+// The rows of a sweep as its file writers and printers read them, in sweep order: each point as a PlanPoint with
+// its sweep columns. A streamed sweep evaluates its points again (streamed_rows); a held Sweep walks its points
+// (held_rows), so write_sweep writes a held sweep's file through the same writers, without a table of every row.
+class SweepRows {
+public:
+  using Visit = std::function<void(const results::PlanPoint&, const SweepMarks&)>;
+  using Walk = std::function<void(const Visit&)>;
+  SweepRows(const std::vector<AxisSpec>& axes, int island_entries, Walk walk);
+  const results::RowLayout& layout() const { return layout_; }   // RowLayout::fit of every point
+  std::vector<std::string> columns() const;                       // the layout's, then sweep_extra_columns()
+  std::vector<std::string> units() const;
+  std::vector<results::CellValue> cells(const results::PlanPoint& point, const SweepMarks& marks) const;
+  void run(const Visit& visit) const { walk_(visit); }
+
+private:
+  results::RowLayout layout_;
+  Walk walk_;
+};
+SweepRows streamed_rows(const StreamedSweep& sweep, const search::Space& space);   // both held by reference
+SweepRows held_rows(const Sweep& sweep);
+// A .csv file of the rows; an HDF5 file of `points` rows (/front, /sweep, `info` and `root`). Atomic; throw
+// results::OutputError.
+void write_sweep_csv(SweepRows& rows, const std::string& path);
+void write_sweep_hdf5(SweepRows& rows, const std::string& path, std::uint64_t points, const results::RunInfo& info,
+                      const results::TableAttributes& root);
+
 // Pass 2: every point's row to `path` (a .csv file, written atomically). Throws results::OutputError.
 void write_streamed_sweep_csv(const StreamedSweep& sweep, const search::Space& space, const std::string& path);
 // Passes 2 and 3 for an HDF5 file (.h5/.hdf5, written atomically): /front streamed through results::FrontWriter
