@@ -106,7 +106,7 @@ void check_same_as_held(const std::string& scenario, const std::vector<std::stri
     for (const SweepPoint& p : held.points) {
       if (p.estimate.feasible) ++feasible;
       else ++rejected[std::string(model::enum_name(p.estimate.reject_reason))];
-      points.push_back(results::PlanPoint{p.scenario, p.estimate, p.index, p.labels});
+      points.push_back(results::PlanPoint{held.scenario_of(p), p.estimate, p.index, p.labels});
     }
     results::write_front(dir / "held.h5", sweep_run_info(held.scenario_name, held.axes, held.points.size(), feasible,
                                                          rejected, provenance), points);

@@ -29,7 +29,8 @@ std::vector<std::string> axis_keys(const Sweep& sweep) {
 std::vector<results::PlanPoint> plan_points(const Sweep& sweep) {
   std::vector<results::PlanPoint> points;
   points.reserve(sweep.points.size());
-  for (const SweepPoint& p : sweep.points) points.push_back(results::PlanPoint{p.scenario, p.estimate, p.index, p.labels});
+  for (const SweepPoint& p : sweep.points)
+    points.push_back(results::PlanPoint{sweep.scenario_of(p), p.estimate, p.index, p.labels});
   return points;
 }
 

@@ -236,11 +236,13 @@ SweepRows streamed_rows(const StreamedSweep& sweep, const search::Space& space) 
 
 SweepRows held_rows(const Sweep& sweep) {
   int island_entries = 0;
-  for (const SweepPoint& p : sweep.points) island_entries = std::max(island_entries, p.scenario.cluster.island_entries);
+  for (const SweepPoint& p : sweep.points)
+    island_entries = std::max(island_entries, p.replanned ? p.replanned->cluster.island_entries
+                                                          : sweep.space->scenario(p.index).cluster.island_entries);
   return SweepRows(sweep.axes, island_entries, [&sweep](const SweepRows::Visit& visit) {
     results::PlanPoint point;
     for (const SweepPoint& p : sweep.points) {
-      point.scenario = p.scenario;
+      point.scenario = sweep.scenario_of(p);
       point.estimate = p.estimate;
       point.index = p.index;
       point.labels = p.labels;
