@@ -23,6 +23,7 @@
 #include <thread>
 #include <vector>
 
+#include "results/files/hdf5_reader.hpp"
 #include "results/files/hdf5_writer.hpp"
 #include "results/markup.hpp"
 #include "results/report/nightly_index.hpp"
@@ -76,14 +77,14 @@ std::vector<std::string> hrefs(const std::string& html) {
 }
 
 // Starts the binary with `args` (after its path), stdout to /dev/null, stderr to `err` ("" = /dev/null).
-pid_t spawn_shardmeter(std::vector<std::string> args, const std::string& err = "") {
+pid_t spawn_shardmeter(std::vector<std::string> args, const std::string& err = "", const std::string& out = "/dev/null") {
   args.insert(args.begin(), SHARDMETER_BINARY);
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
   posix_spawn_file_actions_t files;
   posix_spawn_file_actions_init(&files);
-  posix_spawn_file_actions_addopen(&files, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&files, STDOUT_FILENO, out.c_str(), O_WRONLY, 0);
   posix_spawn_file_actions_addopen(&files, STDERR_FILENO, err.empty() ? "/dev/null" : err.c_str(),
                                    O_WRONLY | O_CREAT, 0600);
   pid_t pid = 0;
@@ -304,8 +305,10 @@ TEST_CASE("text from a file reaches the terminal without control characters", "[
 namespace {
 
 // Peak resident memory (bytes) and exit status of `shardmeter ARGS...`, from wait4 on the child.
-double peak_of(const std::vector<std::string>& args, int& status, const std::function<void()>& meanwhile = {}) {
-  const pid_t pid = spawn_shardmeter(args);
+// out: where its standard output goes.
+double peak_of(const std::vector<std::string>& args, int& status, const std::function<void()>& meanwhile = {},
+               const std::string& out = "/dev/null") {
+  const pid_t pid = spawn_shardmeter(args, "", out);
   REQUIRE(pid > 0);
   if (meanwhile) meanwhile();
   int raw = 0;
@@ -335,25 +338,25 @@ constexpr bool kUnderAsan = false;
 TEST_CASE("sweep: what must hold every point is refused up front with its size; the limit runs in under 1 GB",
           "[hardening][sweep]") {
   const std::string small = "'" SHARDMETER_TEST_DATA_DIR "/small.yaml'";
-  // Before: 4096 x 4096 points ended in `internal error: std::bad_alloc` (exit 1). The printed table, --json,
-  // --plot, --replan and an HDF5 file hold every point: refused before any work, saying what to do instead.
+  // Before: 4096 x 4096 points ended in `internal error: std::bad_alloc` (exit 1). --plot and --replan hold every
+  // point: refused before any work, saying why (the table, --json and a CSV or HDF5 file are streamed).
   const std::string huge = " --axis goodput.checkpoint_write_s=1:4096 --axis goodput.restart_s=1:4096";
-  auto r = run_shardmeter("sweep " + small + huge);
-  CHECK(r.status == 2);
-  CHECK_THAT(r.err, Catch::Contains("16777216 points (4096 x 4096)") && Catch::Contains("576.0 GiB") &&
-                        Catch::Contains("its printed table") && Catch::Contains("at most 20000 points") &&
-                        Catch::Contains("-o FILE.csv"));
   const ScratchDir dir;
   const std::string d = dir.path().string();
-  for (const std::string& extra : {std::string(" -o big.h5"), std::string(" -o big.csv --json"),
-                                   std::string(" -o big.csv --plot big.svg"), std::string(" -o big.csv --replan")}) {
+  auto r = run_shardmeter("sweep " + small + huge + " --plot big.svg", d);
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::Contains("16777216 points (4096 x 4096)") && Catch::Contains("80.0 GiB") &&
+                        Catch::Contains("for --plot") && Catch::Contains("at most 20000 points") &&
+                        Catch::Contains("cannot give --plot"));
+  for (const std::string& extra : {std::string(" --replan"), std::string(" -o big.csv --plot big.svg"),
+                                   std::string(" --json --replan"), std::string(" -o big.h5 --replan")}) {
     INFO(extra);
     r = run_shardmeter("sweep " + small + huge + extra, d);
     CHECK(r.status == 2);
     CHECK_THAT(r.err, Catch::Contains("16777216 points (4096 x 4096)") && Catch::Contains("at most 20000 points"));
   }
   CHECK(fs::is_empty(dir.path()));
-  // 1,000 x 1,000 without a file: refused before any work, in a child whose peak resident memory is measured.
+  // 1,000 x 1,000 with --plot: refused before any work, in a child whose peak resident memory is measured.
   const auto args = [](const std::string& axes) {
     std::vector<std::string> out = {"sweep", SHARDMETER_TEST_DATA_DIR "/small.yaml"};
     std::istringstream words(axes);
@@ -361,14 +364,20 @@ TEST_CASE("sweep: what must hold every point is refused up front with its size; 
     return out;
   };
   int status = -1;
-  const double refused = peak_of(args("--axis goodput.checkpoint_write_s=1:1000 --axis goodput.restart_s=1:1000"), status);
+  const double refused = peak_of(
+      args("--axis goodput.checkpoint_write_s=1:1000 --axis goodput.restart_s=1:1000 --plot " + d + "/p.svg"), status);
   CHECK(status == 2);
   CHECK(refused < 1e9);
   // The largest sweep held in memory (20,000 points = 100 x 200) runs, and stays under 1 GB too.
   const double at_limit = peak_of(args("--axis goodput.checkpoint_write_s=1:100 --axis goodput.restart_s=1:200"), status);
   CHECK(status == 0);
   CHECK(at_limit < 1e9);
-  WARN("peak resident: 1000 x 1000 refused " << refused / 1e6 << " MB; 100 x 200 swept " << at_limit / 1e6 << " MB");
+  // Past it, the table is streamed: printed row by row with the column widths of a first pass.
+  const double table = peak_of(args("--axis goodput.checkpoint_write_s=1:200 --axis goodput.restart_s=1:200"), status);
+  CHECK(status == 0);
+  CHECK(table < (kUnderAsan ? 1e9 : 100e6));
+  WARN("peak resident: 1000 x 1000 refused " << refused / 1e6 << " MB; 100 x 200 swept " << at_limit / 1e6
+                                             << " MB; 200 x 200 streamed table " << table / 1e6 << " MB");
 }
 
 TEST_CASE("sweep: 1,000 x 1,000 points stream to a CSV file in well under 1 GB", "[hardening][sweep][slow]") {
@@ -404,6 +413,132 @@ TEST_CASE("sweep: 1,000 x 1,000 points stream to a CSV file in well under 1 GB",
   CHECK(fs::exists(dir.path() / "big.units.csv"));
   WARN("1000 x 1000 sweep streamed: " << bytes / 1e9 << " GB of CSV, peak resident " << peak / 1e6 << " MB, "
                                       << seconds << " s");
+}
+
+TEST_CASE("sweep: 1,000 x 1,000 points stream to an HDF5 file in well under 1 GB", "[hardening][sweep][slow]") {
+  // /front is streamed through FrontWriter (WriterOptions::front_rows), /sweep through TableDatasetWriter
+  // (src/sweep/sweep_stream.hpp); the file (HDF5 needs a regular file, so no FIFO here) is read back with the
+  // project's reader and removed.
+  const ScratchDir dir;
+  const fs::path file = dir.path() / "big.h5";
+  int status = -1;
+  const auto start = std::chrono::steady_clock::now();
+  const double peak = peak_of({"sweep", SHARDMETER_TEST_DATA_DIR "/small.yaml", "--axis", "goodput.checkpoint_write_s=1:1000",
+                               "--axis", "goodput.restart_s=1:1000", "-o", file.string()},
+                              status);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  CHECK(status == 0);
+  CHECK(peak < 1e9);
+  CHECK(peak < (kUnderAsan ? 1e9 : 100e6));
+  REQUIRE(fs::exists(file));
+  const double bytes = static_cast<double>(fs::file_size(file));
+  std::uint64_t rows = 0;
+  std::string last_index;
+  results::in_process::for_each_front_row(file, [](const results::in_process::FrontHeader&) {}, [&](const results::Row& row) {
+    ++rows;
+    last_index = results::format_cell(row.at("index"));
+  });
+  CHECK(rows == 1'000'000);
+  CHECK(last_index == "999999");
+  CHECK(dir.files() == std::vector<std::string>{"big.h5"});   // no temporary file left
+  fs::remove(file);
+  WARN("1000 x 1000 sweep streamed: " << bytes / 1e9 << " GB of HDF5, peak resident " << peak / 1e6 << " MB, "
+                                      << seconds << " s");
+}
+
+TEST_CASE("sweep: 1,000 x 1,000 points stream --json in well under 1 GB", "[hardening][sweep][slow]") {
+  // --json prints the points as they are evaluated (src/sweep/sweep_stream.hpp), the document sweep_json holds in
+  // memory for a small sweep. Standard output is a FIFO read here, so that the gigabytes of JSON are counted, not
+  // stored.
+  const ScratchDir dir;
+  const fs::path fifo = dir.path() / "sweep.json";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  // Opened for reading first: posix_spawn waits for the child's exec, and the child's open of the FIFO for writing
+  // would wait for a reader.
+  const int fd = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  REQUIRE(fd >= 0);
+  std::uint64_t points = 0, bytes = 0;
+  std::string first, last;
+  int status = -1;
+  const auto start = std::chrono::steady_clock::now();
+  const double peak = peak_of(
+      {"sweep", SHARDMETER_TEST_DATA_DIR "/small.yaml", "--axis", "goodput.checkpoint_write_s=1:1000", "--axis",
+       "goodput.restart_s=1:1000", "--json"},
+      status,
+      [&] {
+        REQUIRE(::fcntl(fd, F_SETFL, 0) == 0);   // blocking reads from here on
+        std::vector<char> buffer(1 << 20);
+        static constexpr std::string_view kIndex = "\n      \"index\": ";   // a point's index member
+        std::string carry;
+        for (ssize_t n; (n = ::read(fd, buffer.data(), buffer.size())) > 0;) {
+          const std::string raw(buffer.data(), static_cast<std::size_t>(n));
+          const std::string chunk = carry + raw;   // an index member may straddle two reads
+          if (first.size() < 4096) first += raw.substr(0, 4096);
+          for (std::size_t at = chunk.find(kIndex); at != std::string::npos; at = chunk.find(kIndex, at + 1)) ++points;
+          carry = chunk.substr(chunk.size() - std::min(chunk.size(), kIndex.size() - 1));
+          last += raw;
+          if (last.size() > 4096) last.erase(0, last.size() - 4096);
+          bytes += static_cast<std::uint64_t>(n);
+        }
+        ::close(fd);
+      },
+      fifo.string());
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  CHECK(status == 0);
+  CHECK(points == 1'000'000);
+  CHECK_THAT(first, Catch::StartsWith("{\n  \"axes\": ["));
+  CHECK_THAT(last, Catch::Contains("\"status\": \"never\"") && Catch::EndsWith("\n  ]\n}\n"));   // the transitions come last
+  CHECK(peak < 1e9);
+  CHECK(peak < (kUnderAsan ? 1e9 : 100e6));
+  WARN("1000 x 1000 sweep --json streamed: " << bytes / 1e9 << " GB of JSON, peak resident " << peak / 1e6 << " MB, "
+                                             << seconds << " s");
+}
+
+TEST_CASE("a streamed sweep: a full disk, /dev/full, a closed pipe and Ctrl-C end it with nothing half-written",
+          "[hardening][sweep]") {
+  // 150 x 150 = 22,500 points: past the 20,000 a Sweep holds, so every output below is streamed
+  // (src/sweep/sweep_stream.hpp).
+  const ScratchDir dir;
+  const std::string d = dir.path().string();
+  const std::string sweep = binary() + " sweep '" SHARDMETER_TEST_DATA_DIR "/small.yaml' --axis goodput.checkpoint_write_s=1:150"
+                            " --axis goodput.restart_s=1:150";
+  // A full disk while /front streams (a file-size limit fails writes with EFBIG as a full tmpfs fails them with
+  // ENOSPC): a located message, status 2, the previous file kept, no temporary file, no libhdf5 dump.
+  std::ofstream(dir / "big.h5") << "the previous result";
+  ShellResult r = run_shell("trap '' XFSZ && ulimit -f 64 && " + sweep + " -o big.h5 > /dev/null", d);
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::StartsWith("shardmeter sweep: cannot write big.h5: ") && Catch::Contains("File too large"));
+  CHECK_THAT(r.err, !Catch::Contains("H5"));
+  CHECK(read_text(dir / "big.h5") == "the previous result");
+  CHECK(dir.files() == std::vector<std::string>{"big.h5"});
+  // The table and --json into a full device, and into a pipe whose reader has gone: status 2, the reason.
+  for (const std::string& json : {std::string(""), std::string(" --json")}) {
+    INFO("sweep" << json);
+    r = run_shell(sweep + json + " > /dev/full", d);
+    CHECK(r.status == 2);
+    CHECK_THAT(r.err, Catch::Contains("shardmeter: standard output: write failed: No space left on device"));
+    fs::remove(dir / "status");
+    r = run_shell("{ " + sweep + json + "; echo $? > status; } | { exec 0<&-; sleep 1; }", d);
+    CHECK(read_text(dir / "status") == "2\n");
+    CHECK_THAT(r.err, Catch::Contains("standard output: write failed: Broken pipe"));
+    fs::remove(dir / "status");
+  }
+  CHECK(dir.files() == std::vector<std::string>{"big.h5"});
+  // Ctrl-C while the HDF5 file streams: its temporary files are removed, the previous file kept.
+  const pid_t pid = spawn_shardmeter({"sweep", SHARDMETER_TEST_DATA_DIR "/small.yaml", "--axis",
+                                      "goodput.checkpoint_write_s=1:1000", "--axis", "goodput.restart_s=1:1000", "-o",
+                                      (dir / "big.h5").string()});
+  REQUIRE(pid > 0);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (dir.files().size() < 2 && std::chrono::steady_clock::now() < deadline)   // the temporary file exists
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  CHECK(dir.files().size() >= 2);
+  ::kill(pid, SIGINT);
+  int raw = 0;
+  REQUIRE(::waitpid(pid, &raw, 0) == pid);
+  CHECK(((WIFSIGNALED(raw) && WTERMSIG(raw) == SIGINT) || (WIFEXITED(raw) && WEXITSTATUS(raw) == 130)));
+  CHECK(dir.files() == std::vector<std::string>{"big.h5"});
+  CHECK(read_text(dir / "big.h5") == "the previous result");
 }
 
 TEST_CASE("annealing memory does not grow with the budget: 5 M and 20 M evaluations within 25 MB",

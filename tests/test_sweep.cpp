@@ -66,7 +66,7 @@ TEST_CASE("a 1-axis sweep expands a range into one point per value, in order, ea
   for (const SweepPoint& p : s.points) {
     INFO(p.labels[0]);
     const LoadedScenario direct = small({parse_override("cluster.islands.0.gpus=" + p.labels[0])});
-    CHECK(search::same_bytes(p.scenario, direct.scenario));
+    CHECK(search::same_bytes(s.scenario_of(p), direct.scenario));
     CHECK(p.estimate.step_time_s == model::evaluate(direct.scenario).step_time_s);
     CHECK(p.series == 0);
   }
@@ -85,8 +85,8 @@ TEST_CASE("a 2-axis sweep has n0 x n1 points, first axis outermost, and analyses
   for (std::size_t i = 0; i < 6; ++i) {
     CHECK(s.points[i].labels == expected[i]);
     CHECK(s.points[i].series == static_cast<int>(i / 2));
-    CHECK(s.points[i].scenario.plan.tp == std::stoi(expected[i][0]));
-    CHECK(s.points[i].scenario.cluster.islands[0].gpus == std::stoi(expected[i][1]));
+    CHECK(s.scenario_of(s.points[i]).plan.tp == std::stoi(expected[i][0]));
+    CHECK(s.scenario_of(s.points[i]).cluster.islands[0].gpus == std::stoi(expected[i][1]));
   }
   // The island axis is the last one: one knee series and one transition series per value of plan.tp.
   CHECK(s.knee_axis == 1);
@@ -256,8 +256,9 @@ TEST_CASE("issue 11: --replan re-plans every point with the search: space; the f
     INFO(p.labels[0]);
     REQUIRE_FALSE(p.no_plan);
     // The swept size is kept, and the re-planned point is at least as cheap as the fixed layout's.
-    CHECK(p.scenario.cluster.islands[0].gpus == std::stoi(p.labels[0]));
-    CHECK(p.scenario.cluster.islands[0].count == base.scenario.cluster.islands[0].count);
+    REQUIRE(p.replanned);   // the best plan, kept with the point
+    CHECK(replanned.scenario_of(p).cluster.islands[0].gpus == std::stoi(p.labels[0]));
+    CHECK(replanned.scenario_of(p).cluster.islands[0].count == base.scenario.cluster.islands[0].count);
     if (fixed.points[i].estimate.feasible) CHECK(p.estimate.total_cost_usd <= fixed.points[i].estimate.total_cost_usd);
   }
 }

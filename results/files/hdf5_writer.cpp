@@ -96,6 +96,9 @@ struct FrontWriter::Impl {
   h5io::RowType type;
   h5io::Owned<H5::H5File> file;
   h5io::Owned<H5::DataSet> all;
+  h5io::Owned<H5::DataSet> front;  // begin_front(): /front, written by append_front()
+  std::uint64_t front_size = 0;    // its rows
+  std::uint64_t front_rows = 0;    // rows of /front written so far
   std::vector<std::byte> buffer;   // packed /all rows not yet written
   std::size_t buffered = 0;
   std::size_t chunk_rows = 1;
@@ -187,13 +190,21 @@ struct FrontWriter::Impl {
     }
   }
 
-  void write_front(const RunInfo& info, std::span<const PlanPoint> front) {
+  void write_front(const RunInfo& info, std::span<const PlanPoint> given) {
     if (info.axes != layout.axes())
       throw OutputError(out(), fmt::format("the run has {} axes, the file layout {}", info.axes.size(), layout.axes().size()));
     if (all) flush();
-    std::vector<std::byte> rows(std::max<std::size_t>(front.size(), 1) * type.row_bytes);
-    for (std::size_t i = 0; i < front.size(); ++i) h5io::pack(layout, type, front[i], rows.data() + i * type.row_bytes);
-    const hsize_t count = front.size();
+    if (front) {   // streamed by append_front()
+      if (!given.empty() || front_rows != front_size)
+        throw OutputError(out(), fmt::format("/front has {} of its {} rows", front_rows, front_size));
+      h5io::write_attribute(*front, n::kUnits, units_of(layout));
+      front.close();
+      write_run_info(*file, info);
+      return;
+    }
+    std::vector<std::byte> rows(std::max<std::size_t>(given.size(), 1) * type.row_bytes);
+    for (std::size_t i = 0; i < given.size(); ++i) h5io::pack(layout, type, given[i], rows.data() + i * type.row_bytes);
+    const hsize_t count = given.size();
     h5io::Owned<H5::DataSet> dataset;
     dataset.emplace(file->createDataSet(std::string(n::kFront), type.file, H5::DataSpace(1, &count)));
     if (count > 0) dataset->write(rows.data(), type.memory);
@@ -204,6 +215,7 @@ struct FrontWriter::Impl {
 
   // Closes /all, then the file (each at most once: h5io::Owned).
   void close() {
+    front.close();
     all.close();
     file.close();
   }
@@ -299,6 +311,32 @@ void FrontWriter::append_packed(std::span<const std::byte> rows) {
     w.append(rows.size() / w.type.row_bytes, [&](std::size_t begin, std::size_t end, std::byte* dst) {
       std::memcpy(dst, rows.data() + begin * w.type.row_bytes, (end - begin) * w.type.row_bytes);
     }, /*parallel=*/false);
+  });
+}
+
+void FrontWriter::begin_front(std::uint64_t rows) {
+  Impl& w = *impl_;
+  w.guarded([&] {
+    if (w.front) throw OutputError(w.out(), "/front was already begun");
+    const hsize_t count = rows;   // contiguous, as write_front() creates it
+    w.front.emplace(w.file->createDataSet(std::string(n::kFront), w.type.file, H5::DataSpace(1, &count)));
+    w.front_size = rows;
+  });
+}
+
+void FrontWriter::append_front(std::span<const std::byte> rows) {
+  Impl& w = *impl_;
+  w.guarded([&] {
+    if (!w.front) throw OutputError(w.out(), "append_front() needs begin_front()");
+    const hsize_t count = rows.size() / w.type.row_bytes, first = w.front_rows;
+    if (rows.size() % w.type.row_bytes != 0 || first + count > w.front_size)
+      throw OutputError(w.out(), fmt::format("{} bytes are not whole rows of {} within /front's {} rows", rows.size(),
+                                             w.type.row_bytes, w.front_size));
+    if (count == 0) return;
+    H5::DataSpace space = w.front->getSpace();
+    space.selectHyperslab(H5S_SELECT_SET, &count, &first);
+    w.front->write(rows.data(), w.type.memory, H5::DataSpace(1, &count), space);
+    w.front_rows += count;
   });
 }
 

@@ -52,6 +52,12 @@ public:
   void pack_row(const RowView& row, std::byte* dst) const;
   void append_packed(std::span<const std::byte> rows);
   std::uint64_t all_rows() const;   // rows appended so far
+  // Streams /front instead of taking it whole at finish() (a sweep too large to hold, src/sweep/sweep_stream.hpp):
+  // begin_front creates /front with `rows` rows, as finish() would create it for that many points; append_front
+  // writes its next rows, packed with pack_row (a multiple of row_bytes() bytes). finish() then takes an empty
+  // front and checks that every row was written.
+  void begin_front(std::uint64_t rows);
+  void append_front(std::span<const std::byte> rows);
 
   // Writes the remaining /all rows, /front (in the given order: sorted by cost ascending), the root attributes,
   // closes the file and renames it over the target. info.axes must equal the layout's axes.

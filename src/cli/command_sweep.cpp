@@ -74,30 +74,37 @@ int run_sweep(const std::vector<std::string>& args, std::ostream& out) {
     }
   }
 
-  // A sweep larger than a Sweep holds (kMaxSweepPoints) is streamed to its CSV file (src/sweep/sweep_stream.hpp);
-  // what needs every point at once is refused before any work, with the size it would need.
+  // A sweep larger than a Sweep holds (kMaxSweepPoints) is streamed (src/sweep/sweep_stream.hpp): its file, its
+  // table and --json are written point by point and print what a held sweep prints. --plot and --replan, which need
+  // every point at once, are refused before any work, with the size they would need.
   const bool streamed = sweep_point_count(axes) > kMaxSweepPoints;
   if (streamed) {
     if (line.flag("replan")) check_held_sweep_size(axes, "--replan");
-    if (line.json()) check_held_sweep_size(axes, "--json");
     if (!plot.empty()) check_held_sweep_size(axes, "--plot");
-    if (output.empty()) check_held_sweep_size(axes, "its printed table (give -o FILE.csv: the rows go to the file)");
-    if (sweep_format(output) == SweepFormat::hdf5)
-      check_held_sweep_size(axes, "an HDF5 file (its /front and /sweep are written whole; use a .csv file)");
   }
-
   const auto start = std::chrono::steady_clock::now();
   const Catalog catalog = load_command_catalog(line);
   const LoadedScenario loaded = load_scenario_with_search(path, overrides, catalog);
   if (streamed) {
     const search::Space space = sweep_space(loaded, catalog, axes);
-    const StreamedSweep sweep = analyse_streamed_sweep(space, loaded.name, axes);
+    const StreamedSweep sweep = analyse_streamed_sweep(space, loaded.name, axes, !line.json());
     try {
-      write_streamed_sweep_csv(sweep, space, output);
+      if (!output.empty() && sweep_format(output) == SweepFormat::hdf5) {
+        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        write_streamed_sweep_hdf5(sweep, space, output,
+                                  SweepProvenance{loaded.doc.text, override_texts, utc_now_iso8601(), elapsed});
+      } else if (!output.empty()) {
+        write_streamed_sweep_csv(sweep, space, output);
+      }
     } catch (const results::ResultsError& e) {
       throw UsageError(std::string("shardmeter sweep: ") + e.what());
     }
-    out << format_streamed_sweep(sweep, output) << "\nWrote " << output << "\n";
+    if (line.json()) {
+      write_streamed_sweep_json(sweep, space, out);
+    } else {
+      write_streamed_sweep_table(sweep, space, out);
+      if (out && !output.empty()) out << "\nWrote " << output << "\n";
+    }
     return 0;
   }
   const Sweep sweep = run_sweep(loaded, catalog, axes, line.flag("replan"));
@@ -118,7 +125,7 @@ int run_sweep(const std::vector<std::string>& args, std::ostream& out) {
     }
   }
   if (line.json())
-    out << sweep_json(sweep);
+    write_sweep_json(sweep, out);
   else
     out << format_sweep_table(sweep) << (output.empty() ? "" : "\nWrote " + output + "\n")
         << (plot.empty() ? "" : "Wrote " + plot + "\n");

@@ -176,11 +176,11 @@ void check_held_sweep_size(const std::vector<AxisSpec>& axes, const std::string&
   if (points <= kMaxSweepPoints) return;
   throw InputError(fmt::format(
       "shardmeter sweep: {} points ({}) would hold about {:.1f} GiB in memory ({} KiB per point) for {}; a sweep "
-      "held in memory has at most {} points (about {:.1f} GiB): write it with -o FILE.csv alone, which streams every "
-      "point to the file, or sweep a coarser range (A:B:xK)",
+      "held in memory has at most {} points (about {:.1f} GiB); a larger sweep streams its table, --json and -o "
+      "FILE.csv/.h5 but cannot give {}: sweep a coarser range (A:B:xK)",
       points, sweep_shape(axes), static_cast<double>(points) * kSweepBytesPerPoint / (1 << 30),
       kSweepBytesPerPoint / 1024, needed_by, kMaxSweepPoints,
-      static_cast<double>(kMaxSweepPoints) * kSweepBytesPerPoint / (1 << 30)));
+      static_cast<double>(kMaxSweepPoints) * kSweepBytesPerPoint / (1 << 30), needed_by));
 }
 
 search::Space sweep_space(const LoadedScenario& base, const Catalog& catalog, const std::vector<AxisSpec>& axes) {
@@ -207,7 +207,7 @@ Sweep run_sweep(const LoadedScenario& base, const Catalog& catalog, const std::v
                 bool replan) {
   check_axis_count(axes);
 
-  check_held_sweep_size(axes, "its table, --json, --plot or --replan");
+  check_held_sweep_size(axes, "a held sweep (--plot or --replan)");
 
   Sweep sweep;
   sweep.scenario_name = base.name;
@@ -219,8 +219,8 @@ Sweep run_sweep(const LoadedScenario& base, const Catalog& catalog, const std::v
     sweep.replan_objective = std::string(section.objectives.front().name());
   }
   sweep.axes = axes;
-  std::optional<search::Space> space;
-  space.emplace(sweep_space(base, catalog, axes));
+  sweep.space = std::make_shared<const search::Space>(sweep_space(base, catalog, axes));
+  const search::Space* space = sweep.space.get();
 
   const std::size_t n0 = axes[0].values.size();
   const std::size_t n1 = axes.size() == 2 ? axes[1].values.size() : 1;
@@ -230,15 +230,14 @@ Sweep run_sweep(const LoadedScenario& base, const Catalog& catalog, const std::v
       SweepPoint p;
       p.values = axes.size() == 2 ? std::vector<std::uint32_t>{a, b} : std::vector<std::uint32_t>{a};
       p.index = space->index_of(p.values);
-      p.scenario = space->scenario(p.index);
-      p.estimate = model::evaluate(p.scenario);
+      p.estimate = model::evaluate(space->scenario(p.index));
       if (replan) {
         std::vector<Override> at;
         for (std::size_t k = 0; k < axes.size(); ++k)
           at.push_back(parse_override(axes[k].key + "=" + axes[k].values[p.values[k]]));
         const BestPlan best = best_plan_at(base, catalog, axes, at);
         if (best.found) {
-          p.scenario = best.scenario;
+          p.replanned = std::make_shared<const model::Scenario>(best.scenario);
           p.estimate = best.estimate;
         } else {
           p.no_plan = true;

@@ -4,6 +4,7 @@
 // series of the sweep. `shardmeter sweep` prints it (src/sweep/sweep_report.hpp) and writes it (src/sweep/sweep_output.hpp).
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -19,19 +20,21 @@ namespace shardmeter::cli {
 
 inline constexpr int kMaxSweepAxes = 2;
 inline constexpr double kTransitionLevel = 0.5;   // exposed-communication share of the step
-// A Sweep (below) holds every point (its scenario, estimate, labels) for the printed table, --json, --plot and
-// --replan, so its memory grows with its size: about kSweepBytesPerPoint each (measured, docs/hardening.md "Bounded
-// memory"). It holds at most kMaxSweepPoints; a larger sweep is streamed to a CSV file instead
-// (src/sweep/sweep_stream.hpp), and the outputs that need every point are refused before any work, with the size
-// they would need (issue 33).
+// A Sweep (below) holds every point (its estimate, labels, marks), so its memory grows with its size: about
+// kSweepBytesPerPoint each with its outputs (measured, docs/hardening.md "Bounded memory"). It holds at most
+// kMaxSweepPoints; a larger sweep is streamed instead (src/sweep/sweep_stream.hpp: its CSV or HDF5 file, its table or
+// --json), and --plot and --replan, which need every point at once, are refused before any work, with the size they
+// would need (issue 33).
 inline constexpr std::size_t kMaxSweepPoints = 20000;
-inline constexpr std::size_t kSweepBytesPerPoint = 36 * 1024;
+inline constexpr std::size_t kSweepBytesPerPoint = 5 * 1024;
 
 struct SweepPoint {
   std::uint64_t index = 0;                 // mixed-radix index in the search space (as in search result files)
   std::vector<std::uint32_t> values;       // value index per axis, in axis order
   std::vector<std::string> labels;         // label per axis ("512", "h100-sxm")
-  model::Scenario scenario;
+  // The point's scenario is Sweep::scenario_of(point): the plan space's scenario at `index`, rebuilt when a writer
+  // needs it (a held point keeps no 4 KiB copy), or with --replan the best plan found, kept here.
+  std::shared_ptr<const model::Scenario> replanned;
   model::Estimate estimate;
   int series = 0;                          // which transition series (row of the first axis) the point belongs to
   bool knee = false;                       // the knee of its knee series
@@ -67,6 +70,11 @@ struct Sweep {
   std::vector<TransitionSeries> transitions;  // along the last axis, one per value of the first (2 axes)
   bool replanned = false;                  // --replan: each point is the best plan of the scenario's search: space
   std::string replan_objective;            // the objective the best plan was chosen by (the search's first)
+  std::shared_ptr<const search::Space> space;   // the plan space of the swept axes (sweep_space)
+
+  model::Scenario scenario_of(const SweepPoint& point) const {
+    return point.replanned ? *point.replanned : space->scenario(point.index);
+  }
 };
 
 // True for cluster.islands.N.gpus, cluster.islands.N.nodes and cluster.islands.N.count.
@@ -82,7 +90,7 @@ int sweep_knee_axis(const std::vector<AxisSpec>& axes);
 std::string series_fixed(const std::vector<AxisSpec>& axes, int series_axis, std::size_t value);
 
 // Throws InputError, with the size it would need, when a sweep over `axes` has more than kMaxSweepPoints points and
-// so cannot be held in memory for `needed_by` ("--json", "its table, ...").
+// so cannot be held in memory for `needed_by` ("--plot", "--replan").
 void check_held_sweep_size(const std::vector<AxisSpec>& axes, const std::string& needed_by);
 
 // The plan space of a sweep: one search axis per sweep axis, first axis outermost. Throws InputError for no axes,

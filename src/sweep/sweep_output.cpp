@@ -14,6 +14,7 @@
 #include "results/files/row_layout.hpp"
 #include "results/files/table_hdf5.hpp"
 #include "src/scenario/version.hpp"
+#include "src/sweep/sweep_stream.hpp"
 
 namespace shardmeter::cli {
 
@@ -28,7 +29,8 @@ std::vector<std::string> axis_keys(const Sweep& sweep) {
 std::vector<results::PlanPoint> plan_points(const Sweep& sweep) {
   std::vector<results::PlanPoint> points;
   points.reserve(sweep.points.size());
-  for (const SweepPoint& p : sweep.points) points.push_back(results::PlanPoint{p.scenario, p.estimate, p.index, p.labels});
+  for (const SweepPoint& p : sweep.points)
+    points.push_back(results::PlanPoint{sweep.scenario_of(p), p.estimate, p.index, p.labels});
   return points;
 }
 
@@ -89,51 +91,63 @@ results::Table sweep_table(const Sweep& sweep) {
 
 std::vector<std::string> sweep_units(const Sweep& sweep) { return sweep_table(sweep).units; }
 
-void write_sweep(const Sweep& sweep, const std::string& path, const SweepProvenance& provenance) {
-  const SweepFormat format = sweep_format(path);
-  if (format == SweepFormat::csv) {
-    results::write_csv(path, sweep_table(sweep));
-    return;
-  }
+results::RunInfo sweep_run_info(const std::string& scenario_name, const std::vector<AxisSpec>& axes, std::uint64_t points,
+                                std::uint64_t feasible, const std::map<std::string, std::uint64_t>& rejected,
+                                const SweepProvenance& provenance) {
   results::RunInfo info;
   info.scenario_text = provenance.scenario_text;
-  info.scenario_name = sweep.scenario_name;
+  info.scenario_name = scenario_name;
   info.version = version();
   info.method = "sweep";
   info.threads = 1;
-  info.space_size = sweep.points.size();
-  info.visited = sweep.points.size();
-  info.estimated = sweep.points.size();   // the sweep estimates every point
-  for (const SweepPoint& p : sweep.points) {
-    if (p.estimate.feasible) ++info.feasible;
-    else ++info.rejected[std::string(model::enum_name(p.estimate.reject_reason))];
-  }
+  info.space_size = points;
+  info.visited = points;
+  info.estimated = points;   // the sweep estimates every point
+  info.feasible = feasible;
+  info.rejected = rejected;
   info.elapsed_s = provenance.elapsed_s;
-  info.axes = axis_keys(sweep);
+  for (const AxisSpec& a : axes) info.axes.push_back(a.key);
   info.created = provenance.created;
+  return info;
+}
 
+results::TableAttributes sweep_root_attributes(const std::vector<AxisSpec>& axes, int knee_axis,
+                                               const std::string& replanned_for, const std::vector<SeriesLine>& knees,
+                                               const std::vector<SeriesLine>& transitions,
+                                               const SweepProvenance& provenance) {
   results::TableAttributes root;
-  root.text.emplace_back("sweep_knee_axis",
-                         sweep.knee_axis >= 0 ? sweep.axes[static_cast<std::size_t>(sweep.knee_axis)].key : "");
-  root.text.emplace_back("sweep_transition_axis", sweep.axes.back().key);
-  root.text.emplace_back("sweep_layout", sweep.replanned ? "replanned for " + sweep.replan_objective : "fixed");
-  std::vector<std::string> knees, transitions;
-  for (const KneeSeries& k : sweep.knees) knees.push_back((k.series.fixed.empty() ? "" : "[" + k.series.fixed + "] ") + describe_knee(sweep, k));
-  for (const TransitionSeries& t : sweep.transitions)
-    transitions.push_back((t.series.fixed.empty() ? "" : "[" + t.series.fixed + "] ") + describe_transition(sweep, t));
-  root.lists.emplace_back("sweep_knee", knees);
-  root.lists.emplace_back("sweep_transition", transitions);
+  root.text.emplace_back("sweep_knee_axis", knee_axis >= 0 ? axes[static_cast<std::size_t>(knee_axis)].key : "");
+  root.text.emplace_back("sweep_transition_axis", axes.back().key);
+  root.text.emplace_back("sweep_layout", !replanned_for.empty() ? "replanned for " + replanned_for : "fixed");
+  const auto lines = [](const std::vector<SeriesLine>& series) {
+    std::vector<std::string> out;
+    for (const SeriesLine& s : series) out.push_back((s.fixed.empty() ? "" : "[" + s.fixed + "] ") + s.text);
+    return out;
+  };
+  root.lists.emplace_back("sweep_knee", lines(knees));
+  root.lists.emplace_back("sweep_transition", lines(transitions));
   root.lists.emplace_back("sweep_overrides", provenance.overrides);
+  return root;
+}
 
-  // The front writer renames its own temporary file onto ours; /sweep is added to ours; ours is renamed last.
-  results::AtomicFile out(path, results::AtomicFile::Target::regular);
-  try {
-    results::write_front(out.temp(), info, plan_points(sweep));
-    results::add_table_dataset(out.temp(), "sweep", sweep_table(sweep), sweep_units(sweep), root);
-  } catch (const results::ResultsError& e) {
-    throw results::OutputError(path, e.what());  // name the target, not the temporary file
+void write_sweep(const Sweep& sweep, const std::string& path, const SweepProvenance& provenance) {
+  const SweepFormat format = sweep_format(path);
+  // Through the streamed sweep's writers (src/sweep/sweep_stream.hpp), a row at a time from the held points.
+  SweepRows rows = held_rows(sweep);
+  if (format == SweepFormat::csv) {
+    write_sweep_csv(rows, path);
+    return;
   }
-  out.commit();
+  std::uint64_t feasible = 0;
+  std::map<std::string, std::uint64_t> rejected;
+  for (const SweepPoint& p : sweep.points) {
+    if (p.estimate.feasible) ++feasible;
+    else ++rejected[std::string(model::enum_name(p.estimate.reject_reason))];
+  }
+  write_sweep_hdf5(rows, path, sweep.points.size(),
+                   sweep_run_info(sweep.scenario_name, sweep.axes, sweep.points.size(), feasible, rejected, provenance),
+                   sweep_root_attributes(sweep.axes, sweep.knee_axis, sweep.replanned ? sweep.replan_objective : "",
+                                         knee_lines(sweep), transition_lines(sweep), provenance));
 }
 
 }  // namespace shardmeter::cli

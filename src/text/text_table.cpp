@@ -15,23 +15,27 @@ std::string render_table(const std::vector<TextColumn>& columns, std::span<const
     width.push_back(w);
     rows = std::max(rows, c.cells.size());
   }
-  const auto line = [&](auto cell_of) {
-    std::string text;
-    for (std::size_t c = 0; c < columns.size(); ++c) {
-      const std::string& cell = cell_of(c);
-      if (c > 0) text += "  ";
-      text += columns[c].align == Align::right ? fmt::format("{:>{}}", cell, width[c]) : fmt::format("{:<{}}", cell, width[c]);
-    }
-    while (!text.empty() && text.back() == ' ') text.pop_back();
-    return text + "\n";
-  };
-  const std::string empty;
-  std::string out = line([&](std::size_t c) -> const std::string& { return columns[c].header; });
+  std::vector<std::string> cells;
+  for (const TextColumn& c : columns) cells.push_back(c.header);
+  std::string out = render_table_line(columns, width, cells);
   for (std::size_t r = 0; r < rows; ++r) {
     if (std::find(blank_before.begin(), blank_before.end(), r) != blank_before.end()) out += "\n";
-    out += line([&](std::size_t c) -> const std::string& { return r < columns[c].cells.size() ? columns[c].cells[r] : empty; });
+    for (std::size_t c = 0; c < columns.size(); ++c) cells[c] = r < columns[c].cells.size() ? columns[c].cells[r] : "";
+    out += render_table_line(columns, width, cells);
   }
   return out;
+}
+
+std::string render_table_line(const std::vector<TextColumn>& columns, std::span<const std::size_t> width,
+                              std::span<const std::string> cells) {
+  std::string text;
+  for (std::size_t c = 0; c < columns.size(); ++c) {
+    const std::string& cell = cells[c];
+    if (c > 0) text += "  ";
+    text += columns[c].align == Align::right ? fmt::format("{:>{}}", cell, width[c]) : fmt::format("{:<{}}", cell, width[c]);
+  }
+  while (!text.empty() && text.back() == ' ') text.pop_back();
+  return text + "\n";
 }
 
 }  // namespace shardmeter::cli

@@ -19,5 +19,9 @@ struct TextColumn {
 
 // `blank_before`: rows preceded by an empty line (e.g. where a sweep's series changes).
 std::string render_table(const std::vector<TextColumn>& columns, std::span<const std::size_t> blank_before = {});
+// One line of such a table, for a table printed as its rows come (a streamed sweep): `cells` (one per column) in
+// columns of `width` (each column's widest cell, header included, found beforehand), aligned as `columns` say.
+std::string render_table_line(const std::vector<TextColumn>& columns, std::span<const std::size_t> width,
+                              std::span<const std::string> cells);
 
 }  // namespace shardmeter::cli
