@@ -115,7 +115,7 @@ TEST_CASE("MXFP8 needs a Blackwell GPU and a TE stack: located rejections") {
 
 TEST_CASE("Logit bytes per element: 16-bit logits plus the loss's fp32 copy, or its 16-bit tensor on torch_fsdp1") {
   CHECK(logit_bytes_per_element(Stack::megatron_te) == 6.0);
-  CHECK(logit_bytes_per_element(Stack::torch_fsdp2) == 6.0);
+  CHECK(logit_bytes_per_element(Stack::torch_fsdp2) == 12.0);  // §7.7.1: three fp32 tensors at backward's start
   CHECK(logit_bytes_per_element(Stack::deepspeed) == 6.0);
   CHECK(logit_bytes_per_element(Stack::torch_fsdp1) == 4.0);
   // Llama-3-8B, one 8192-token sequence, TP 1: 8192 x 128,256 = 1,050,673,152 logits: 6,304,038,912 B on
@@ -124,4 +124,11 @@ TEST_CASE("Logit bytes per element: 16-bit logits plus the loss's fp32 copy, or 
   CHECK(stage_memory_terms(s).logits_bytes == Approx(6304038912.0));
   s.plan.stack = Stack::torch_fsdp1;
   CHECK(stage_memory_terms(s).logits_bytes == Approx(4202692608.0));
+  // torch_fsdp2 (torchtitan's eager fp32 cross entropy, §7.7.1): the saved fp32 log-softmax, nll_loss's fp32
+  // gradient and log-softmax's fp32 input gradient, 3 x 4 B: 1,050,673,152 x 12 = 12,608,077,824 B; with TP 8
+  // (loss_parallel, vocabulary split) an eighth, 1,576,009,728 B.
+  s.plan.stack = Stack::torch_fsdp2;
+  CHECK(stage_memory_terms(s).logits_bytes == Approx(12608077824.0));
+  s.plan.tp = 8;
+  CHECK(stage_memory_terms(s).logits_bytes == Approx(1576009728.0));
 }

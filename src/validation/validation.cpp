@@ -101,8 +101,11 @@ ScenarioDocument row_document(const CsvRow& row, const std::string& path) {
     const std::size_t dot = item.find('.');
     if (eq == std::string_view::npos || dot == std::string_view::npos || dot > eq)
       throw ScenarioError({path, row.line, 0}, "extra_keys", std::string(item), "is not section.key=value");
-    root[std::string(item.substr(0, dot))][std::string(item.substr(dot + 1, eq - dot - 1))] =
-        YAML::Load(std::string(item.substr(eq + 1)));
+    const std::string section(item.substr(0, dot));
+    const std::string key(item.substr(dot + 1, eq - dot - 1));
+    // `island.KEY` sets a key of the row's one island (e.g. an island override of a GPU field, hbm_gib).
+    YAML::Node target = section == "island" ? root["cluster"]["islands"][0] : root[section];
+    target[key] = YAML::Load(std::string(item.substr(eq + 1)));
   }
   root["goodput"]["enabled"] = false;  // published figures are per-step throughput, not wall-clock
   ScenarioDocument doc;
