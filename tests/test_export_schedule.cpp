@@ -237,7 +237,8 @@ TEST_CASE("host-memory offload round-trips: each format that writes it reads it 
   Sets ds3 = ds;
   ds3.push_back({"plan.sharding", "fsdp"});
   const std::vector<Case> cases = {
-      {results::ExportFormat::megatron, {{"plan.pp", "1"}, {"plan.recompute", "none"}}, {{"plan.activation_offload_layers", "20"}}},
+      {results::ExportFormat::megatron, {{"plan.pp", "1"}, {"plan.recompute", "none"}},
+       {{"plan.activation_offload_layers", "20"}}},
       {results::ExportFormat::megatron, {}, {{"plan.optimizer_offload_fraction", "0.5"}}},
       {results::ExportFormat::megatron, {{"plan.pp", "1"}, {"plan.recompute", "none"}},
        {{"plan.activation_offload_layers", "1"}, {"plan.optimizer_offload_fraction", "1"}}},

@@ -78,12 +78,15 @@ void read_offload(const Reader& r, long long stage, const Set& set) {
     if (r.has(o + ".device") && !r.find(o + ".device")->is_string()) r.fail(o + ".device", "is not a string");
     const std::string device = r.has(o + ".device") ? r.find(o + ".device")->get<std::string>() : "none";
     if (device == "cpu") {
-      if (stage == 0) r.fail(o + ".device", "offloads the optimizer without ZeRO (stage 0): DeepSpeed offloads stages 1-3");
+      if (stage == 0)
+        r.fail(o + ".device", "offloads the optimizer without ZeRO (stage 0): DeepSpeed offloads stages 1-3");
       if (r.has(o + ".pin_memory") && !r.boolean(o + ".pin_memory"))
-        r.fail(o + ".pin_memory", "is false: ShardMeter costs the copies over pinned host buffers at the host link's rate");
+        r.fail(o + ".pin_memory", "is false: ShardMeter costs the copies over pinned host buffers at the host "
+                                  "link's rate");
       fraction = r.has(o + ".ratio") ? r.number(o + ".ratio") : 1.0;
       if (fraction > 1) r.fail(o + ".ratio", "is above 1");
-      if (fraction < 1 && stage != 3) r.fail(o + ".ratio", "offloads part of the optimizer, which DeepSpeed does in ZeRO-3 only");
+      if (fraction < 1 && stage != 3)
+        r.fail(o + ".ratio", "offloads part of the optimizer, which DeepSpeed does in ZeRO-3 only");
     } else if (device == "nvme") {
       r.fail(o + ".device", "offloads the optimizer to NVMe (ZeRO-Infinity), which ShardMeter does not cost");
     } else if (device != "none") {
@@ -95,7 +98,8 @@ void read_offload(const Reader& r, long long stage, const Set& set) {
     if (!r.find(po)->is_object()) r.fail(po, "is not an object");
     const json* device = r.find(po + ".device");
     if (device != nullptr && !(device->is_string() && device->get<std::string>() == "none"))
-      r.fail(po + ".device", "offloads parameters to host memory or NVMe (ZeRO-Infinity), which ShardMeter does not cost");
+      r.fail(po + ".device", "offloads parameters to host memory or NVMe (ZeRO-Infinity), which ShardMeter does not "
+                             "cost");
   }
   set("plan.optimizer_offload_fraction", fmt::format("{}", fraction),
       r.has(o + ".ratio") ? o + ".ratio" : r.has(o) ? o + ".device" : o);
@@ -191,8 +195,8 @@ ImportedScenario import_deepspeed(const std::string& path) {
   if (r.has("zero_optimization")) {
     for (const auto& [key, value] : r.find("zero_optimization")->items()) {
       const std::string p = "zero_optimization." + key;
-      if (key != "stage" && key != "offload_optimizer" && key != "offload_param" && key != "overlap_comm" && key != "mics_shard_size" && key != "mics_hierarchical_params_gather" &&
-          kZeroLeftOut.count(key) == 0)
+      if (key != "stage" && key != "overlap_comm" && key != "mics_shard_size" && key != "mics_hierarchical_params_gather" &&
+          key != "offload_optimizer" && key != "offload_param" && kZeroLeftOut.count(key) == 0)
         r.fail(p, "is not a zero_optimization key the import reads");
     }
     if (r.has("zero_optimization.stage")) stage = r.integer("zero_optimization.stage");
