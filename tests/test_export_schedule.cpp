@@ -14,12 +14,14 @@
 #include <nlohmann/json.hpp>
 
 #include "model/job/evaluate.hpp"
+#include "model/spec/enum_names.hpp"
 #include "results/export/deployment.hpp"
 #include "results/front/row_decoder.hpp"
 #include "results/export/export_formats.hpp"
 #include "results/files/row_layout.hpp"
 #include "src/import/deepspeed_config.hpp"
 #include "src/import/megatron_args.hpp"
+#include "src/import/scenario_merge.hpp"
 #include "src/import/torchtitan_toml.hpp"
 #include "src/scenario/scenario_parse.hpp"
 #include "tests/catalog_fixture.hpp"
@@ -220,4 +222,63 @@ TEST_CASE("exports write host-memory offload where the framework has it and refu
   const RealRow fsdp(Sets{{"plan.pp", "1"}, {"plan.sharding", "fsdp"}, {"plan.stack", "torch_fsdp2"},
                           {"plan.optimizer_offload_fraction", "1"}});
   CHECK(fsdp.run(results::ExportFormat::torchtitan).text.find("enable_cpu_offload = true") != std::string::npos);
+}
+
+TEST_CASE("host-memory offload round-trips: each format that writes it reads it back to the same keys and estimate",
+          "[export][import][round_trip][offload]") {
+  // docs/import.md (the offload rows of each table); docs/export.md "Host-memory offload".
+  const test::ScratchDir dir;
+  struct Case {
+    results::ExportFormat format;
+    Sets plan;     // the row's other keys: also the base's --set, so only the import can carry the offload keys
+    Sets offload;  // plan.activation_offload_layers / plan.optimizer_offload_fraction
+  };
+  const Sets ds{{"plan.pp", "1"}, {"plan.tp", "1"}, {"plan.sequence_parallel", "false"}, {"plan.stack", "deepspeed"}};
+  Sets ds3 = ds;
+  ds3.push_back({"plan.sharding", "fsdp"});
+  const std::vector<Case> cases = {
+      {results::ExportFormat::megatron, {{"plan.pp", "1"}, {"plan.recompute", "none"}},
+       {{"plan.activation_offload_layers", "20"}}},
+      {results::ExportFormat::megatron, {}, {{"plan.optimizer_offload_fraction", "0.5"}}},
+      {results::ExportFormat::megatron, {{"plan.pp", "1"}, {"plan.recompute", "none"}},
+       {{"plan.activation_offload_layers", "1"}, {"plan.optimizer_offload_fraction", "1"}}},
+      {results::ExportFormat::deepspeed, ds, {{"plan.optimizer_offload_fraction", "1"}}},
+      {results::ExportFormat::deepspeed, ds3, {{"plan.optimizer_offload_fraction", "0.25"}}},
+      {results::ExportFormat::torchtitan, {{"plan.pp", "1"}, {"plan.sharding", "fsdp"}, {"plan.stack", "torch_fsdp2"}},
+       {{"plan.optimizer_offload_fraction", "1"}}},
+  };
+  for (const Case& c : cases) {
+    Sets all = c.plan;
+    all.insert(all.end(), c.offload.begin(), c.offload.end());
+    const RealRow r(all);
+    INFO(results::to_string(c.format) << " " << c.offload.front().first << " " << c.offload.front().second);
+    const std::string text = r.run(c.format).text;
+    const fs::path file = dir.path() / "exported";
+    std::ofstream(file) << text;
+    const cli::ImportedScenario imported =
+        c.format == results::ExportFormat::megatron     ? cli::import_megatron(text, file.string())
+        : c.format == results::ExportFormat::deepspeed ? cli::import_deepspeed(file.string())
+                                                        : cli::import_torchtitan(text, file.string());
+    // The keys come back equal, whether the row offloads them or not.
+    CHECK(std::stod(key(imported, "plan.activation_offload_layers").value) == r.plan.plan().activation_offload_layers);
+    CHECK(std::stod(key(imported, "plan.optimizer_offload_fraction").value) == r.plan.plan().optimizer_offload_fraction);
+    CHECK(r.plan.plan().activation_offload_layers + r.plan.plan().optimizer_offload_fraction > 0);
+    // And the merged scenario costs the row: the base (scenarios/default.yaml + the row's other keys) has no offload.
+    cli::ImportBase base;
+    base.scenario_path = SHARDMETER_SOURCE_DIR "/scenarios/default.yaml";
+    for (const auto& [k, v] : c.plan) base.overrides.push_back(cli::Override{k, v, k + "=" + v});
+    const auto add = [&](const std::string& k, const std::string& v) { base.overrides.push_back(cli::Override{k, v, k + "=" + v}); };
+    add("plan.stack", std::string(m::enum_name(r.point.scenario.plan.stack)));
+    if (c.format == results::ExportFormat::megatron)
+      add("plan.tp_dgrad_overlap", r.point.scenario.plan.tp_dgrad_overlap ? "true" : "false");
+    if (c.format == results::ExportFormat::deepspeed && r.point.scenario.training.precision == m::Precision::fp8)
+      add("training.precision", "fp8");
+    const cli::MergedScenario merged = cli::merge_import(imported, base, test::shipped_catalog());
+    CHECK(merged.loaded.scenario.plan.activation_offload_layers == r.point.scenario.plan.activation_offload_layers);
+    CHECK(merged.loaded.scenario.plan.optimizer_offload_fraction == r.point.scenario.plan.optimizer_offload_fraction);
+    const m::Estimate e = m::evaluate(merged.loaded.scenario);
+    INFO(text);
+    CHECK(e.step_time_s == Approx(r.point.estimate.step_time_s).epsilon(1e-9));
+    CHECK(e.memory_per_gpu_bytes == Approx(r.point.estimate.memory_per_gpu_bytes).epsilon(1e-9));
+  }
 }

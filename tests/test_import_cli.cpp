@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "src/import/deepspeed_config.hpp"
 #include "tests/results_test_points.hpp"
 #include "tests/run_shardmeter.hpp"
 
@@ -95,11 +96,53 @@ TEST_CASE("import: errors name the place in the imported file, exit 2 and write 
                            "  \"zero_optimization\": {\"stage\": 3, \"offload_param\": {\"device\": \"cpu\"}}\n}\n";
     const auto r = run_shardmeter("import deepspeed " + json + " --gpu h100-sxm --nodes 1 --model llama3-8b");
     CHECK(r.status == 2);
-    CHECK(r.err.find(json + ":4:37: zero_optimization.offload_param") == 0);
+    CHECK(r.err.find(json + ":4:55: zero_optimization.offload_param.device = cpu offloads parameters") == 0);
   }
   SECTION("no cluster") {
     const auto r = run_shardmeter("import megatron " + args);
     CHECK(r.status == 2);
     CHECK(r.err.find("name the cluster") != std::string::npos);
   }
+}
+
+TEST_CASE("import deepspeed: offload_optimizer reads as plan.optimizer_offload_fraction; NVMe and parameters are "
+          "refused at their key", "[import][cli][offload]") {
+  // docs/import.md, DeepSpeed table; docs/model.md §7.16.
+  const shardmeter::test::ScratchDir dir;
+  const std::string json = (dir.path() / "ds.json").string();
+  const auto import = [&](const std::string& zero) {
+    std::ofstream(json) << "{\n  \"train_batch_size\": 8,\n  \"bf16\": {\"enabled\": true},\n"
+                           "  \"zero_optimization\": " << zero << "\n}\n";
+    return shardmeter::cli::import_deepspeed(json);
+  };
+  const auto fraction = [](const shardmeter::cli::ImportedScenario& s) {
+    return s.find("plan.optimizer_offload_fraction")->value;
+  };
+  CHECK(fraction(import(R"({"stage": 1})")) == "0");
+  CHECK(import(R"({"stage": 1})").find("plan.activation_offload_layers")->value == "0");
+  CHECK(fraction(import(R"({"stage": 2, "offload_optimizer": {"device": "cpu", "pin_memory": true}})")) == "1");
+  CHECK(fraction(import(R"({"stage": 3, "offload_optimizer": {"device": "cpu", "ratio": 0.3}})")) == "0.3");
+  CHECK(fraction(import(R"({"stage": 2, "offload_optimizer": {"device": "none"}, "offload_param": {"device": "none"}})")) ==
+        "0");
+  const auto error = [&](const std::string& zero) -> std::string {
+    try {
+      import(zero);
+    } catch (const shardmeter::cli::ScenarioError& e) {
+      return std::to_string(e.where().line) + " " + e.key() + ": " + e.problem();
+    }
+    return "no error";
+  };
+  CHECK(error(R"({"stage": 3, "offload_optimizer": {"device": "nvme"}})").find("4 zero_optimization.offload_optimizer."
+                                                                               "device: offloads the optimizer to NVMe") == 0);
+  CHECK(error(R"({"stage": 2, "offload_optimizer": {"device": "cpu", "ratio": 0.5}})")
+            .find("4 zero_optimization.offload_optimizer.ratio: offloads part of the optimizer") == 0);
+  CHECK(error(R"({"stage": 2, "offload_optimizer": {"device": "cpu", "pin_memory": false}})")
+            .find("4 zero_optimization.offload_optimizer.pin_memory: is false") == 0);
+  CHECK(error(R"({"stage": 0, "offload_optimizer": {"device": "cpu"}})").find("without ZeRO") != std::string::npos);
+  CHECK(error(R"({"stage": 3, "offload_optimizer": {"device": "cpu", "ratio": 2}})").find("is above 1") != std::string::npos);
+  CHECK(error(R"({"stage": 3, "offload_optimizer": {"device": "gpu"}})").find("is not cpu, nvme or none") != std::string::npos);
+  CHECK(error(R"({"stage": 3, "offload_optimizer": {"device": "cpu", "nvme_path": "/x"}})")
+            .find("4 zero_optimization.offload_optimizer.nvme_path: is not an offload_optimizer key") == 0);
+  CHECK(error(R"({"stage": 3, "offload_param": {"device": "nvme"}})").find("4 zero_optimization.offload_param.device: "
+                                                                          "offloads parameters") == 0);
 }

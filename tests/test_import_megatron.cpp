@@ -104,3 +104,38 @@ TEST_CASE("megatron: --fp8-recipe delayed, tensorwise and mxfp8 read as fp8_reci
   CHECK(value(mx, "training.fp8_params") == "true");
   CHECK(std::string(error_of(fp8 + "--fp8-recipe blockwise").what()).find("--fp8-recipe") != std::string::npos);
 }
+
+TEST_CASE("megatron: CPU offload flags read as the offload keys; what Megatron would not run is refused",
+          "[import][megatron][offload]") {
+  // docs/import.md, Megatron-LM table; docs/model.md §7.15, §7.16 (core_v0.19.0 arguments.py).
+  const ImportedScenario none = import_megatron(kBase, "a");
+  CHECK(value(none, "plan.activation_offload_layers") == "0");
+  CHECK(value(none, "plan.optimizer_offload_fraction") == "0");
+  const std::string opt = "--use-distributed-optimizer --optimizer-cpu-offload --use-precision-aware-optimizer "
+                          "--overlap-cpu-optimizer-d2h-h2d ";
+  const ImportedScenario s = import_megatron(kBase + "--cpu-offloading-num-layers 20 " + opt +
+                                                 "--optimizer-offload-fraction 0.25", "a");
+  CHECK(value(s, "plan.activation_offload_layers") == "20");
+  CHECK(value(s, "plan.optimizer_offload_fraction") == "0.25");
+  CHECK(s.find("plan.optimizer_offload_fraction")->said == "--optimizer-offload-fraction 0.25");
+  // --cpu-offloading is implied by the count (A: cpu_offloading_num_layers > 0 sets it); the fraction defaults to 1.
+  const ImportedScenario both = import_megatron(kBase + "--cpu-offloading --cpu-offloading-num-layers 4 " + opt, "a");
+  CHECK(value(both, "plan.activation_offload_layers") == "4");
+  CHECK(value(both, "plan.optimizer_offload_fraction") == "1");
+
+  const ScenarioError on_without_count = error_of(kBase + "--cpu-offloading");
+  CHECK(on_without_count.key() == "--cpu-offloading");
+  CHECK(on_without_count.where().column == static_cast<int>(kBase.size()) + 1);
+  CHECK(on_without_count.problem().find("--cpu-offloading-num-layers 0") != std::string::npos);
+  CHECK(error_of(kBase + "--use-distributed-optimizer --optimizer-cpu-offload --overlap-cpu-optimizer-d2h-h2d")
+            .problem().find("needs --use-precision-aware-optimizer") == 0);
+  CHECK(error_of(kBase + "--use-distributed-optimizer --optimizer-cpu-offload --use-precision-aware-optimizer")
+            .problem().find("without --overlap-cpu-optimizer-d2h-h2d") == 0);
+  CHECK(error_of(kBase + "--optimizer-offload-fraction 0.5").problem() == "has no effect without --optimizer-cpu-offload");
+  CHECK(error_of(kBase + "--overlap-cpu-optimizer-d2h-h2d").problem() == "has no effect without --optimizer-cpu-offload");
+  CHECK(error_of(kBase + opt + "--optimizer-offload-fraction 1.5").problem() == "is above 1");
+  CHECK(error_of(kBase + opt + "--optimizer-offload-fraction half").problem() == "does not give a number");
+  CHECK(error_of(kBase + "--cpu-offloading-num-layers -1").problem().find("does not give a whole number") == 0);
+  // Flags of the offload the model does not cost stay unknown flags, refused at their line.
+  CHECK(error_of(kBase + opt + "--no-pin-cpu-grads").problem().find("is a Megatron-LM flag the import does not map") == 0);
+}

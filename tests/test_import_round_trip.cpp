@@ -42,14 +42,16 @@ const std::map<results::ExportFormat, std::vector<std::string>> kCarried = {
       "plan.interleave", "plan.sequence_parallel", "plan.sharding", "plan.recompute", "plan.recompute_layers",
       "plan.overlap_grad_reduce", "plan.overlap_param_gather", "plan.tp_comm_overlap", "plan.ep", "plan.etp",
       "plan.pp_embedding_layers", "plan.pp_head_layers", "training.global_batch", "training.micro_batch",
-      "training.precision", "model.rope_theta", "model.norm_eps", "training.warmup_tokens"}},
+      "training.precision", "model.rope_theta", "model.norm_eps", "training.warmup_tokens",
+      "plan.activation_offload_layers", "plan.optimizer_offload_fraction"}},
     {results::ExportFormat::torchtitan,
      {"model.seq_len", "plan.tp", "plan.pp", "plan.cp", "plan.interleave", "plan.sequence_parallel", "plan.sharding",
       "plan.recompute", "plan.sync", "training.global_batch", "training.micro_batch", "training.precision",
-      "training.tokens", "training.warmup_tokens"}},
+      "training.tokens", "training.warmup_tokens", "plan.activation_offload_layers",
+      "plan.optimizer_offload_fraction"}},
     {results::ExportFormat::deepspeed,
      {"plan.tp", "plan.pp", "plan.cp", "plan.sharding", "plan.overlap_grad_reduce", "training.micro_batch",
-      "training.precision"}},
+      "training.precision", "plan.activation_offload_layers", "plan.optimizer_offload_fraction"}},
 };
 
 struct Trip {

@@ -62,6 +62,50 @@ private:
   const LocatedJson& j_;
 };
 
+// ZeRO-Offload, as export --format deepspeed writes it (docs/model.md §7.16): offload_optimizer {device: cpu,
+// pin_memory, ratio} is plan.optimizer_offload_fraction (ratio, default 1, ZeRO-3's only); device none is no offload.
+// NVMe, unpinned buffers and parameter offload (ZeRO-Infinity) are not costed.
+template <class Set>
+void read_offload(const Reader& r, long long stage, const Set& set) {
+  const std::string o = "zero_optimization.offload_optimizer";
+  double fraction = 0;
+  if (r.has(o)) {
+    if (!r.find(o)->is_object()) r.fail(o, "is not an object");
+    for (const auto& [key, value] : r.find(o)->items())
+      if (key != "device" && key != "pin_memory" && key != "ratio")
+        r.fail(o + "." + key, "is not an offload_optimizer key the import reads (device, pin_memory, ratio)");
+    // DeepSpeed's offload configs default the device to none.
+    if (r.has(o + ".device") && !r.find(o + ".device")->is_string()) r.fail(o + ".device", "is not a string");
+    const std::string device = r.has(o + ".device") ? r.find(o + ".device")->get<std::string>() : "none";
+    if (device == "cpu") {
+      if (stage == 0)
+        r.fail(o + ".device", "offloads the optimizer without ZeRO (stage 0): DeepSpeed offloads stages 1-3");
+      if (r.has(o + ".pin_memory") && !r.boolean(o + ".pin_memory"))
+        r.fail(o + ".pin_memory", "is false: ShardMeter costs the copies over pinned host buffers at the host "
+                                  "link's rate");
+      fraction = r.has(o + ".ratio") ? r.number(o + ".ratio") : 1.0;
+      if (fraction > 1) r.fail(o + ".ratio", "is above 1");
+      if (fraction < 1 && stage != 3)
+        r.fail(o + ".ratio", "offloads part of the optimizer, which DeepSpeed does in ZeRO-3 only");
+    } else if (device == "nvme") {
+      r.fail(o + ".device", "offloads the optimizer to NVMe (ZeRO-Infinity), which ShardMeter does not cost");
+    } else if (device != "none") {
+      r.fail(o + ".device", "is not cpu, nvme or none");
+    }
+  }
+  const std::string po = "zero_optimization.offload_param";
+  if (r.has(po)) {
+    if (!r.find(po)->is_object()) r.fail(po, "is not an object");
+    const json* device = r.find(po + ".device");
+    if (device != nullptr && !(device->is_string() && device->get<std::string>() == "none"))
+      r.fail(po + ".device", "offloads parameters to host memory or NVMe (ZeRO-Infinity), which ShardMeter does not "
+                             "cost");
+  }
+  set("plan.optimizer_offload_fraction", fmt::format("{}", fraction),
+      r.has(o + ".ratio") ? o + ".ratio" : r.has(o) ? o + ".device" : o);
+  set("plan.activation_offload_layers", "0", o);  // DeepSpeed's config has no per-block activation offload
+}
+
 }  // namespace
 
 ImportedScenario import_deepspeed(const std::string& path) {
@@ -151,16 +195,15 @@ ImportedScenario import_deepspeed(const std::string& path) {
   if (r.has("zero_optimization")) {
     for (const auto& [key, value] : r.find("zero_optimization")->items()) {
       const std::string p = "zero_optimization." + key;
-      if (key == "offload_optimizer" || key == "offload_param")
-        r.fail(p, "offloads to host memory or NVMe, which ShardMeter does not cost");
       if (key != "stage" && key != "overlap_comm" && key != "mics_shard_size" && key != "mics_hierarchical_params_gather" &&
-          kZeroLeftOut.count(key) == 0)
+          key != "offload_optimizer" && key != "offload_param" && kZeroLeftOut.count(key) == 0)
         r.fail(p, "is not a zero_optimization key the import reads");
     }
     if (r.has("zero_optimization.stage")) stage = r.integer("zero_optimization.stage");
     if (stage > 3) r.fail("zero_optimization.stage", "is not 0 to 3");
     if (r.has("zero_optimization.overlap_comm")) overlap = r.boolean("zero_optimization.overlap_comm");
   }
+  read_offload(r, stage, set);
   std::string sharding = stage == 0 ? "none" : stage == 1 ? "zero1" : stage == 2 ? "zero2" : "fsdp";
   if (r.has("zero_optimization.mics_shard_size") && r.integer("zero_optimization.mics_shard_size") > 0) {
     if (stage != 3) r.fail("zero_optimization.mics_shard_size", "needs ZeRO stage 3 (MiCS)");

@@ -29,7 +29,7 @@ const std::set<std::string, std::less<>> kSwitches = {
     "--moe-router-pre-softmax", "--use-rotary-position-embeddings", "--no-position-embedding",
     "--untie-embeddings-and-output-weights", "--add-qkv-bias", "--qk-layernorm", "--log-timers-to-tensorboard",
     "--log-memory-to-tensorboard", "--log-validation-ppl-to-tensorboard", "--use-dist-ckpt", "--async-save",
-    "--exit-on-missing-checkpoint"};
+    "--exit-on-missing-checkpoint", "--cpu-offloading", "--optimizer-cpu-offload", "--overlap-cpu-optimizer-d2h-h2d"};
 
 // Flags that change nothing ShardMeter costs: skipped with their value. Prefixes end in '-'.
 const std::vector<std::string_view> kSkipped = {
@@ -662,6 +662,31 @@ ImportedScenario import_megatron(const std::string& text, const std::string& fil
   set("plan.overlap_grad_reduce", a.has("--overlap-grad-reduce") ? "true" : "false", "--overlap-grad-reduce");
   set("plan.overlap_param_gather", a.has("--overlap-param-gather") ? "true" : "false", "--overlap-param-gather");
   set("plan.tp_comm_overlap", a.has("--tp-comm-overlap") ? "true" : "false", "--tp-comm-overlap");
+  // ---- host-memory offload (docs/model.md §7.15, §7.16; what export --format megatron writes) ---------------------
+  // A: `if args.cpu_offloading_num_layers > 0: args.cpu_offloading = True`; the count defaults to 0.
+  const long long offload_layers =
+      a.has("--cpu-offloading-num-layers") ? a.integer("--cpu-offloading-num-layers") : 0;
+  if (a.has("--cpu-offloading") && offload_layers == 0)
+    a.fail("--cpu-offloading", "turns CPU offloading on with --cpu-offloading-num-layers 0 (its default): give the "
+                               "number of blocks whose activations are offloaded (plan.activation_offload_layers)");
+  set_int("plan.activation_offload_layers", offload_layers, "--cpu-offloading-num-layers");
+  double offload_fraction = 0;
+  if (a.has("--optimizer-cpu-offload")) {
+    // A: --optimizer-offload-fraction defaults to 1.0; the offload asserts --use-precision-aware-optimizer.
+    offload_fraction = a.has("--optimizer-offload-fraction") ? a.number("--optimizer-offload-fraction") : 1.0;
+    if (offload_fraction > 1) a.fail("--optimizer-offload-fraction", "is above 1");
+    if (!a.has("--use-precision-aware-optimizer"))
+      a.fail("--optimizer-cpu-offload", "needs --use-precision-aware-optimizer (Megatron-LM asserts it)");
+    if (!a.has("--overlap-cpu-optimizer-d2h-h2d"))
+      a.fail("--optimizer-cpu-offload", "without --overlap-cpu-optimizer-d2h-h2d: ShardMeter costs the gradient "
+                                        "copies, the CPU step and the parameter copies overlapped (docs/model.md "
+                                        "§7.16), which Megatron then runs one after another");
+  } else {
+    for (std::string_view f : {"--optimizer-offload-fraction", "--overlap-cpu-optimizer-d2h-h2d"})
+      if (a.has(f)) a.fail(f, "has no effect without --optimizer-cpu-offload");
+  }
+  set("plan.optimizer_offload_fraction", fmt::format("{}", offload_fraction),
+      a.has("--optimizer-offload-fraction") ? "--optimizer-offload-fraction" : "--optimizer-cpu-offload");
   // Megatron runs the column-parallel backward collective beside the weight-gradient GEMM by default
   // (docs/model.md §4.4); no core_v0.19.0 flag turns it off.
   set("plan.tp_dgrad_overlap", tp > 1 ? "true" : "false", "--tensor-model-parallel-size");

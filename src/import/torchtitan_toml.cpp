@@ -163,8 +163,11 @@ ImportedScenario import_torchtitan(const std::string& text, const std::string& f
     if (reduce != "float32" && reduce != "bfloat16") t.fail("training.mixed_precision_reduce", "is not float32 or bfloat16");
     set("training.grad_reduce_dtype", reduce == "float32" ? "fp32" : "bf16", "training.mixed_precision_reduce");
   }
-  if (t.boolean("training.enable_cpu_offload", false))
-    t.fail("training.enable_cpu_offload", "offloads to host memory, which ShardMeter does not cost");
+  // FSDP's CPU offload of parameters, gradients and optimizer state: all of it or none (docs/model.md §7.16; what
+  // export --format torchtitan writes for plan.optimizer_offload_fraction 1). No per-block activation offload.
+  set("plan.optimizer_offload_fraction", t.boolean("training.enable_cpu_offload", false) ? "1" : "0",
+      "training.enable_cpu_offload");
+  set("plan.activation_offload_layers", "0", "training.enable_cpu_offload");
   set("training.precision", precision, "model.converters");
   if (t.has("float8.enable_fsdp_float8_all_gather"))
     set("training.fp8_params", t.boolean("float8.enable_fsdp_float8_all_gather", false) ? "true" : "false",
