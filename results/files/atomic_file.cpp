@@ -89,15 +89,22 @@ AtomicFile::AtomicFile(fs::path target, Target kind) : target_(std::move(target)
     return;
   }
 
+  // Registered before it is created: a signal between open(2) and the registration would end the process with the
+  // file on disk and unknown to the cleanup (seen when Ctrl-C came just as a streamed sweep's front writer created
+  // its own temporary file; other threads take the signal, so masking it here would not help). A signal before the
+  // open only unlinks a name that does not exist yet: O_EXCL and the random suffix make it ours.
   for (int attempt = 0; fd_ < 0; ++attempt) {
     temp_ = target_;
     temp_ += ".tmp." + random_suffix();
+    slot_ = register_temp(temp_.string());
     fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0666);
-    if (fd_ < 0 && (errno != EEXIST || attempt >= 16))
-      throw OutputError(out, "cannot create a temporary file in " + dir.string() + ": " + errno_text(errno));
+    if (fd_ >= 0) break;
+    const int error = errno;
+    unregister_temp(std::exchange(slot_, -1));
+    if (error != EEXIST || attempt >= 16)
+      throw OutputError(out, "cannot create a temporary file in " + dir.string() + ": " + errno_text(error));
   }
   live_ = true;
-  slot_ = register_temp(temp_.string());
   if (S_ISREG(existing.st_mode)) mode_ = static_cast<int>(existing.st_mode & 07777);
 }
 

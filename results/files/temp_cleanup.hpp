@@ -1,6 +1,7 @@
 #pragma once
-// Temporary files that a signal must not leave behind. AtomicFile registers each temporary file it creates while
-// it exists; once install_temp_cleanup() has run, SIGINT, SIGTERM and SIGHUP remove every registered file and then
+// Temporary files that a signal must not leave behind. AtomicFile registers each temporary file from just before it
+// creates it (so no signal finds it on disk and unregistered) until it is renamed or removed;
+// once install_temp_cleanup() has run, SIGINT, SIGTERM and SIGHUP remove every registered file and then
 // end the process as the signal would have (a handler installed later for SIGINT, such as search's, takes over
 // that signal while it is installed). SIGKILL cannot be caught: a file it orphans is named `<out>.tmp.<random>`.
 #include <cstddef>
