@@ -37,6 +37,17 @@ std::string price_error(const std::string& yaml, const fs::path& path) {
   return "";
 }
 
+// The settings of a nightly run on 2025-01-02 publishing into `results_dir`, as the tests below run it.
+cli::NightlySettings nightly_settings(const fs::path& results_dir) {
+  cli::NightlySettings settings;
+  settings.results_dir = results_dir;
+  settings.date = "2025-01-02";
+  settings.scenario_dir = "scenarios/nightly";
+  settings.generator = "shardmeter test";
+  settings.created = "2025-01-02T04:00:00Z";
+  return settings;
+}
+
 }  // namespace
 
 TEST_CASE("Nightly dates are real calendar days", "[nightly]") {
@@ -73,12 +84,7 @@ TEST_CASE("Publishing a nightly run: reports per scenario, failures reported, th
   test::write_front_file(dir / "2025-01-02/gamma.h5", "gamma <&>", test::realistic_front());
   write(dir / "2025-01-02/broken.h5", "not an HDF5 file");
 
-  cli::NightlySettings settings;
-  settings.results_dir = dir.path();
-  settings.date = "2025-01-02";
-  settings.scenario_dir = "scenarios/nightly";
-  settings.generator = "shardmeter test";
-  settings.created = "2025-01-02T04:00:00Z";
+  const cli::NightlySettings settings = nightly_settings(dir.path());
   const std::vector<cli::SearchOutcome> outcomes = {
       {"alpha", "alpha", ScenarioStatus::ok, "", 2.5},
       {"beta", "beta", ScenarioStatus::failed, "beta.yaml:3:5: plan.tp = 3 is not ... <bad>", 0.1},
@@ -129,12 +135,7 @@ TEST_CASE("A nightly run of scenarios named javascript:... or a#b%20c?d links on
   test::ScratchDir dir;
   const std::vector<std::string> names = {"javascript:alert(3)", "a#b%20c?d"};
   for (const std::string& n : names) test::write_front_file(dir / "2025-01-02" / (n + ".h5"), n, test::realistic_front());
-  cli::NightlySettings settings;
-  settings.results_dir = dir.path();
-  settings.date = "2025-01-02";
-  settings.scenario_dir = "scenarios/nightly";
-  settings.generator = "shardmeter test";
-  settings.created = "2025-01-02T04:00:00Z";
+  const cli::NightlySettings settings = nightly_settings(dir.path());
   std::vector<cli::SearchOutcome> outcomes;
   for (const std::string& n : names) outcomes.push_back({n, n, ScenarioStatus::ok, "", 1.0});
   std::ostringstream log;
